@@ -16,6 +16,7 @@
  *
  * Every message carries a known pattern; the receiver checks it, so a tracer that corrupts
  * data or deadlocks the program makes this exit non-zero. */
+#define _POSIX_C_SOURCE 200809L /* nanosleep under -std=c11 */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
