@@ -1,0 +1,381 @@
+#!/usr/bin/env python3
+"""Generate perusetrace's PMPI wrappers from lib/wrappers/mpi.spec.
+
+    gen_wrappers.py SPEC OUTDIR            write mpi_functions.hpp/.cpp and mpi_wrappers.cpp
+    gen_wrappers.py SPEC --dump            print what was parsed, one function per line
+    gen_wrappers.py SPEC --check-mpi-h H   compare the spec's names with those mpi.h H declares
+
+Each wrapper is thin: guard, PMPI call, and calls into the hand-written handlers of
+lib/mpi_handlers.hpp chosen by the row's RECORD keyword. The spec format is described at the top
+of mpi.spec. The generator stops, naming the line, on anything it does not understand.
+"""
+import argparse
+import re
+import sys
+
+GROUPS = ["env", "p2p", "coll", "comm", "group", "type", "topo", "info", "err", "spawn", "rma",
+          "io", "attr", "misc", "timer"]
+ROLES = {
+    "function": "Function", "point2point": "PointToPoint", "barrier": "Barrier",
+    "coll_one2all": "CollOneToAll", "coll_all2one": "CollAllToOne",
+    "coll_all2all": "CollAllToAll", "coll_other": "CollOther", "file_io": "FileIo",
+    "file_io_metadata": "FileIoMetadata", "rma": "Rma",
+}
+RECORDS = {
+    "plain", "send", "recv", "sendrecv", "sendrecv_replace", "isend", "irecv", "send_init",
+    "recv_init", "start", "startall", "wait", "waitall", "waitany", "waitsome", "test", "testall",
+    "testany", "testsome", "request_free", "cancel", "mrecv", "imrecv", "coll", "icoll",
+    "comm_new", "comm_free", "file_open", "file_close", "file_read", "file_write", "file_iread",
+    "file_iwrite", "file_end", "init", "init_thread", "finalize",
+}
+# OTF2 collective operation of a collective, from its name without MPI_/I/Neighbor_ prefixes.
+COLLECTIVE_OPS = {
+    "Barrier": "Barrier", "Bcast": "Bcast", "Gather": "Gather", "Gatherv": "Gatherv",
+    "Scatter": "Scatter", "Scatterv": "Scatterv", "Allgather": "Allgather",
+    "Allgatherv": "Allgatherv", "Alltoall": "Alltoall", "Alltoallv": "Alltoallv",
+    "Alltoallw": "Alltoallw", "Allreduce": "Allreduce", "Reduce": "Reduce",
+    "Reduce_scatter": "ReduceScatter", "Reduce_scatter_block": "ReduceScatterBlock",
+    "Scan": "Scan", "Exscan": "Exscan",
+}
+PROTOTYPE = re.compile(r"^(?P<ret>int|double|MPI_Aint)\s+(?P<name>MPI_\w+)\((?P<params>.*)\)$")
+PARAM = re.compile(r"^(?P<type>.*?[\w\*])\s*(?P<name>\b\w+)\s*(?P<array>\[\s*\](\[\s*\d+\s*\])?)?$")
+
+
+class SpecError(Exception):
+    pass
+
+
+class Param:
+    def __init__(self, text, line):
+        self.variadic = text.strip() == "..."
+        if self.variadic:  # MPI_Pcontrol: what follows `level` cannot be passed on
+            self.text, self.name, self.type, self.array = "...", "", "...", False
+            return
+        m = PARAM.match(text.strip())
+        if not m or not m.group("type").strip() or m.group("type").strip() in ("const",):
+            raise SpecError(f"line {line}: cannot read parameter '{text.strip()}' "
+                            "(expected 'TYPE name', 'TYPE name[]' or 'TYPE name[][N]')")
+        self.text = text.strip()
+        self.name = m.group("name")
+        self.type = m.group("type").strip()
+        self.array = m.group("array") is not None
+
+
+class Function:
+    def __init__(self, fields, line):
+        self.name, self.group, self.role, self.record, prototype = fields
+        self.line = line
+        for value, allowed, what in ((self.group, GROUPS, "GROUP"), (self.role, ROLES, "ROLE"),
+                                     (self.record, RECORDS, "RECORD")):
+            if value not in allowed:
+                raise SpecError(f"line {line}: unknown {what} '{value}' for {self.name}; "
+                                f"known: {', '.join(sorted(allowed))}")
+        m = PROTOTYPE.match(prototype)
+        if not m:
+            raise SpecError(f"line {line}: prototype of {self.name} is not "
+                            "'RET MPI_Name(TYPE name, ...)' with RET int, double or MPI_Aint")
+        if m.group("name") != self.name:
+            raise SpecError(f"line {line}: NAME {self.name} but the prototype declares "
+                            f"{m.group('name')}")
+        self.ret = m.group("ret")
+        params = m.group("params").strip()
+        self.params = [] if params in ("", "void") else [Param(p, line) for p in params.split(",")]
+        if any(p.variadic for p in self.params[:-1]):
+            raise SpecError(f"line {line}: '...' must be the last parameter of {self.name}")
+        self.by_name = {p.name: p for p in self.params if not p.variadic}
+        if len(self.by_name) != len([p for p in self.params if not p.variadic]):
+            raise SpecError(f"line {line}: {self.name} repeats a parameter name")
+
+    def has(self, *names):
+        return all(n in self.by_name for n in names)
+
+    def first(self, *names):
+        for n in names:
+            if n in self.by_name:
+                return n
+        return None
+
+    def need(self, *names):
+        missing = [n for n in names if n not in self.by_name]
+        if missing:
+            raise SpecError(f"line {self.line}: RECORD {self.record} needs parameter(s) "
+                            f"{', '.join(missing)} in {self.name}")
+
+    def out_comm(self):
+        comms = [p.name for p in self.params if p.type.replace(" ", "") == "MPI_Comm*"]
+        if not comms:
+            raise SpecError(f"line {self.line}: RECORD comm_new needs an 'MPI_Comm *' output "
+                            f"parameter in {self.name}")
+        return comms[-1]
+
+    def collective_op(self):
+        base = self.name[len("MPI_"):]
+        for prefix in ("Ineighbor_", "Neighbor_", "I"):
+            if base.startswith(prefix) and base[len(prefix):] in COLLECTIVE_OPS:
+                base = base[len(prefix):]
+                break
+        return COLLECTIVE_OPS.get(base, "None")
+
+
+def parse(path):
+    functions, names = [], set()
+    with open(path) as spec:
+        for number, raw in enumerate(spec, 1):
+            line = raw.strip()
+            if not line or line.startswith("#"):
+                continue
+            fields = [f.strip() for f in line.split(" | ")]
+            if len(fields) != 5:
+                raise SpecError(f"line {number}: expected 5 fields separated by ' | ', got "
+                                f"{len(fields)}: {line[:60]}")
+            f = Function(fields, number)
+            if f.name in names:
+                raise SpecError(f"line {number}: {f.name} is listed twice")
+            names.add(f.name)
+            functions.append(f)
+    if not functions:
+        raise SpecError("the spec lists no function")
+    return functions
+
+
+def args(f):
+    return ", ".join(p.name for p in f.params if not p.variadic)
+
+
+def coll_args(f):
+    """Brace-initialiser for perusetrace::CollArgs, from the parameters the function has."""
+    def pick(*names, default):
+        name = f.first(*names)
+        return name if name else default
+    root = pick("root", default="-1")
+    count = pick("count", default="0")
+    datatype = pick("datatype", default="MPI_DATATYPE_NULL")
+    fields = [
+        "comm", pick("sendbuf", default="nullptr"), root, count, datatype,
+        pick("sendcount", default="0"), pick("sendtype", default="MPI_DATATYPE_NULL"),
+        pick("recvcount", default="0"), pick("recvtype", default="MPI_DATATYPE_NULL"),
+        pick("sendcounts", default="nullptr"), pick("recvcounts", default="nullptr"),
+        pick("sendtypes", default="nullptr"), pick("recvtypes", default="nullptr"),
+    ]
+    if "comm" not in f.by_name:
+        raise SpecError(f"line {f.line}: RECORD {f.record} needs a 'comm' parameter in {f.name}")
+    return "perusetrace::CollArgs{" + ", ".join(fields) + "}"
+
+
+def body(f):
+    """The wrapper body after the guard, as lines; the call's result is `rc`."""
+    call = f"P{f.name}({args(f)})"
+    fn = f"perusetrace::Fn::{f.name}"
+    r = f.record
+    if r == "send":
+        f.need("count", "datatype", "dest", "tag", "comm")
+        return ["perusetrace::on_send(call, count, datatype, dest, tag, comm);",
+                f"return {call};"]
+    if r == "recv":
+        f.need("datatype", "source", "comm", "status")
+        return ["MPI_Status ignored_status;",
+                "if (status == MPI_STATUS_IGNORE) status = &ignored_status;",
+                f"const int rc = {call};",
+                "perusetrace::on_recv(call, rc, datatype, comm, status);", "return rc;"]
+    if r in ("sendrecv", "sendrecv_replace"):
+        send = ("sendcount, sendtype" if r == "sendrecv" else "count, datatype")
+        recvtype = "recvtype" if r == "sendrecv" else "datatype"
+        f.need("dest", "sendtag", "comm", "status")
+        return [f"perusetrace::on_send(call, {send}, dest, sendtag, comm);",
+                "MPI_Status ignored_status;",
+                "if (status == MPI_STATUS_IGNORE) status = &ignored_status;",
+                f"const int rc = {call};",
+                f"perusetrace::on_recv(call, rc, {recvtype}, comm, status);", "return rc;"]
+    if r in ("isend", "irecv", "send_init", "recv_init"):
+        peer = "dest" if r in ("isend", "send_init") else "source"
+        f.need("count", "datatype", peer, "tag", "comm", "request")
+        kind = {"isend": "Send", "irecv": "Recv", "send_init": "PersistentSend",
+                "recv_init": "PersistentRecv"}[r]
+        return ["const std::uint64_t mark = perusetrace::activation_mark();",
+                f"const int rc = {call};",
+                f"perusetrace::on_post(call, rc, mark, perusetrace::RequestKind::{kind}, count, "
+                f"datatype, {peer}, tag, comm, request);", "return rc;"]
+    if r in ("start", "startall"):
+        n, reqs = ("1", "request") if r == "start" else ("count", "array_of_requests")
+        f.need(reqs)
+        return ["const std::uint64_t mark = perusetrace::activation_mark();",
+                f"const int rc = {call};", f"perusetrace::on_start(call, rc, mark, {n}, {reqs});",
+                "return rc;"]
+    if r in ("wait", "test", "waitany", "testany"):
+        single = r in ("wait", "test")
+        n, reqs = ("1", "request") if single else ("count", "array_of_requests")
+        f.need(reqs, "status")
+        lines = [f"perusetrace::Completion done(call, {n}, {reqs});",
+                 "MPI_Status ignored_status;",
+                 "if (status == MPI_STATUS_IGNORE) status = &ignored_status;",
+                 f"const int rc = {call};"]
+        which = "0" if single else "*index"
+        cond = {"wait": "", "test": "*flag", "waitany": "", "testany": "*flag"}[r]
+        finish = f"done.one(rc, {which}, status);"
+        lines.append(f"if ({cond}) {finish}" if cond else finish)
+        return lines + ["return rc;"]
+    if r in ("waitall", "testall", "waitsome", "testsome"):
+        count = f.first("count", "incount")  # the *some functions call it incount
+        f.need(count or "count", "array_of_requests", "array_of_statuses")
+        lines = [f"perusetrace::Completion done(call, {count}, array_of_requests);",
+                 "array_of_statuses = done.statuses(array_of_statuses);",
+                 f"const int rc = {call};"]
+        if r == "waitall":
+            lines.append("done.all(rc, array_of_statuses);")
+        elif r == "testall":
+            lines.append("if (*flag) done.all(rc, array_of_statuses);")
+        else:
+            lines.append("done.some(rc, *outcount, array_of_indices, array_of_statuses);")
+        return lines + ["return rc;"]
+    if r in ("request_free", "cancel"):
+        f.need("request")
+        return [f"perusetrace::on_{r}(call, *request);", f"return {call};"]
+    if r in ("coll", "icoll"):
+        return ["perusetrace::on_collective_begin(call);", f"const int rc = {call};",
+                f"perusetrace::on_collective_end(call, rc, {coll_args(f)});", "return rc;"]
+    if r == "comm_new":
+        out = f.out_comm()
+        return [f"const int rc = {call};",
+                f"perusetrace::on_comm_created(call, rc, *{out});", "return rc;"]
+    if r == "comm_free":
+        f.need("comm")
+        return ["perusetrace::on_comm_free(call, *comm);", f"return {call};"]
+    # plain, and the kinds whose handlers are not written yet: enter/leave only.
+    return [f"return {call};"]
+
+
+def wrapper(f):
+    signature = f"{f.ret} {f.name}({', '.join(p.text for p in f.params) or 'void'})"
+    call = f"P{f.name}({args(f)})"
+    if f.record in ("init", "init_thread"):
+        provided = "*provided" if f.record == "init_thread" else "MPI_THREAD_SINGLE"
+        lines = ["const std::uint64_t start = perusetrace::now_ns();",
+                 f"const int rc = {call};",
+                 f"perusetrace::on_init(rc, perusetrace::Fn::{f.name}, start, {provided});",
+                 "return rc;"]
+    elif f.record == "finalize":
+        lines = ["perusetrace::on_finalize();", f"return {call};"]
+    elif f.record in ("comm_new", "comm_free"):
+        # Peruse registration follows communicators even when their group is not traced.
+        lines = [f"perusetrace::Call call(perusetrace::Fn::{f.name});"] + body(f)
+    else:
+        lines = [f"perusetrace::Call call(perusetrace::Fn::{f.name});",
+                 f"if (!call.traced()) return {call};"] + body(f)
+    # An MPI may implement a function as a macro (Open MPI: MPI_Aint_add); it cannot be wrapped.
+    return (f"#ifndef {f.name}\n" + signature + " {\n" + "".join(f"  {l}\n" for l in lines) +
+            "}\n#endif\n")
+
+
+HEADER = "// Generated by lib/wrappers/gen_wrappers.py from lib/wrappers/mpi.spec. DO NOT EDIT.\n"
+
+
+def write_outputs(functions, outdir):
+    enum = "".join(f"  {f.name},\n" for f in functions)
+    groups = "".join(f"  {g},\n" for g in GROUPS)
+    with open(f"{outdir}/mpi_functions.hpp", "w") as out:
+        out.write(HEADER + f"""#pragma once
+
+#include <cstdint>
+
+#include "writer.hpp"
+
+namespace perusetrace {{
+
+enum class Fn : std::uint16_t {{
+{enum}  Count
+}};
+
+// Event groups, switched with MPITRACE_GROUPS.
+enum class Group : std::uint8_t {{
+{groups}  Count
+}};
+
+struct FunctionInfo {{
+  const char* name;
+  Group group;
+  trace::RegionRole role;
+  trace::CollectiveOp collective;
+}};
+
+extern const FunctionInfo kMpiFunctions[static_cast<std::size_t>(Fn::Count)];
+extern const char* const kGroupNames[static_cast<std::size_t>(Group::Count)];
+
+}}  // namespace perusetrace
+""")
+    rows = "".join(
+        f"    {{\"{f.name}\", Group::{f.group}, trace::RegionRole::{ROLES[f.role]}, "
+        f"trace::CollectiveOp::{f.collective_op()}}},\n" for f in functions)
+    names = "".join(f"    \"{g}\",\n" for g in GROUPS)
+    with open(f"{outdir}/mpi_functions.cpp", "w") as out:
+        out.write(HEADER + f"""#include "mpi_functions.hpp"
+
+namespace perusetrace {{
+
+const FunctionInfo kMpiFunctions[static_cast<std::size_t>(Fn::Count)] = {{
+{rows}}};
+
+const char* const kGroupNames[static_cast<std::size_t>(Group::Count)] = {{
+{names}}};
+
+}}  // namespace perusetrace
+""")
+    with open(f"{outdir}/mpi_wrappers.cpp", "w") as out:
+        out.write(HEADER + """#include <mpi.h>
+
+#include "mpi_handlers.hpp"
+
+// Deprecated MPI functions are wrapped too: programs still call them.
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
+extern "C" {
+
+""")
+        for f in functions:
+            out.write(wrapper(f) + "\n")
+        out.write("}  // extern \"C\"\n")
+
+
+def declared_in(mpi_h):
+    text = open(mpi_h).read()
+    names = set(re.findall(r"\b(MPI_[A-Z][A-Za-z0-9_]*)\s*\(", text))
+    return {n for n in names if not n.startswith("MPI_T_") and not re.search(r"_(c2f|f2c)", n)
+            and not n.endswith(("_function", "_fn")) and not n[4:].isupper()}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("spec")
+    parser.add_argument("outdir", nargs="?")
+    parser.add_argument("--dump", action="store_true", help="print what was parsed")
+    parser.add_argument("--check-mpi-h", metavar="MPI_H",
+                        help="list spec names mpi.h lacks and mpi.h names the spec lacks")
+    opts = parser.parse_args()
+    try:
+        functions = parse(opts.spec)
+        for f in functions:  # every row must generate, even when only dumping
+            wrapper(f)
+    except (SpecError, OSError) as e:
+        sys.exit(f"gen_wrappers.py: {opts.spec}: {e}")
+    if opts.dump:
+        for f in functions:
+            print(f"{f.name:32} {f.group:6} {f.role:16} {f.record:16} "
+                  f"{', '.join(p.name for p in f.params)}")
+    if opts.check_mpi_h:
+        declared = declared_in(opts.check_mpi_h)
+        spec_names = {f.name for f in functions}
+        unknown = sorted(spec_names - declared)
+        absent = sorted(declared - spec_names)
+        for name in unknown:
+            print(f"in the spec, not in {opts.check_mpi_h}: {name}")
+        for name in absent:
+            print(f"in {opts.check_mpi_h}, not in the spec: {name}")
+        if unknown:
+            sys.exit(1)
+    if opts.outdir:
+        write_outputs(functions, opts.outdir)
+    elif not (opts.dump or opts.check_mpi_h):
+        parser.error("give OUTDIR, --dump or --check-mpi-h")
+
+
+if __name__ == "__main__":
+    main()
