@@ -1,0 +1,23 @@
+// Built against an MPI without peruse.h: PMPI-only tracing, said once at start.
+#include "peruse_session.hpp"
+
+namespace perusetrace::peruse {
+
+StartResult start(const EventSet& selected) {
+  StartResult r;
+  if (selected.any()) {
+    r.notice =
+        "perusetrace was built against an MPI without Peruse: tracing MPI calls only (PMPI). "
+        "For Peruse events, rebuild against an Open MPI configured with --enable-peruse "
+        "(tools/setup builds one).";
+  }
+  return r;
+}
+void attach(MPI_Comm, const CommEntry*) {}
+void detach(MPI_Comm) {}
+void stop() {}
+bool tracks_activation() noexcept {
+  return false;
+}
+
+}  // namespace perusetrace::peruse

@@ -1,0 +1,181 @@
+#include "peruse_session.hpp"
+
+// peruse.h declares C functions without an extern "C" guard of its own.
+extern "C" {
+#include <peruse.h>
+}
+
+#include <array>
+#include <atomic>
+#include <cstdlib>
+#include <mutex>
+#include <unordered_map>
+#include <utility>
+
+#include "comm_registry.hpp"
+#include "request_table.hpp"
+#include "thread_buffer.hpp"
+
+// Weak: the library also loads under an MPI whose libmpi has no Peruse (same ABI, built
+// without --enable-peruse); PERUSE_Init is then null and tracing is PMPI-only.
+#pragma weak PERUSE_Init
+#pragma weak PERUSE_Query_event
+#pragma weak PERUSE_Event_comm_register
+#pragma weak PERUSE_Event_activate
+#pragma weak PERUSE_Event_deactivate
+#pragma weak PERUSE_Event_release
+
+namespace perusetrace::peruse {
+
+namespace {
+
+using Handles = std::array<peruse_event_h, kPeruseEventCount>;
+
+EventSet g_selected;
+std::array<int, kPeruseEventCount> g_mpi_id{};  // catalogue index -> the MPI's event number
+bool g_active = false;
+std::mutex g_mutex;  // registration happens when communicators come and go, never per event
+std::unordered_map<std::uintptr_t, Handles> g_handles;
+
+// Process-wide derived counters; the new value travels in the record's aux field.
+std::atomic<std::int64_t> g_posted_depth{0};
+std::atomic<std::int64_t> g_unexpected_depth{0};
+std::atomic<std::int64_t> g_bytes_in_flight{0};
+
+thread_local MPI_Datatype t_last_type = MPI_DATATYPE_NULL;
+thread_local int t_last_size = 0;
+
+std::uint64_t bytes_of(const peruse_comm_spec_t* spec) noexcept {
+  if (spec->count <= 0 || spec->datatype == MPI_DATATYPE_NULL) return 0;
+  if (spec->datatype != t_last_type) {
+    PMPI_Type_size(spec->datatype, &t_last_size);
+    t_last_type = spec->datatype;
+  }
+  return static_cast<std::uint64_t>(spec->count) * static_cast<std::uint64_t>(t_last_size);
+}
+
+// One callback per event, so the event is known at compile time and costs no lookup.
+template <std::size_t E>
+int on_event(peruse_event_h, MPI_Aint unique_id, peruse_comm_spec_t* spec, void* param) {
+  const std::uint64_t time = now_ns();
+  Record* r = reserve();
+  if (r == nullptr) return MPI_SUCCESS;
+  constexpr auto event = static_cast<PeruseEvent>(E);
+  const auto* comm = static_cast<const CommEntry*>(param);
+  const auto address = static_cast<std::uintptr_t>(unique_id);
+  const std::uint64_t bytes = bytes_of(spec);
+
+  std::uint64_t request = 0;
+  if constexpr (event == PeruseEvent::REQ_ACTIVATE) {
+    request = g_requests.activate(address);
+  } else {
+    if (address != 0) request = g_requests.id_of(address);
+  }
+  std::int64_t aux = 0;
+  if constexpr (event == PeruseEvent::REQ_INSERT_IN_POSTED_Q) aux = ++g_posted_depth;
+  if constexpr (event == PeruseEvent::REQ_REMOVE_FROM_POSTED_Q) aux = --g_posted_depth;
+  if constexpr (event == PeruseEvent::MSG_INSERT_IN_UNEX_Q) aux = ++g_unexpected_depth;
+  if constexpr (event == PeruseEvent::MSG_REMOVE_FROM_UNEX_Q) aux = --g_unexpected_depth;
+  if constexpr (event == PeruseEvent::REQ_XFER_BEGIN) aux = g_bytes_in_flight += bytes;
+  if constexpr (event == PeruseEvent::REQ_XFER_END) aux = g_bytes_in_flight -= bytes;
+
+  *r = Record{time,
+              RecordKind::Peruse,
+              static_cast<std::uint8_t>(E),
+              static_cast<std::uint16_t>(spec->operation),
+              comm->local_id,
+              comm->world_rank_of(spec->peer),
+              spec->tag,
+              bytes,
+              request,
+              static_cast<std::uint64_t>(aux)};
+  commit();
+  return MPI_SUCCESS;
+}
+
+template <std::size_t... E>
+constexpr std::array<peruse_comm_callback_f*, sizeof...(E)> make_callbacks(
+    std::index_sequence<E...>) {
+  return {&on_event<E>...};
+}
+constexpr auto kCallbacks = make_callbacks(std::make_index_sequence<kPeruseEventCount>{});
+
+}  // namespace
+
+StartResult start(const EventSet& selected) {
+  StartResult r;
+  if (selected.none()) return r;
+  if (&PERUSE_Init == nullptr || PERUSE_Init() != PERUSE_SUCCESS) {
+    r.notice =
+        "this MPI has no Peruse (its libmpi lacks PERUSE_Init or PERUSE_Init failed): tracing MPI "
+        "calls only. For Peruse events run under an Open MPI configured with --enable-peruse "
+        "(tools/setup builds one), or set MPITRACE_PERUSE_EVENTS=none to silence this notice.";
+    return r;
+  }
+  std::string missing;
+  for (const auto& e : kPeruseEvents) {
+    const auto i = static_cast<std::size_t>(e.event);
+    if (!selected.test(i)) continue;
+    if (PERUSE_Query_event(std::string(e.full_name).c_str(), &g_mpi_id[i]) != PERUSE_SUCCESS) {
+      missing += missing.empty() ? "" : ", ";
+      missing += e.short_name;
+      continue;
+    }
+    g_selected.set(i);
+  }
+  if (!missing.empty()) r.notice = "this MPI does not support the Peruse events " + missing;
+  g_active = g_selected.any();
+  r.active = g_active;
+  return r;
+}
+
+void attach(MPI_Comm comm, const CommEntry* entry) {
+  if (!g_active || comm == MPI_COMM_NULL || entry == nullptr) return;
+  std::lock_guard lock(g_mutex);
+  auto [it, fresh] = g_handles.try_emplace(handle_key(comm));
+  if (!fresh) return;  // Open MPI holds one handle per (communicator, event)
+  Handles& handles = it->second;
+  handles.fill(PERUSE_EVENT_HANDLE_NULL);
+  for (std::size_t i = 0; i < kPeruseEventCount; ++i) {
+    if (!g_selected.test(i)) continue;
+    if (PERUSE_Event_comm_register(g_mpi_id[i], comm, kCallbacks[i], const_cast<CommEntry*>(entry),
+                                   &handles[i]) == PERUSE_SUCCESS) {
+      PERUSE_Event_activate(handles[i]);
+    } else {
+      handles[i] = PERUSE_EVENT_HANDLE_NULL;
+    }
+  }
+}
+
+void detach(MPI_Comm comm) {
+  if (!g_active) return;
+  std::lock_guard lock(g_mutex);
+  auto it = g_handles.find(handle_key(comm));
+  if (it == g_handles.end()) return;
+  for (auto& h : it->second) {
+    if (h == PERUSE_EVENT_HANDLE_NULL) continue;
+    PERUSE_Event_deactivate(h);
+    PERUSE_Event_release(&h);
+  }
+  g_handles.erase(it);
+}
+
+void stop() {
+  if (!g_active) return;
+  std::lock_guard lock(g_mutex);
+  for (auto& [key, handles] : g_handles) {
+    for (auto& h : handles) {
+      if (h == PERUSE_EVENT_HANDLE_NULL) continue;
+      PERUSE_Event_deactivate(h);
+      PERUSE_Event_release(&h);
+    }
+  }
+  g_handles.clear();
+  g_active = false;
+}
+
+bool tracks_activation() noexcept {
+  return g_active && g_selected.test(static_cast<std::size_t>(PeruseEvent::REQ_ACTIVATE));
+}
+
+}  // namespace perusetrace::peruse

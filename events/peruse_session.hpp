@@ -1,0 +1,34 @@
+// Peruse on every communicator: after MPI_Init the selected events are registered on
+// MPI_COMM_WORLD, MPI_COMM_SELF and each communicator the program creates, and released before
+// the communicator is freed. Whether the MPI has Peruse is decided at run time.
+#pragma once
+
+#include <mpi.h>
+
+#include <string>
+
+#include "selection.hpp"
+
+namespace perusetrace {
+struct CommEntry;
+}
+
+namespace perusetrace::peruse {
+
+struct StartResult {
+  bool active = false;  // callbacks are registered from now on
+  std::string notice;   // one line for the user when Peruse is off or incomplete; may be empty
+};
+
+// PERUSE_Init and the MPI's event ids. Nothing is registered when `selected` is empty.
+StartResult start(const EventSet& selected);
+// Registers and activates the selected events on `comm` (once per communicator).
+void attach(MPI_Comm comm, const CommEntry* entry);
+// Deactivates and releases them; call before the communicator is freed.
+void detach(MPI_Comm comm);
+// Releases every registration (at MPI_Finalize, before the MPI tears down).
+void stop();
+// True when REQ_ACTIVATE is registered, so request ids come from Peruse activations.
+bool tracks_activation() noexcept;
+
+}  // namespace perusetrace::peruse

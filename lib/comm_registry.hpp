@@ -1,0 +1,61 @@
+// Every communicator the tracer knows: a process-local id, and the world rank of each member.
+// Created when a communicator appears (not on the hot path); looked up lock-free on the hot
+// path by handle, like the request table.
+#pragma once
+
+#include <mpi.h>
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "handle_key.hpp"
+#include "writer.hpp"
+
+namespace perusetrace {
+
+struct CommEntry {  // immutable once published
+  std::uint32_t local_id;
+  std::vector<int> world;         // local rank -> world rank
+  std::vector<int> remote_world;  // intercommunicators: remote rank -> world rank
+  bool inter = false;
+  int world_rank_of(int peer) const noexcept {
+    const auto& ranks = inter ? remote_world : world;
+    return peer >= 0 && static_cast<std::size_t>(peer) < ranks.size() ? ranks[peer] : peer;
+  }
+};
+
+class CommRegistry {
+ public:
+  static constexpr std::size_t kCapacity = 1 << 14;
+
+  // Registers MPI_COMM_WORLD (id 0) and MPI_COMM_SELF (id 1); call right after MPI_Init.
+  void start();
+  // A communicator appeared: give it an id (a handle seen before, now reused, gets a new one).
+  // Unnamed communicators are called "comm ID (CREATOR)", CREATOR being the MPI function.
+  const CommEntry* add(MPI_Comm comm, const char* creator);
+  // The communicator is about to be freed; its entry stays readable for records in flight.
+  void remove(MPI_Comm comm) noexcept;
+  const CommEntry* find(MPI_Comm comm) const noexcept;
+  std::uint32_t id_of(MPI_Comm comm) const noexcept {
+    const CommEntry* e = find(comm);
+    return e ? e->local_id : kCommUnknown;
+  }
+  // Everything created so far, in creation order, for the archive's definitions.
+  std::vector<trace::CommInfo> snapshot() const;
+
+ private:
+  struct Slot {
+    std::atomic<std::uintptr_t> key{0};
+    std::atomic<const CommEntry*> entry{nullptr};
+  };
+  Slot* slot_for(std::uintptr_t key, bool claim) const noexcept;
+  mutable Slot slots_[kCapacity];
+  std::vector<const CommEntry*> all_;  // guarded by the creation mutex in the .cpp
+  std::vector<trace::CommInfo> infos_;
+};
+
+extern CommRegistry g_comms;
+
+}  // namespace perusetrace

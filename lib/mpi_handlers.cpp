@@ -1,0 +1,315 @@
+// The hand-written side of the PMPI wrappers: what each kind of MPI call records.
+#include "mpi_handlers.hpp"
+
+#include "comm_registry.hpp"
+#include "handle_key.hpp"
+#include "peruse_session.hpp"
+
+namespace perusetrace {
+
+std::uint32_t g_group_mask = 0;
+RequestTable g_requests;
+
+namespace detail {
+thread_local int t_mpi_depth __attribute__((tls_model("initial-exec"))) = 0;
+thread_local Activation t_activations[kActivationLog] __attribute__((tls_model("initial-exec")));
+thread_local std::uint64_t t_activation_count __attribute__((tls_model("initial-exec"))) = 0;
+}  // namespace detail
+
+namespace {
+
+std::uintptr_t request_key(MPI_Request r) noexcept {
+  return handle_key(r);
+}
+
+std::uint64_t type_size(MPI_Datatype type) noexcept {
+  if (type == MPI_DATATYPE_NULL) return 0;
+  int size = 0;
+  PMPI_Type_size(type, &size);
+  return size > 0 ? static_cast<std::uint64_t>(size) : 0;
+}
+
+std::uint64_t bytes(int count, MPI_Datatype type) noexcept {
+  return count > 0 ? static_cast<std::uint64_t>(count) * type_size(type) : 0;
+}
+
+void emit(const Record& record) noexcept {
+  if (Record* r = reserve()) {
+    *r = record;
+    commit();
+  }
+}
+
+// Scratch for request completion, per thread: no allocation per call.
+struct CompletionScratch {
+  std::uintptr_t keys[Completion::kCapacity];
+  MPI_Status statuses[Completion::kCapacity];
+};
+thread_local CompletionScratch* t_scratch = nullptr;
+
+CompletionScratch* scratch() noexcept {
+  if (t_scratch == nullptr) t_scratch = new (std::nothrow) CompletionScratch;
+  return t_scratch;
+}
+
+}  // namespace
+
+void on_send(const Call&, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) noexcept {
+  if (dest == MPI_PROC_NULL) return;
+  emit(Record{now_ns(), RecordKind::MpiSend, 0, 0, g_comms.id_of(comm), dest, tag,
+              bytes(count, type), 0, 0});
+}
+
+void on_recv(const Call&, int rc, MPI_Datatype, MPI_Comm comm, const MPI_Status* status) noexcept {
+  if (rc != MPI_SUCCESS || status->MPI_SOURCE == MPI_PROC_NULL) return;
+  int received = 0;
+  PMPI_Get_count(status, MPI_BYTE, &received);
+  emit(Record{now_ns(), RecordKind::MpiRecv, 0, 0, g_comms.id_of(comm), status->MPI_SOURCE,
+              status->MPI_TAG, static_cast<std::uint64_t>(received > 0 ? received : 0), 0, 0});
+}
+
+void on_post(const Call&, int rc, std::uint64_t mark, RequestKind kind, int count,
+             MPI_Datatype type, int peer, int tag, MPI_Comm comm,
+             const MPI_Request* request) noexcept {
+  if (rc != MPI_SUCCESS || *request == MPI_REQUEST_NULL) return;
+  const std::uintptr_t key = request_key(*request);
+  RequestSlot* slot = g_requests.find_or_claim(key);
+  if (slot == nullptr) return;
+  slot->kind = kind;
+  slot->comm = g_comms.id_of(comm);
+  slot->peer = peer;
+  slot->tag = tag;
+  slot->bytes = bytes(count, type);
+  if (kind == RequestKind::PersistentSend || kind == RequestKind::PersistentRecv) return;
+  const std::uint64_t id = g_requests.activated_since(mark, key);
+  if (peer == MPI_PROC_NULL) return;
+  const std::uint64_t time = now_ns();
+  if (kind == RequestKind::Send) {
+    emit(Record{time, RecordKind::MpiIsend, 0, 0, slot->comm, peer, tag, slot->bytes, id, 0});
+  } else {
+    emit(Record{time, RecordKind::MpiIrecvRequest, 0, 0, slot->comm, peer, tag, 0, id, 0});
+  }
+}
+
+void on_start(const Call&, int rc, std::uint64_t mark, int count,
+              const MPI_Request* requests) noexcept {
+  if (rc != MPI_SUCCESS) return;
+  const std::uint64_t time = now_ns();
+  for (int i = 0; i < count; ++i) {
+    if (requests[i] == MPI_REQUEST_NULL) continue;
+    const std::uintptr_t key = request_key(requests[i]);
+    RequestSlot* slot = g_requests.find_or_claim(key);
+    if (slot == nullptr) continue;
+    const std::uint64_t id = g_requests.activated_since(mark, key);
+    if (slot->peer == MPI_PROC_NULL) continue;
+    if (slot->kind == RequestKind::PersistentSend) {
+      emit(Record{time, RecordKind::MpiIsend, 0, 0, slot->comm, slot->peer, slot->tag, slot->bytes,
+                  id, 0});
+    } else if (slot->kind == RequestKind::PersistentRecv) {
+      emit(Record{time, RecordKind::MpiIrecvRequest, 0, 0, slot->comm, slot->peer, slot->tag, 0, id,
+                  0});
+    }
+  }
+}
+
+void on_request_free(const Call&, MPI_Request request) noexcept {
+  // A freed request completes unseen: forget it so its completion is never guessed.
+  if (RequestSlot* slot = g_requests.find_or_claim(request_key(request)))
+    slot->kind = RequestKind::Unknown;
+}
+
+void on_cancel(const Call&, MPI_Request) noexcept {
+  // Recorded at completion, where MPI_Test_cancelled tells whether the cancel took effect.
+}
+
+Completion::Completion(const Call& call, int count, const MPI_Request* requests) noexcept
+    : traced_(call.traced()), count_(0) {
+  CompletionScratch* s = traced_ ? scratch() : nullptr;
+  if (s == nullptr || requests == nullptr) return;
+  count_ = count < kCapacity ? count : kCapacity;
+  for (int i = 0; i < count_; ++i) s->keys[i] = request_key(requests[i]);
+}
+
+MPI_Status* Completion::statuses(MPI_Status* user) noexcept {
+  if (user != MPI_STATUSES_IGNORE || count_ == 0 || t_scratch == nullptr) return user;
+  return t_scratch->statuses;
+}
+
+void Completion::completed(int index, const MPI_Status* status) noexcept {
+  if (index < 0 || index >= count_ || t_scratch == nullptr) return;
+  const std::uintptr_t key = t_scratch->keys[index];
+  if (key == request_key(MPI_REQUEST_NULL)) return;
+  RequestSlot* slot = g_requests.find_or_claim(key);
+  if (slot == nullptr || slot->kind == RequestKind::Unknown) return;
+  const std::uint64_t id = slot->id.load(std::memory_order_acquire);
+  const std::uint64_t time = now_ns();
+  const bool send = slot->kind == RequestKind::Send || slot->kind == RequestKind::PersistentSend;
+  if (slot->kind == RequestKind::Send || slot->kind == RequestKind::Recv)
+    slot->kind = RequestKind::Unknown;  // done; a persistent request stays for its next start
+  if (slot->peer == MPI_PROC_NULL) return;
+  if (status != nullptr && status != MPI_STATUS_IGNORE) {
+    int cancelled = 0;
+    PMPI_Test_cancelled(status, &cancelled);
+    if (cancelled) {
+      emit(Record{time, RecordKind::MpiRequestCancelled, 0, 0, 0, 0, 0, 0, id, 0});
+      return;
+    }
+  }
+  if (send) {
+    emit(Record{time, RecordKind::MpiIsendComplete, 0, 0, 0, 0, 0, 0, id, 0});
+    return;
+  }
+  int peer = slot->peer, tag = slot->tag, received = 0;
+  if (status != nullptr && status != MPI_STATUS_IGNORE) {
+    peer = status->MPI_SOURCE;
+    tag = status->MPI_TAG;
+    PMPI_Get_count(status, MPI_BYTE, &received);
+  }
+  emit(Record{time, RecordKind::MpiIrecv, 0, 0, slot->comm, peer, tag,
+              static_cast<std::uint64_t>(received > 0 ? received : 0), id, 0});
+}
+
+void Completion::one(int rc, int index, const MPI_Status* status) noexcept {
+  if (traced_ && rc == MPI_SUCCESS && index != MPI_UNDEFINED) completed(index, status);
+}
+
+void Completion::all(int rc, const MPI_Status* statuses) noexcept {
+  if (!traced_ || rc != MPI_SUCCESS) return;
+  for (int i = 0; i < count_; ++i)
+    completed(i, statuses == MPI_STATUSES_IGNORE ? nullptr : &statuses[i]);
+}
+
+void Completion::some(int rc, int outcount, const int* indices,
+                      const MPI_Status* statuses) noexcept {
+  if (!traced_ || rc != MPI_SUCCESS || outcount == MPI_UNDEFINED) return;
+  for (int i = 0; i < outcount; ++i)
+    completed(indices[i], statuses == MPI_STATUSES_IGNORE ? nullptr : &statuses[i]);
+}
+
+void on_collective_begin(const Call&) noexcept {
+  emit(Record{now_ns(), RecordKind::CollectiveBegin, 0, 0, 0, 0, 0, 0, 0, 0});
+}
+
+namespace {
+
+// Bytes this rank sends to and receives from the other ranks, as OTF2 counts them.
+void collective_bytes(const Call& call, const CollArgs& a, std::uint64_t& sent,
+                      std::uint64_t& received) noexcept {
+  int size = 0, rank = 0, inter = 0;
+  PMPI_Comm_test_inter(a.comm, &inter);
+  if (inter) {
+    PMPI_Comm_remote_size(a.comm, &size);
+    rank = -1;  // no own contribution to leave out
+  } else {
+    PMPI_Comm_size(a.comm, &size);
+    PMPI_Comm_rank(a.comm, &rank);
+  }
+  const bool in_place = a.sendbuf == MPI_IN_PLACE;
+  const bool root = inter ? a.root == MPI_ROOT : a.root == rank;
+  const auto others = static_cast<std::uint64_t>(inter ? size : size - 1);
+  auto sum_except_me = [&](const int* counts, MPI_Datatype type) {
+    std::uint64_t total = 0;
+    for (int i = 0; counts != nullptr && i < size; ++i)
+      if (i != rank) total += bytes(counts[i], type);
+    return total;
+  };
+  const trace::CollectiveOp op = kMpiFunctions[static_cast<std::size_t>(call.fn())].collective;
+  sent = received = 0;
+  switch (op) {
+    case trace::CollectiveOp::Bcast:
+      (root ? sent : received) =
+          root ? bytes(a.count, a.datatype) * others : bytes(a.count, a.datatype);
+      break;
+    case trace::CollectiveOp::Reduce:
+      if (root)
+        received = bytes(a.count, a.datatype) * others;
+      else
+        sent = bytes(a.count, a.datatype);
+      break;
+    case trace::CollectiveOp::Allreduce:
+    case trace::CollectiveOp::Scan:
+    case trace::CollectiveOp::Exscan:
+      sent = received =
+          bytes(a.count, a.datatype) * (op == trace::CollectiveOp::Allreduce ? others : 1);
+      break;
+    case trace::CollectiveOp::Gather:
+      if (root)
+        received = bytes(a.recvcount, a.recvtype) * others;
+      else
+        sent = bytes(a.sendcount, a.sendtype);
+      break;
+    case trace::CollectiveOp::Gatherv:
+      if (root)
+        received = sum_except_me(a.recvcounts, a.recvtype);
+      else
+        sent = bytes(a.sendcount, a.sendtype);
+      break;
+    case trace::CollectiveOp::Scatter:
+      if (root)
+        sent = bytes(a.sendcount, a.sendtype) * others;
+      else
+        received = bytes(a.recvcount, a.recvtype);
+      break;
+    case trace::CollectiveOp::Scatterv:
+      if (root)
+        sent = sum_except_me(a.sendcounts, a.sendtype);
+      else
+        received = bytes(a.recvcount, a.recvtype);
+      break;
+    case trace::CollectiveOp::Allgather:
+    case trace::CollectiveOp::Alltoall:
+      received = bytes(a.recvcount, a.recvtype) * others;
+      sent = in_place ? received : bytes(a.sendcount, a.sendtype) * others;
+      break;
+    case trace::CollectiveOp::Allgatherv:
+      received = sum_except_me(a.recvcounts, a.recvtype);
+      sent = (in_place ? bytes(rank >= 0 && a.recvcounts ? a.recvcounts[rank] : 0, a.recvtype)
+                       : bytes(a.sendcount, a.sendtype)) *
+             others;
+      break;
+    case trace::CollectiveOp::Alltoallv:
+      received = sum_except_me(a.recvcounts, a.recvtype);
+      sent = in_place ? received : sum_except_me(a.sendcounts, a.sendtype);
+      break;
+    case trace::CollectiveOp::ReduceScatterBlock:
+      sent = received = bytes(a.recvcount, a.datatype) * others;
+      break;
+    case trace::CollectiveOp::ReduceScatter:
+      sent = sum_except_me(a.recvcounts, a.datatype);
+      received = rank >= 0 && a.recvcounts ? bytes(a.recvcounts[rank], a.datatype) * others : 0;
+      break;
+    default:  // Barrier, Alltoallw (per-peer types), neighborhood collectives: not counted
+      break;
+  }
+}
+
+}  // namespace
+
+void on_collective_end(const Call& call, int rc, const CollArgs& args) noexcept {
+  std::uint64_t sent = 0, received = 0;
+  if (rc == MPI_SUCCESS) collective_bytes(call, args, sent, received);
+  int root = args.root;
+  if (root == MPI_ROOT || root == MPI_PROC_NULL) root = -1;
+  emit(Record{now_ns(), RecordKind::CollectiveEnd, 0, static_cast<std::uint16_t>(call.fn()),
+              g_comms.id_of(args.comm), root, 0, sent, 0, received});
+}
+
+void on_comm_created(const Call& call, int rc, MPI_Comm comm) noexcept {
+  if (rc != MPI_SUCCESS || comm == MPI_COMM_NULL) return;
+  if (g_state.load() != TraceState::On) return;
+  // A nonblocking dup hands out a communicator that is usable only once its request
+  // completes; it is not registered (documented limitation).
+  if (call.fn() == Fn::MPI_Comm_idup) return;
+  if (g_comms.find(comm) != nullptr) return;  // MPI_Comm_get_parent returns the same one
+  const CommEntry* entry =
+      g_comms.add(comm, kMpiFunctions[static_cast<std::size_t>(call.fn())].name);
+  peruse::attach(comm, entry);
+}
+
+void on_comm_free(const Call&, MPI_Comm comm) noexcept {
+  if (comm == MPI_COMM_NULL || comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF) return;
+  peruse::detach(comm);  // before the MPI frees the communicator the handles point at
+  g_comms.remove(comm);
+}
+
+}  // namespace perusetrace

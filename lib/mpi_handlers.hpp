@@ -1,0 +1,105 @@
+// What the generated wrappers call: hand-written, ordinary C++. A wrapper constructs a Call
+// (Enter), calls a handler or two around the PMPI call, and the Call's end records Leave.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+
+#include "clock.hpp"
+#include "mpi_functions.hpp"
+#include "request_table.hpp"
+#include "thread_buffer.hpp"
+
+namespace perusetrace {
+
+// Groups switched on by MPITRACE_GROUPS, one bit per Group.
+extern std::uint32_t g_group_mask;
+
+namespace detail {
+// MPI calls made from inside an MPI call (by the MPI itself, e.g. ROMIO) are not traced again.
+extern thread_local int t_mpi_depth __attribute__((tls_model("initial-exec")));
+}  // namespace detail
+
+inline void record_region(RecordKind kind, std::uint16_t region, std::uint64_t time) noexcept {
+  if (Record* r = reserve()) {
+    *r = Record{time, kind, 0, region, 0, 0, 0, 0, 0, 0};
+    commit();
+  }
+}
+
+class Call {
+ public:
+  explicit Call(Fn fn) noexcept : fn_(fn) {
+    const bool outermost = detail::t_mpi_depth++ == 0;
+    traced_ = outermost && g_state.load(std::memory_order_relaxed) == TraceState::On &&
+              (g_group_mask >> static_cast<unsigned>(kMpiFunctions[index()].group) & 1u);
+    if (traced_) record_region(RecordKind::Enter, index(), now_ns());
+  }
+  ~Call() {
+    if (traced_) record_region(RecordKind::Leave, index(), now_ns());
+    --detail::t_mpi_depth;
+  }
+  Call(const Call&) = delete;
+  Call& operator=(const Call&) = delete;
+  bool traced() const noexcept { return traced_; }
+  Fn fn() const noexcept { return fn_; }
+
+ private:
+  std::uint16_t index() const noexcept { return static_cast<std::uint16_t>(fn_); }
+  Fn fn_;
+  bool traced_;
+};
+
+// Arguments of a collective; absent ones are 0 / null.
+struct CollArgs {
+  MPI_Comm comm;
+  const void* sendbuf;  // MPI_IN_PLACE changes which counts are significant
+  int root;
+  int count;
+  MPI_Datatype datatype;
+  int sendcount;
+  MPI_Datatype sendtype;
+  int recvcount;
+  MPI_Datatype recvtype;
+  const int* sendcounts;
+  const int* recvcounts;
+  const MPI_Datatype* sendtypes;
+  const MPI_Datatype* recvtypes;
+};
+
+// Request completion: snapshots the request handles before the PMPI call (the MPI overwrites
+// completed ones with MPI_REQUEST_NULL) and records what completed after it.
+class Completion {
+ public:
+  static constexpr int kCapacity = 4096;  // a thread's scratch; larger calls track the first
+  Completion(const Call& call, int count, const MPI_Request* requests) noexcept;
+  MPI_Status* statuses(MPI_Status* user) noexcept;
+  void one(int rc, int index, const MPI_Status* status) noexcept;
+  void all(int rc, const MPI_Status* statuses) noexcept;
+  void some(int rc, int outcount, const int* indices, const MPI_Status* statuses) noexcept;
+
+ private:
+  void completed(int index, const MPI_Status* status) noexcept;
+  bool traced_;
+  int count_;
+};
+
+void on_init(int rc, Fn fn, std::uint64_t start, int provided);
+void on_finalize();
+
+void on_send(const Call&, int count, MPI_Datatype, int dest, int tag, MPI_Comm) noexcept;
+void on_recv(const Call&, int rc, MPI_Datatype, MPI_Comm, const MPI_Status*) noexcept;
+// `mark` is activation_mark() taken before the PMPI call: requests Peruse activated since then
+// keep the id Peruse gave them, so PMPI and Peruse records of one request share it.
+void on_post(const Call&, int rc, std::uint64_t mark, RequestKind, int count, MPI_Datatype,
+             int peer, int tag, MPI_Comm, const MPI_Request*) noexcept;
+void on_start(const Call&, int rc, std::uint64_t mark, int count, const MPI_Request*) noexcept;
+void on_request_free(const Call&, MPI_Request) noexcept;
+void on_cancel(const Call&, MPI_Request) noexcept;
+void on_collective_begin(const Call&) noexcept;
+void on_collective_end(const Call&, int rc, const CollArgs&) noexcept;
+void on_comm_created(const Call&, int rc, MPI_Comm) noexcept;
+void on_comm_free(const Call&, MPI_Comm) noexcept;
+
+}  // namespace perusetrace

@@ -1,0 +1,51 @@
+// The one fixed-size record every hot-path event is written as. No strings, no pointers into
+// user memory: names are ids into tables that are written once, at the end.
+#pragma once
+
+#include <cstdint>
+
+namespace perusetrace {
+
+enum class RecordKind : std::uint8_t {
+  Enter,             // region
+  Leave,             // region
+  Peruse,            // event, region = Operation, comm, peer (world rank), tag, bytes, request,
+                     // aux = the derived counter the event changed (queue depth, bytes in flight)
+  MpiSend,           // comm, peer (comm rank), tag, bytes
+  MpiRecv,           // comm, peer (comm rank), tag, bytes
+  MpiIsend,          // comm, peer, tag, bytes, request
+  MpiIsendComplete,  // request
+  MpiIrecvRequest,   // request
+  MpiIrecv,          // comm, peer, tag, bytes, request
+  MpiRequestCancelled,  // request
+  CollectiveBegin,      //
+  CollectiveEnd,        // region, comm, peer = root (comm rank, -1 none), bytes = sent,
+                        // aux = received
+};
+
+// Operation of a Peruse event, as peruse.h numbers them (PERUSE_SEND 0, PERUSE_RECV 1).
+enum class Operation : std::uint8_t { Send = 0, Recv = 1 };
+
+// Derived counters, written as OTF2 metrics next to the Peruse events that change them.
+enum class Metric : std::uint8_t { PostedQueueDepth, UnexpectedQueueDepth, BytesInFlight, Count };
+
+struct Record {
+  std::uint64_t time;
+  RecordKind kind;
+  std::uint8_t event;    // PeruseEvent or Metric
+  std::uint16_t region;  // region id (Enter/Leave)
+  std::uint32_t comm;    // process-local communicator id
+  std::int32_t peer;
+  std::int32_t tag;
+  std::uint64_t bytes;
+  std::uint64_t request;  // stable request id: never reused within a run
+  std::uint64_t aux;
+};
+static_assert(sizeof(Record) == 48, "records are fixed-size: keep the layout packed");
+
+// Local communicator ids the runtime reserves.
+inline constexpr std::uint32_t kCommWorld = 0;
+inline constexpr std::uint32_t kCommSelf = 1;
+inline constexpr std::uint32_t kCommUnknown = 0xffffffffu;
+
+}  // namespace perusetrace

@@ -1,0 +1,101 @@
+// Stable request ids. Open MPI reuses request objects, so a request's address (the MPI_Request
+// handle, and also the unique_id Peruse reports) names different requests over a run. Each
+// activation gets a fresh id from a counter; this table maps an address to the id of the request
+// that currently lives there, plus what the PMPI side needs to complete it.
+//
+// Lock-free and allocation-free: open addressing over a fixed array; a slot is claimed once by
+// compare-and-swap and then belongs to that address for the rest of the run. The number of
+// distinct request addresses is bounded by the MPI's request pool, far below the capacity.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+namespace perusetrace {
+
+// The last activations of this thread, so a wrapper can tell whether Peruse activated its
+// request during the PMPI call (and reuse that id) without a lookup that could hit a stale slot.
+struct Activation {
+  std::uintptr_t key;
+  std::uint64_t id;
+};
+inline constexpr std::size_t kActivationLog = 256;
+namespace detail {
+extern thread_local Activation t_activations[kActivationLog]
+    __attribute__((tls_model("initial-exec")));
+extern thread_local std::uint64_t t_activation_count __attribute__((tls_model("initial-exec")));
+}  // namespace detail
+inline std::uint64_t activation_mark() noexcept {
+  return detail::t_activation_count;
+}
+
+enum class RequestKind : std::uint8_t { Unknown, Send, Recv, PersistentSend, PersistentRecv };
+
+struct RequestSlot {
+  std::atomic<std::uintptr_t> key{0};
+  std::atomic<std::uint64_t> id{0};
+  // Written by the thread that posts the request, read when it completes.
+  RequestKind kind = RequestKind::Unknown;
+  std::uint32_t comm = 0;
+  std::int32_t peer = 0;
+  std::int32_t tag = 0;
+  std::uint64_t bytes = 0;
+};
+
+class RequestTable {
+ public:
+  static constexpr std::size_t kCapacity = 1 << 16;
+
+  // The slot for `address`, claimed if new; nullptr if the table is full (the id is then 0).
+  RequestSlot* find_or_claim(std::uintptr_t address) noexcept {
+    if (address == 0) return nullptr;
+    std::size_t i = hash(address);
+    for (std::size_t probe = 0; probe < kCapacity; ++probe, i = (i + 1) & (kCapacity - 1)) {
+      std::uintptr_t key = slots_[i].key.load(std::memory_order_acquire);
+      if (key == address) return &slots_[i];
+      if (key == 0) {
+        if (slots_[i].key.compare_exchange_strong(key, address, std::memory_order_acq_rel))
+          return &slots_[i];
+        if (key == address) return &slots_[i];
+      }
+    }
+    return nullptr;
+  }
+
+  // A new request now lives at `address`: give it a fresh id.
+  std::uint64_t activate(std::uintptr_t address) noexcept {
+    const std::uint64_t id = next_id_.fetch_add(1, std::memory_order_relaxed);
+    if (RequestSlot* s = find_or_claim(address)) s->id.store(id, std::memory_order_release);
+    detail::t_activations[detail::t_activation_count++ % kActivationLog] = {address, id};
+    return id;
+  }
+
+  // The id of the request at `address` if this thread activated it since `mark`; else a new one.
+  std::uint64_t activated_since(std::uint64_t mark, std::uintptr_t address) noexcept {
+    const std::uint64_t end = detail::t_activation_count;
+    const std::uint64_t begin = end - mark > kActivationLog ? end - kActivationLog : mark;
+    for (std::uint64_t i = end; i > begin; --i) {
+      const Activation& a = detail::t_activations[(i - 1) % kActivationLog];
+      if (a.key == address) return a.id;
+    }
+    return activate(address);
+  }
+
+  // The id of the request at `address`, or 0 if none was activated there.
+  std::uint64_t id_of(std::uintptr_t address) noexcept {
+    RequestSlot* s = find_or_claim(address);
+    return s ? s->id.load(std::memory_order_acquire) : 0;
+  }
+
+ private:
+  static std::size_t hash(std::uintptr_t a) noexcept {
+    return static_cast<std::size_t>((a >> 3) * 0x9E3779B97F4A7C15ull >> 48) & (kCapacity - 1);
+  }
+  RequestSlot slots_[kCapacity];
+  std::atomic<std::uint64_t> next_id_{1};
+};
+
+extern RequestTable g_requests;
+
+}  // namespace perusetrace

@@ -1,0 +1,174 @@
+// Start and end of tracing: MPI_Init/MPI_Init_thread and MPI_Finalize.
+#include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "clock_sync.hpp"
+#include "comm_registry.hpp"
+#include "mpi_handlers.hpp"
+#include "peruse_session.hpp"
+#include "regions.hpp"
+#include "settings.hpp"
+
+extern char* program_invocation_short_name;  // glibc
+
+namespace perusetrace {
+
+namespace {
+
+struct Run {
+  int rank = 0;
+  int size = 1;
+  std::string directory;
+  std::uint64_t start_time = 0;
+  std::uint64_t realtime_start = 0;
+  ClockOffsets offsets;
+};
+Run g_run;
+
+bool exists(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+std::string parent_of(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// Rank 0 picks the directory: the requested one, or NAME.1, NAME.2, ... when it already holds
+// something, since a trace is never overwritten. An empty result carries the reason in `why`.
+std::string choose_directory(const Settings& s, std::string& why) {
+  std::string base =
+      s.output.empty() ? std::string(program_invocation_short_name) + "-trace" : s.output;
+  while (base.size() > 1 && base.back() == '/') base.pop_back();
+  std::string dir = base;
+  for (int n = 1; exists(dir) && n < 10000; ++n) dir = base + "." + std::to_string(n);
+  if (dir != base) {
+    std::fprintf(stderr, "perusetrace: %s already exists; writing this trace to %s instead.\n",
+                 base.c_str(), dir.c_str());
+  }
+  const std::string parent = parent_of(dir);
+  if (::access(parent.c_str(), W_OK | X_OK) != 0) {
+    why = "cannot write the trace to " + dir + ": " + parent + " " +
+          (errno == ENOENT ? "does not exist" : "is not writable") +
+          ". Set MPITRACE_OUTPUT to a directory path in a writable place.";
+    return "";
+  }
+  return dir;
+}
+
+std::string broadcast(std::string text) {
+  int length = static_cast<int>(text.size());
+  PMPI_Bcast(&length, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  text.resize(static_cast<std::size_t>(length));
+  PMPI_Bcast(text.data(), length, MPI_CHAR, 0, MPI_COMM_WORLD);
+  return text;
+}
+
+// Bad settings stop the run at MPI_Init, before the program has done any work: a tracing run
+// with settings other than the user asked for would be a wasted batch job.
+[[noreturn]] void stop_for_bad_settings(const std::string& errors) {
+  if (g_run.rank == 0) {
+    std::fprintf(stderr, "perusetrace: the run stops at MPI_Init because of its settings:\n%s",
+                 errors.c_str());
+  }
+  PMPI_Barrier(MPI_COMM_WORLD);
+  PMPI_Finalize();
+  std::exit(2);
+}
+
+}  // namespace
+
+void on_init(int rc, Fn fn, std::uint64_t start, int provided) {
+  (void)provided;  // every thread gets its own location whatever the level
+  if (rc != MPI_SUCCESS) return;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &g_run.rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &g_run.size);
+
+  const Settings settings = read_settings([](const char* name) { return std::getenv(name); });
+  if (!settings.errors.empty()) stop_for_bad_settings(settings.errors);
+  if (!settings.enabled) return;
+
+  std::string why;
+  g_run.directory = broadcast(g_run.rank == 0 ? choose_directory(settings, why) : "");
+  if (g_run.directory.empty()) {
+    if (g_run.rank == 0)
+      std::fprintf(stderr, "perusetrace: %s The program runs untraced.\n", why.c_str());
+    return;
+  }
+
+  trace::ArchiveSpec spec;
+  spec.directory = g_run.directory;
+  spec.rank = g_run.rank;
+  spec.size = g_run.size;
+  spec.regions = region_table();
+  spec.peruse_region_base = kPeruseRegionBase;
+  spec.otf2_memory_bytes = 2u << 20;
+  spec.settings = describe(settings);
+  std::string error;
+  int ok = trace::open_archive(spec, error) ? 1 : 0;
+  int all_ok = 0;
+  PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!all_ok) {
+    if (!ok)
+      std::fprintf(stderr, "perusetrace rank %d: %s The program runs untraced.\n", g_run.rank,
+                   error.c_str());
+    return;
+  }
+
+  g_group_mask = settings.group_mask;
+  configure_buffers(settings.buffer_bytes);
+  g_comms.start();
+  const peruse::StartResult peruse = peruse::start(settings.peruse_events);
+  // Without an explicit MPITRACE_PERUSE_EVENTS a missing Peruse is expected, not news.
+  if (g_run.rank == 0 && !peruse.notice.empty() && (settings.peruse_events_set || peruse.active))
+    std::fprintf(stderr, "perusetrace: %s\n", peruse.notice.c_str());
+  peruse::attach(MPI_COMM_WORLD, g_comms.find(MPI_COMM_WORLD));
+  peruse::attach(MPI_COMM_SELF, g_comms.find(MPI_COMM_SELF));
+
+  g_run.offsets.measure();
+  g_run.start_time = start;
+  g_run.realtime_start = realtime_ns() - (now_ns() - start);
+  g_state.store(TraceState::On);
+  record_region(RecordKind::Enter, static_cast<std::uint16_t>(fn), start);
+  record_region(RecordKind::Leave, static_cast<std::uint16_t>(fn), now_ns());
+}
+
+void on_finalize() {
+  if (g_state.load() == TraceState::Off) return;
+  const auto region = static_cast<std::uint16_t>(Fn::MPI_Finalize);
+  record_region(RecordKind::Enter, region, now_ns());
+  peruse::stop();
+  g_run.offsets.measure();
+  const std::uint64_t end = now_ns();
+  record_region(RecordKind::Leave, region, end);
+
+  g_state.store(TraceState::Off);
+  drain_all_buffers();
+
+  trace::ProcessInfo process;
+  char host[256] = {0};
+  ::gethostname(host, sizeof host - 1);
+  process.host = host;
+  process.comms = g_comms.snapshot();
+  process.start_time = g_run.start_time;
+  process.end_time = end;
+  process.realtime_start = g_run.realtime_start;
+  process.clock_offsets = g_run.offsets.points;
+  process.clock_offset_errors = g_run.offsets.errors;
+  std::string error;
+  const bool ok = trace::close_archive(process, error);
+  if (!error.empty()) std::fprintf(stderr, "perusetrace rank %d: %s\n", g_run.rank, error.c_str());
+  if (g_run.rank == 0) {
+    std::fprintf(stderr, "perusetrace: trace %s in %s/traces.otf2\n",
+                 ok ? "written" : "written incompletely", g_run.directory.c_str());
+  }
+}
+
+}  // namespace perusetrace

@@ -1,0 +1,163 @@
+#include "settings.hpp"
+
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+
+#include "mpi_functions.hpp"
+
+namespace perusetrace {
+
+namespace {
+
+constexpr std::size_t kMinBuffer = 64u << 10;  // below this the flush region dominates
+constexpr std::size_t kMaxBuffer = 1u << 30;
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+void add_error(Settings& s, const std::string& line) {
+  s.errors += line;
+  s.errors += '\n';
+}
+
+std::string group_list() {
+  std::string out;
+  for (std::size_t i = 0; i < static_cast<std::size_t>(Group::Count); ++i) {
+    if (i) out += ", ";
+    out += kGroupNames[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+bool parse_size(const std::string& text, std::size_t& out) {
+  if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) return false;
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long long value = std::strtoull(text.c_str(), &end, 10);
+  if (errno == ERANGE) return false;
+  std::string suffix = lower(end);
+  unsigned shift = 0;
+  if (suffix == "k" || suffix == "kb" || suffix == "kib")
+    shift = 10;
+  else if (suffix == "m" || suffix == "mb" || suffix == "mib")
+    shift = 20;
+  else if (suffix == "g" || suffix == "gb" || suffix == "gib")
+    shift = 30;
+  else if (!suffix.empty() && suffix != "b")
+    return false;
+  if (value > (~0ull >> shift)) return false;
+  out = static_cast<std::size_t>(value << shift);
+  return true;
+}
+
+std::uint32_t default_group_mask() {
+  std::uint32_t mask = 0;
+  for (std::size_t i = 0; i < static_cast<std::size_t>(Group::Count); ++i) mask |= 1u << i;
+  // MPI_Wtime/MPI_Wtick are the program's own clock, called in tight loops: off by default.
+  return mask & ~(1u << static_cast<unsigned>(Group::timer));
+}
+
+bool parse_groups(const std::string& text, std::uint32_t& mask, std::string& error) {
+  const std::string value = lower(text);
+  if (value == "all") {
+    mask = default_group_mask() | 1u << static_cast<unsigned>(Group::timer);
+    return true;
+  }
+  if (value == "default") {
+    mask = default_group_mask();
+    return true;
+  }
+  std::uint32_t result = 0;
+  std::size_t start = 0;
+  while (start <= value.size()) {
+    std::size_t comma = value.find(',', start);
+    if (comma == std::string::npos) comma = value.size();
+    const std::string name = value.substr(start, comma - start);
+    std::size_t i = 0;
+    while (i < static_cast<std::size_t>(Group::Count) && name != kGroupNames[i]) ++i;
+    if (i == static_cast<std::size_t>(Group::Count)) {
+      error = "MPITRACE_GROUPS: unknown group '" + name + "' in '" + text +
+              "'. Allowed: all, default, or a comma-separated list of " + group_list() + ".";
+      return false;
+    }
+    result |= 1u << i;
+    start = comma + 1;
+  }
+  mask = result;
+  return true;
+}
+
+Settings read_settings(const Getenv& getenv) {
+  Settings s;
+  s.peruse_events = default_events();
+  s.group_mask = default_group_mask();
+
+  if (const char* v = getenv("MPITRACE_ENABLED")) {
+    const std::string value = lower(v);
+    if (value == "1" || value == "yes" || value == "on" || value == "true") {
+      s.enabled = true;
+    } else if (value == "0" || value == "no" || value == "off" || value == "false") {
+      s.enabled = false;
+    } else {
+      add_error(s, "MPITRACE_ENABLED='" + std::string(v) +
+                       "' is not a switch. Allowed: 1, yes, on, true (trace) or 0, no, off, "
+                       "false (run untraced).");
+    }
+  }
+  if (const char* v = getenv("MPITRACE_PERUSE_EVENTS")) {
+    EventSelection selection = parse_event_list(v);
+    if (selection.ok()) {
+      s.peruse_events = selection.events;
+      s.peruse_events_set = true;
+    } else {
+      add_error(s, selection.error);
+    }
+  }
+  if (const char* v = getenv("MPITRACE_OUTPUT")) {
+    if (*v == '\0') {
+      add_error(s,
+                "MPITRACE_OUTPUT is set but empty. Unset it for <program>-trace in the "
+                "working directory, or give a directory path.");
+    } else {
+      s.output = v;
+    }
+  }
+  if (const char* v = getenv("MPITRACE_BUFFER_SIZE")) {
+    std::size_t bytes = 0;
+    if (!parse_size(v, bytes) || bytes < kMinBuffer || bytes > kMaxBuffer) {
+      add_error(s, "MPITRACE_BUFFER_SIZE='" + std::string(v) +
+                       "' is not a buffer size. Allowed: 64K to 1G per thread, as bytes or with "
+                       "K, M, G (e.g. 8M, the default).");
+    } else {
+      s.buffer_bytes = bytes;
+    }
+  }
+  if (const char* v = getenv("MPITRACE_GROUPS")) {
+    std::string error;
+    std::uint32_t mask = 0;
+    if (parse_groups(v, mask, error)) {
+      s.group_mask = mask;
+    } else {
+      add_error(s, error);
+    }
+  }
+  return s;
+}
+
+std::string describe(const Settings& s) {
+  std::string groups;
+  for (std::size_t i = 0; i < static_cast<std::size_t>(Group::Count); ++i) {
+    if (!(s.group_mask >> i & 1u)) continue;
+    if (!groups.empty()) groups += ',';
+    groups += kGroupNames[i];
+  }
+  return "MPITRACE_PERUSE_EVENTS=" + format_event_list(s.peruse_events) +
+         " MPITRACE_GROUPS=" + groups + " MPITRACE_BUFFER_SIZE=" + std::to_string(s.buffer_bytes);
+}
+
+}  // namespace perusetrace

@@ -1,0 +1,39 @@
+// The tracer's settings, all from MPITRACE_* environment variables (documented in README.md).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "selection.hpp"
+
+namespace perusetrace {
+
+struct Settings {
+  bool enabled = true;                  // MPITRACE_ENABLED
+  EventSet peruse_events;               // MPITRACE_PERUSE_EVENTS
+  bool peruse_events_set = false;       // the user asked for events explicitly
+  std::string output;                   // MPITRACE_OUTPUT ("" = <program>-trace)
+  std::size_t buffer_bytes = 8u << 20;  // MPITRACE_BUFFER_SIZE, per thread
+  std::uint32_t group_mask = 0;         // MPITRACE_GROUPS
+  std::string errors;                   // one line per bad variable; empty when all parsed
+};
+
+using Getenv = std::function<const char*(const char*)>;
+
+// Reads every variable; a bad one adds a line to `errors` naming the variable, the value and
+// what is allowed, and leaves that setting at its default.
+Settings read_settings(const Getenv& getenv);
+
+// "8M" -> 8388608; accepts a plain number of bytes or K/M/G (powers of 1024).
+bool parse_size(const std::string& text, std::size_t& out);
+
+// "all", "default" or a comma-separated list of group names (see kGroupNames).
+bool parse_groups(const std::string& text, std::uint32_t& mask, std::string& error);
+std::uint32_t default_group_mask();
+
+// A line for the archive's properties, so a trace says how it was taken.
+std::string describe(const Settings& s);
+
+}  // namespace perusetrace

@@ -1,0 +1,100 @@
+#include "thread_buffer.hpp"
+
+#include <new>
+
+#include "regions.hpp"
+#include "writer.hpp"
+
+namespace perusetrace {
+
+std::atomic<TraceState> g_state{TraceState::Off};
+
+namespace detail {
+thread_local ThreadBuffer* t_buffer __attribute__((tls_model("initial-exec"))) = nullptr;
+}
+
+namespace {
+
+constexpr std::uint32_t kMaxThreads = 1024;
+std::atomic<ThreadBuffer*> g_buffers[kMaxThreads];
+std::atomic<bool> g_closed[kMaxThreads];
+std::atomic<std::uint32_t> g_thread_count{0};
+std::size_t g_capacity = 0;  // records per buffer, at least 4 (room for the flush region)
+
+void drain(ThreadBuffer* b) noexcept {
+  const std::uint64_t t0 = now_ns();
+  const auto n = static_cast<std::size_t>(b->next - b->begin);
+  trace::write(b->stream, b->begin, n);
+  b->written += n;
+  b->next = b->begin;
+  const std::uint64_t t1 = now_ns();
+  *b->next++ = Record{t0, RecordKind::Enter, 0, kFlushRegion, 0, 0, 0, 0, 0, 0};
+  *b->next++ = Record{t1, RecordKind::Leave, 0, kFlushRegion, 0, 0, 0, 0, 0, 0};
+}
+
+void close(std::uint32_t index) noexcept {
+  if (g_closed[index].exchange(true)) return;
+  ThreadBuffer* b = g_buffers[index].load(std::memory_order_acquire);
+  if (b == nullptr) return;
+  const auto n = static_cast<std::size_t>(b->next - b->begin);
+  trace::write(b->stream, b->begin, n);
+  b->written += n;
+  b->next = b->begin;
+  trace::close_location(b->stream);
+}
+
+// Runs when a thread other than the finalizing one ends: its records must not wait for
+// MPI_Finalize, which may come long after.
+struct ThreadExit {
+  ~ThreadExit() {
+    ThreadBuffer* b = detail::t_buffer;
+    if (b != nullptr && g_state.load() == TraceState::On) close(b->thread_index);
+  }
+};
+thread_local ThreadExit t_exit;
+
+}  // namespace
+
+void configure_buffers(std::size_t bytes) noexcept {
+  g_capacity = bytes / sizeof(Record);
+  if (g_capacity < 4) g_capacity = 4;
+}
+
+ThreadBuffer* detail::attach_or_drain() noexcept {
+  if (ThreadBuffer* b = t_buffer) {
+    drain(b);
+    return b;
+  }
+  const std::uint32_t index = g_thread_count.fetch_add(1);
+  if (index >= kMaxThreads) return nullptr;  // more threads than locations: not traced
+  auto* b = new (std::nothrow) ThreadBuffer{};
+  auto* records = new (std::nothrow) Record[g_capacity];
+  void* stream = trace::open_location(index);
+  if (b == nullptr || records == nullptr || stream == nullptr) {
+    delete b;
+    delete[] records;
+    return nullptr;
+  }
+  *b = ThreadBuffer{records, records + g_capacity, records, index, 0, stream};
+  g_buffers[index].store(b, std::memory_order_release);
+  t_buffer = b;
+  (void)&t_exit;  // constructs the thread's exit hook
+  return b;
+}
+
+void drain_all_buffers() noexcept {
+  const std::uint32_t n = thread_count();
+  for (std::uint32_t i = 0; i < n; ++i) close(i);
+}
+
+std::uint32_t thread_count() noexcept {
+  const std::uint32_t n = g_thread_count.load();
+  return n < kMaxThreads ? n : kMaxThreads;
+}
+
+std::uint64_t records_written(std::uint32_t thread_index) noexcept {
+  ThreadBuffer* b = g_buffers[thread_index].load(std::memory_order_acquire);
+  return b ? b->written : 0;
+}
+
+}  // namespace perusetrace

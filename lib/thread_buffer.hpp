@@ -1,0 +1,57 @@
+// The hot path: every wrapper and Peruse callback writes one fixed-size Record into its own
+// thread's buffer. No allocation, no lock, no system call: reserve a slot, fill it, commit.
+// A full buffer is drained (encoded to OTF2 and, when OTF2's bounded memory is full, written to
+// disk) on the same thread; the drain shows up in the trace as the "perusetrace flush" region.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "clock.hpp"
+#include "record.hpp"
+
+namespace perusetrace {
+
+struct ThreadBuffer {
+  Record* next;
+  Record* end;
+  Record* begin;
+  std::uint32_t thread_index;  // 0 = the thread that called MPI_Init
+  std::uint64_t written;       // records handed to the writer so far
+  void* stream;                // the writer's per-location state
+};
+
+enum class TraceState : int { Off, On, Stopped };
+extern std::atomic<TraceState> g_state;
+
+namespace detail {
+extern thread_local ThreadBuffer* t_buffer __attribute__((tls_model("initial-exec")));
+ThreadBuffer* attach_or_drain() noexcept;  // first record of a thread, or buffer full
+}  // namespace detail
+
+// Returns the slot to fill, or nullptr when tracing is off (the caller then records nothing).
+inline Record* reserve() noexcept {
+  if (g_state.load(std::memory_order_relaxed) != TraceState::On) [[unlikely]]
+    return nullptr;
+  ThreadBuffer* b = detail::t_buffer;
+  if (b == nullptr || b->next == b->end) [[unlikely]] {
+    b = detail::attach_or_drain();
+    if (b == nullptr) return nullptr;
+  }
+  return b->next;
+}
+
+inline void commit() noexcept {
+  ++detail::t_buffer->next;
+}
+
+// Sets up buffers of `bytes` each (rounded down to whole records); called once at init.
+void configure_buffers(std::size_t bytes) noexcept;
+// Drains every thread's buffer and closes its stream; called once at finalize, by one thread,
+// when the other threads no longer call MPI.
+void drain_all_buffers() noexcept;
+std::uint32_t thread_count() noexcept;
+std::uint64_t records_written(std::uint32_t thread_index) noexcept;
+
+}  // namespace perusetrace

@@ -1,0 +1,214 @@
+// The global definitions rank 0 writes at the end: clock, system tree (machine -> host ->
+// rank -> thread), regions, attributes, metrics, and the unified communicators. Ids of every
+// kind are written in increasing order, as otf2-print expects.
+#include <algorithm>
+#include <map>
+
+#include "catalogue.hpp"
+#include "internal.hpp"
+
+namespace perusetrace::trace::detail {
+
+namespace {
+
+class Strings {
+ public:
+  explicit Strings(OTF2_GlobalDefWriter* w) : w_(w) {}
+  OTF2_StringRef operator()(const std::string& s) {
+    auto [it, fresh] = ids_.try_emplace(s, static_cast<OTF2_StringRef>(ids_.size()));
+    if (fresh) OTF2_GlobalDefWriter_WriteString(w_, it->second, s.c_str());
+    return it->second;
+  }
+
+ private:
+  OTF2_GlobalDefWriter* w_;
+  std::map<std::string, OTF2_StringRef> ids_;
+};
+
+OTF2_RegionRole otf2_role(RegionRole role) {
+  switch (role) {
+    case RegionRole::Function:
+      return OTF2_REGION_ROLE_FUNCTION;
+    case RegionRole::PointToPoint:
+      return OTF2_REGION_ROLE_POINT2POINT;
+    case RegionRole::Barrier:
+      return OTF2_REGION_ROLE_BARRIER;
+    case RegionRole::CollOneToAll:
+      return OTF2_REGION_ROLE_COLL_ONE2ALL;
+    case RegionRole::CollAllToOne:
+      return OTF2_REGION_ROLE_COLL_ALL2ONE;
+    case RegionRole::CollAllToAll:
+      return OTF2_REGION_ROLE_COLL_ALL2ALL;
+    case RegionRole::CollOther:
+      return OTF2_REGION_ROLE_COLL_OTHER;
+    case RegionRole::FileIo:
+      return OTF2_REGION_ROLE_FILE_IO;
+    case RegionRole::FileIoMetadata:
+      return OTF2_REGION_ROLE_FILE_IO_METADATA;
+    case RegionRole::Rma:
+      return OTF2_REGION_ROLE_RMA;
+    case RegionRole::Artificial:
+      return OTF2_REGION_ROLE_ARTIFICIAL;
+  }
+  return OTF2_REGION_ROLE_UNKNOWN;
+}
+
+OTF2_Paradigm otf2_paradigm(Paradigm p) {
+  switch (p) {
+    case Paradigm::Mpi:
+      return OTF2_PARADIGM_MPI;
+    case Paradigm::Peruse:
+      return OTF2_PARADIGM_MPI;  // Peruse is MPI seen from inside
+    case Paradigm::Measurement:
+      return OTF2_PARADIGM_MEASUREMENT_SYSTEM;
+  }
+  return OTF2_PARADIGM_UNKNOWN;
+}
+
+void write_clock(OTF2_GlobalDefWriter* w, const std::vector<RankReport>& ranks) {
+  std::uint64_t start = UINT64_MAX, end = 0, realtime = 0;
+  for (const RankReport& r : ranks) {
+    if (r.start_time < start) start = r.start_time, realtime = r.realtime_start;
+    end = std::max(end, r.end_time);
+  }
+  if (start == UINT64_MAX) start = 0;
+  OTF2_GlobalDefWriter_WriteClockProperties(w, 1'000'000'000u, start, end - start, realtime);
+}
+
+void write_system_tree(OTF2_GlobalDefWriter* w, Strings& str, int size,
+                       const std::vector<RankReport>& ranks) {
+  OTF2_GlobalDefWriter_WriteSystemTreeNode(w, 0, str("perusetrace run"), str("machine"),
+                                           OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+  std::map<std::string, OTF2_SystemTreeNodeRef> hosts;
+  for (const RankReport& r : ranks) {
+    auto [it, fresh] =
+        hosts.try_emplace(r.host, static_cast<OTF2_SystemTreeNodeRef>(hosts.size() + 1));
+    if (fresh) OTF2_GlobalDefWriter_WriteSystemTreeNode(w, it->second, str(r.host), str("node"), 0);
+  }
+  for (int rank = 0; rank < size; ++rank) {
+    OTF2_GlobalDefWriter_WriteLocationGroup(
+        w, static_cast<OTF2_LocationGroupRef>(rank), str("MPI Rank " + std::to_string(rank)),
+        OTF2_LOCATION_GROUP_TYPE_PROCESS, hosts[ranks[rank].host], OTF2_UNDEFINED_LOCATION_GROUP);
+  }
+  // Location ids grow with the thread index first, then the rank: write them in that order.
+  std::size_t max_threads = 0;
+  for (const RankReport& r : ranks) max_threads = std::max(max_threads, r.location_events.size());
+  for (std::size_t t = 0; t < max_threads; ++t) {
+    for (int rank = 0; rank < size; ++rank) {
+      if (t >= ranks[rank].location_events.size()) continue;
+      const std::string name = t == 0 ? "Master thread" : "Thread " + std::to_string(t);
+      OTF2_GlobalDefWriter_WriteLocation(w, location_id(rank, size, static_cast<std::uint32_t>(t)),
+                                         str(name), OTF2_LOCATION_TYPE_CPU_THREAD,
+                                         ranks[rank].location_events[t],
+                                         static_cast<OTF2_LocationGroupRef>(rank));
+    }
+  }
+}
+
+void write_regions(OTF2_GlobalDefWriter* w, Strings& str, const ArchiveSpec& spec) {
+  for (std::size_t i = 0; i < spec.regions.size(); ++i) {
+    const RegionInfo& r = spec.regions[i];
+    std::string description = "MPI function";
+    if (r.paradigm == Paradigm::Peruse) {
+      const auto event = static_cast<PeruseEvent>(i - spec.peruse_region_base);
+      description = "Peruse: " + std::string(info(event).description);
+    } else if (r.paradigm == Paradigm::Measurement) {
+      description = "perusetrace writing its buffer to the trace";
+    }
+    const OTF2_StringRef name = str(r.name);
+    OTF2_GlobalDefWriter_WriteRegion(w, static_cast<OTF2_RegionRef>(i), name, name,
+                                     str(description), otf2_role(r.role), otf2_paradigm(r.paradigm),
+                                     OTF2_REGION_FLAG_NONE, str(""), 0, 0);
+  }
+}
+
+void write_attributes_and_metrics(OTF2_GlobalDefWriter* w, Strings& str) {
+  struct Attr {
+    const char* name;
+    const char* description;
+    OTF2_Type type;
+  };
+  static constexpr Attr kAttrs[kAttrCount] = {
+      {"peruse_request", "stable request id (shared with MpiIsend/MpiIrecv)", OTF2_TYPE_UINT64},
+      {"peruse_peer", "peer as a world rank, -1 for MPI_ANY_SOURCE", OTF2_TYPE_INT32},
+      {"peruse_tag", "message tag (negative inside collectives)", OTF2_TYPE_INT32},
+      {"peruse_bytes", "request bytes; fragment bytes for REQ_XFER_CONTINUE", OTF2_TYPE_UINT64},
+      {"peruse_operation", "0 send, 1 receive", OTF2_TYPE_UINT8},
+      {"peruse_comm", "communicator", OTF2_TYPE_COMM},
+  };
+  for (std::uint32_t i = 0; i < kAttrCount; ++i)
+    OTF2_GlobalDefWriter_WriteAttribute(w, i, str(kAttrs[i].name), str(kAttrs[i].description),
+                                        kAttrs[i].type);
+  struct Counter {
+    const char* name;
+    const char* description;
+    const char* unit;
+  };
+  static constexpr Counter kCounters[static_cast<int>(Metric::Count)] = {
+      {"posted queue depth", "receives waiting in the posted-receive queue (Peruse)", "requests"},
+      {"unexpected queue depth", "messages waiting in the unexpected queue (Peruse)", "messages"},
+      {"bytes in flight", "bytes of requests between XFER_BEGIN and XFER_END (Peruse)", "bytes"},
+  };
+  for (std::uint32_t i = 0; i < static_cast<std::uint32_t>(Metric::Count); ++i) {
+    OTF2_GlobalDefWriter_WriteMetricMember(
+        w, i, str(kCounters[i].name), str(kCounters[i].description), OTF2_METRIC_TYPE_OTHER,
+        OTF2_METRIC_ABSOLUTE_POINT, OTF2_TYPE_INT64, OTF2_BASE_DECIMAL, 0, str(kCounters[i].unit));
+  }
+  for (std::uint32_t i = 0; i < static_cast<std::uint32_t>(Metric::Count); ++i) {
+    const OTF2_MetricMemberRef member = i;
+    OTF2_GlobalDefWriter_WriteMetricClass(w, i, 1, &member, OTF2_METRIC_SYNCHRONOUS,
+                                          OTF2_RECORDER_KIND_ABSTRACT);
+  }
+}
+
+void write_comms(OTF2_GlobalDefWriter* w, Strings& str, int size,
+                 const std::vector<UnifiedComm>& comms) {
+  // Group 0: which location stands for each MPI rank; communicator groups index into it.
+  std::vector<std::uint64_t> members(static_cast<std::size_t>(size));
+  for (int r = 0; r < size; ++r) members[r] = location_id(r, size, 0);
+  OTF2_GlobalDefWriter_WriteGroup(w, 0, str("MPI ranks"), OTF2_GROUP_TYPE_COMM_LOCATIONS,
+                                  OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, size, members.data());
+  OTF2_GroupRef next_group = 1;
+  std::vector<std::pair<OTF2_GroupRef, OTF2_GroupRef>> groups;
+  for (const UnifiedComm& c : comms) {
+    auto group_of = [&](const std::vector<int>& ranks, const std::string& name) {
+      std::vector<std::uint64_t> m(ranks.begin(), ranks.end());
+      OTF2_GlobalDefWriter_WriteGroup(
+          w, next_group, str(name), c.self ? OTF2_GROUP_TYPE_COMM_SELF : OTF2_GROUP_TYPE_COMM_GROUP,
+          OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+          c.self ? 0 : static_cast<std::uint32_t>(m.size()), m.data());
+      return next_group++;
+    };
+    const OTF2_GroupRef a = group_of(c.world_ranks, c.name + (c.inter ? " (group A)" : ""));
+    const OTF2_GroupRef b =
+        c.inter ? group_of(c.remote_world_ranks, c.name + " (group B)") : OTF2_UNDEFINED_GROUP;
+    groups.emplace_back(a, b);
+  }
+  for (std::size_t i = 0; i < comms.size(); ++i) {
+    const UnifiedComm& c = comms[i];
+    if (c.inter) {
+      OTF2_GlobalDefWriter_WriteInterComm(w, static_cast<OTF2_CommRef>(i), str(c.name),
+                                          groups[i].first, groups[i].second, OTF2_UNDEFINED_COMM,
+                                          OTF2_COMM_FLAG_NONE);
+    } else {
+      OTF2_GlobalDefWriter_WriteComm(w, static_cast<OTF2_CommRef>(i), str(c.name), groups[i].first,
+                                     OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+    }
+  }
+}
+
+}  // namespace
+
+void write_global_definitions(OTF2_GlobalDefWriter* w, const ArchiveSpec& spec,
+                              const std::vector<RankReport>& ranks,
+                              const std::vector<UnifiedComm>& comms) {
+  Strings str(w);
+  write_clock(w, ranks);
+  OTF2_GlobalDefWriter_WriteParadigm(w, OTF2_PARADIGM_MPI, str("MPI"), OTF2_PARADIGM_CLASS_PROCESS);
+  write_system_tree(w, str, spec.size, ranks);
+  write_regions(w, str, spec);
+  write_attributes_and_metrics(w, str);
+  write_comms(w, str, spec.size, comms);
+}
+
+}  // namespace perusetrace::trace::detail

@@ -1,0 +1,105 @@
+// Records to OTF2 events, off the hot path (a thread's full buffer, or finalize).
+// How Peruse events are shown is explained in docs/otf2-mapping.md.
+#include "catalogue.hpp"
+#include "internal.hpp"
+
+namespace perusetrace::trace::detail {
+
+namespace {
+
+// The derived counter a Peruse event changes, if any.
+int metric_of(PeruseEvent e) {
+  switch (e) {
+    case PeruseEvent::REQ_INSERT_IN_POSTED_Q:
+    case PeruseEvent::REQ_REMOVE_FROM_POSTED_Q:
+      return static_cast<int>(Metric::PostedQueueDepth);
+    case PeruseEvent::MSG_INSERT_IN_UNEX_Q:
+    case PeruseEvent::MSG_REMOVE_FROM_UNEX_Q:
+      return static_cast<int>(Metric::UnexpectedQueueDepth);
+    case PeruseEvent::REQ_XFER_BEGIN:
+    case PeruseEvent::REQ_XFER_END:
+      return static_cast<int>(Metric::BytesInFlight);
+    default:
+      return -1;
+  }
+}
+
+OTF2_ErrorCode peruse(Location& loc, const ArchiveSpec& spec, const Record& r) {
+  OTF2_AttributeList* a = loc.attributes;
+  OTF2_AttributeList_AddUint64(a, kAttrRequest, r.request);
+  OTF2_AttributeList_AddInt32(a, kAttrPeer, r.peer);
+  OTF2_AttributeList_AddInt32(a, kAttrTag, r.tag);
+  OTF2_AttributeList_AddUint64(a, kAttrBytes, r.bytes);
+  OTF2_AttributeList_AddUint8(a, kAttrOperation, static_cast<std::uint8_t>(r.region));
+  OTF2_AttributeList_AddCommRef(a, kAttrComm, r.comm);
+  const OTF2_RegionRef region = spec.peruse_region_base + r.event;
+  OTF2_ErrorCode rc = OTF2_EvtWriter_Enter(loc.writer, a, r.time, region);
+  if (rc == OTF2_SUCCESS) rc = OTF2_EvtWriter_Leave(loc.writer, nullptr, r.time, region);
+  const int metric = metric_of(static_cast<PeruseEvent>(r.event));
+  if (rc == OTF2_SUCCESS && metric >= 0) {
+    const OTF2_Type type = OTF2_TYPE_INT64;
+    OTF2_MetricValue value;
+    value.signed_int = static_cast<std::int64_t>(r.aux);
+    rc = OTF2_EvtWriter_Metric(loc.writer, nullptr, r.time, static_cast<OTF2_MetricRef>(metric), 1,
+                               &type, &value);
+  }
+  return rc;
+}
+
+OTF2_ErrorCode one(Location& loc, const ArchiveSpec& spec, const Record& r) {
+  OTF2_EvtWriter* w = loc.writer;
+  switch (r.kind) {
+    case RecordKind::Enter:
+      return OTF2_EvtWriter_Enter(w, nullptr, r.time, r.region);
+    case RecordKind::Leave:
+      return OTF2_EvtWriter_Leave(w, nullptr, r.time, r.region);
+    case RecordKind::Peruse:
+      return peruse(loc, spec, r);
+    case RecordKind::MpiSend:
+      return OTF2_EvtWriter_MpiSend(w, nullptr, r.time, static_cast<std::uint32_t>(r.peer), r.comm,
+                                    static_cast<std::uint32_t>(r.tag), r.bytes);
+    case RecordKind::MpiRecv:
+      return OTF2_EvtWriter_MpiRecv(w, nullptr, r.time, static_cast<std::uint32_t>(r.peer), r.comm,
+                                    static_cast<std::uint32_t>(r.tag), r.bytes);
+    case RecordKind::MpiIsend:
+      return OTF2_EvtWriter_MpiIsend(w, nullptr, r.time, static_cast<std::uint32_t>(r.peer), r.comm,
+                                     static_cast<std::uint32_t>(r.tag), r.bytes, r.request);
+    case RecordKind::MpiIsendComplete:
+      return OTF2_EvtWriter_MpiIsendComplete(w, nullptr, r.time, r.request);
+    case RecordKind::MpiIrecvRequest:
+      return OTF2_EvtWriter_MpiIrecvRequest(w, nullptr, r.time, r.request);
+    case RecordKind::MpiIrecv:
+      return OTF2_EvtWriter_MpiIrecv(w, nullptr, r.time, static_cast<std::uint32_t>(r.peer), r.comm,
+                                     static_cast<std::uint32_t>(r.tag), r.bytes, r.request);
+    case RecordKind::MpiRequestCancelled:
+      return OTF2_EvtWriter_MpiRequestCancelled(w, nullptr, r.time, r.request);
+    case RecordKind::CollectiveBegin:
+      return OTF2_EvtWriter_MpiCollectiveBegin(w, nullptr, r.time);
+    case RecordKind::CollectiveEnd: {
+      const auto op =
+          r.region < spec.regions.size() ? spec.regions[r.region].collective : CollectiveOp::None;
+      return OTF2_EvtWriter_MpiCollectiveEnd(
+          w, nullptr, r.time, static_cast<OTF2_CollectiveOp>(op), r.comm,
+          r.peer < 0 ? OTF2_UNDEFINED_UINT32 : static_cast<std::uint32_t>(r.peer), r.bytes, r.aux);
+    }
+  }
+  return OTF2_SUCCESS;
+}
+
+}  // namespace
+
+void encode(Location& loc, const Record* records, std::size_t count) {
+  const ArchiveSpec& spec = state().spec;
+  for (std::size_t i = 0; i < count; ++i) {
+    const OTF2_ErrorCode rc = one(loc, spec, records[i]);
+    if (rc != OTF2_SUCCESS) {
+      fail(std::string("writing the trace failed: ") + OTF2_Error_GetDescription(rc) +
+           ". Tracing stops here; the program goes on, and what was written before stays "
+           "readable. Free space in " +
+           spec.directory + " or set MPITRACE_OUTPUT elsewhere.");
+      return;
+    }
+  }
+}
+
+}  // namespace perusetrace::trace::detail

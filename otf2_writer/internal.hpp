@@ -1,0 +1,73 @@
+// Shared by the otf2_writer/*.cpp files; nothing outside otf2_writer/ includes this.
+#pragma once
+
+#include <otf2/otf2.h>
+
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "writer.hpp"
+
+namespace perusetrace::trace::detail {
+
+// Attribute ids, in definition order; every rank uses the same ones.
+enum Attribute : OTF2_AttributeRef {
+  kAttrRequest,    // stable request id (UINT64)
+  kAttrPeer,       // peer as a world rank, -1 for MPI_ANY_SOURCE (INT32)
+  kAttrTag,        // (INT32)
+  kAttrBytes,      // count x type size; fragment bytes for REQ_XFER_CONTINUE (UINT64)
+  kAttrOperation,  // 0 send, 1 receive (UINT8)
+  kAttrComm,       // (COMM)
+  kAttrCount
+};
+
+struct Location {
+  OTF2_EvtWriter* writer = nullptr;
+  OTF2_AttributeList* attributes = nullptr;
+  std::uint32_t thread_index = 0;
+  std::uint64_t id = 0;
+  std::uint64_t events = 0;
+  bool closed = false;
+};
+
+struct State {
+  ArchiveSpec spec;
+  OTF2_Archive* archive = nullptr;
+  std::mutex mutex;  // guards `locations` (open/close), never taken per event
+  std::vector<Location*> locations;
+  std::atomic<bool> failed{false};
+  std::string failure;
+};
+
+State& state();
+std::uint64_t location_id(int rank, int size, std::uint32_t thread_index);
+void fail(const std::string& what);  // records the first failure and tells the user once
+
+// events.cpp
+void encode(Location& location, const Record* records, std::size_t count);
+
+// definitions.cpp: everything rank 0 writes into the global definitions.
+struct RankReport {
+  std::string host;
+  std::vector<std::uint64_t> location_events;  // per thread
+  std::uint64_t start_time = 0, end_time = 0, realtime_start = 0, dropped = 0;
+};
+struct UnifiedComm {
+  std::string name;
+  std::vector<int> world_ranks;
+  std::vector<int> remote_world_ranks;
+  bool inter = false;
+  bool self = false;
+};
+void write_global_definitions(OTF2_GlobalDefWriter* writer, const ArchiveSpec& spec,
+                              const std::vector<RankReport>& ranks,
+                              const std::vector<UnifiedComm>& comms);
+
+// unification.cpp: collective; returns this rank's local -> global communicator ids and, on
+// rank 0, the unified communicators and every rank's report.
+std::vector<std::uint64_t> unify(const ProcessInfo& process, const RankReport& mine,
+                                 std::vector<RankReport>& ranks, std::vector<UnifiedComm>& comms);
+
+}  // namespace perusetrace::trace::detail

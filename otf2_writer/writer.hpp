@@ -1,0 +1,99 @@
+// The runtime's only view of OTF2. Only otf2_writer/*.cpp include <otf2/otf2.h>.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "record.hpp"
+
+namespace perusetrace::trace {
+
+enum class RegionRole : std::uint8_t {
+  Function,
+  PointToPoint,
+  Barrier,
+  CollOneToAll,
+  CollAllToOne,
+  CollAllToAll,
+  CollOther,
+  FileIo,
+  FileIoMetadata,
+  Rma,
+  Artificial,
+};
+enum class Paradigm : std::uint8_t { Mpi, Peruse, Measurement };
+
+// OTF2's collective operations, in OTF2's order.
+enum class CollectiveOp : std::uint8_t {
+  Barrier,
+  Bcast,
+  Gather,
+  Gatherv,
+  Scatter,
+  Scatterv,
+  Allgather,
+  Allgatherv,
+  Alltoall,
+  Alltoallv,
+  Alltoallw,
+  Allreduce,
+  Reduce,
+  ReduceScatter,
+  Scan,
+  Exscan,
+  ReduceScatterBlock,
+  None = 0xff,
+};
+
+struct RegionInfo {
+  std::string name;
+  RegionRole role;
+  Paradigm paradigm;
+  CollectiveOp collective = CollectiveOp::None;  // what a CollectiveEnd in this region is
+};
+
+struct ArchiveSpec {
+  std::string directory;  // the archive: DIRECTORY/traces.otf2
+  int rank = 0;
+  int size = 1;
+  std::vector<RegionInfo> regions;       // the same list on every rank: region ids need no mapping
+  std::uint16_t peruse_region_base = 0;  // region of PeruseEvent 0; the others follow
+  std::size_t otf2_memory_bytes = 0;     // OTF2 chunk memory per location before it flushes
+  std::string settings;                  // recorded in the archive's properties
+};
+
+// A communicator as this rank saw it; unification gives it one global id across ranks.
+struct CommInfo {
+  std::uint32_t local_id;
+  std::string name;
+  std::vector<int> world_ranks;  // member i of the communicator is world rank world_ranks[i]
+  bool inter = false;            // for an intercommunicator: the remote group follows
+  std::vector<int> remote_world_ranks;
+};
+
+struct ProcessInfo {
+  std::string host;
+  std::vector<CommInfo> comms;  // every communicator this rank created, in creation order
+  std::uint64_t start_time = 0, end_time = 0, realtime_start = 0;
+  std::uint64_t dropped_records = 0;
+  std::vector<std::pair<std::uint64_t, std::int64_t>> clock_offsets;  // (local time, offset)
+  std::vector<double> clock_offset_errors;
+};
+
+// Collective over MPI_COMM_WORLD (through PMPI). On failure, `error` says why and what to do.
+bool open_archive(const ArchiveSpec& spec, std::string& error);
+// One event stream per (rank, thread); thread-safe; nullptr when the writer has stopped.
+void* open_location(std::uint32_t thread_index) noexcept;
+// Called by the location's own thread only.
+void write(void* location, const Record* records, std::size_t count) noexcept;
+void close_location(void* location) noexcept;
+// Collective: unifies the definitions, writes them, and closes the archive.
+bool close_archive(const ProcessInfo& process, std::string& error);
+// The writer stopped (an I/O error, a full disk): later records are dropped, what was written
+// stays readable. failure() names the problem and the fix; empty while all is well.
+bool failed() noexcept;
+std::string failure();
+
+}  // namespace perusetrace::trace
