@@ -57,6 +57,7 @@ const CommEntry* CommRegistry::add(MPI_Comm comm, const char* creator) {
     e->remote_world = world_ranks_of(group);
     PMPI_Group_free(&group);
     e->inter = true;
+    if (e->world < e->remote_world) e->peer_offset = static_cast<int>(e->world.size());
   }
   char name[MPI_MAX_OBJECT_NAME] = {0};
   int length = 0;

@@ -20,6 +20,10 @@ struct CommEntry {  // immutable once published
   std::vector<int> world;         // local rank -> world rank
   std::vector<int> remote_world;  // intercommunicators: remote rank -> world rank
   bool inter = false;
+  // OTF2 sees an intercommunicator as one group: the lexicographically lower of the two groups
+  // first, then the other. A remote rank r is member peer_offset + r of that union.
+  int peer_offset = 0;
+  int otf2_rank(int peer) const noexcept { return peer < 0 ? peer : peer + peer_offset; }
   int world_rank_of(int peer) const noexcept {
     const auto& ranks = inter ? remote_world : world;
     return peer >= 0 && static_cast<std::size_t>(peer) < ranks.size() ? ranks[peer] : peer;

@@ -33,6 +33,18 @@ std::uint64_t bytes(int count, MPI_Datatype type) noexcept {
   return count > 0 ? static_cast<std::uint64_t>(count) * type_size(type) : 0;
 }
 
+// A communicator's process-local id and how its peers count in OTF2 (see CommEntry).
+struct CommRef {
+  std::uint32_t id = kCommUnknown;
+  int offset = 0;
+  int rank(int peer) const noexcept { return peer < 0 ? peer : peer + offset; }
+};
+
+CommRef comm_ref(MPI_Comm comm) noexcept {
+  const CommEntry* e = g_comms.find(comm);
+  return e ? CommRef{e->local_id, e->peer_offset} : CommRef{};
+}
+
 void emit(const Record& record) noexcept {
   if (Record* r = reserve()) {
     *r = record;
@@ -56,15 +68,17 @@ CompletionScratch* scratch() noexcept {
 
 void on_send(const Call&, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) noexcept {
   if (dest == MPI_PROC_NULL) return;
-  emit(Record{now_ns(), RecordKind::MpiSend, 0, 0, g_comms.id_of(comm), dest, tag,
-              bytes(count, type), 0, 0});
+  const CommRef c = comm_ref(comm);
+  emit(Record{now_ns(), RecordKind::MpiSend, 0, 0, c.id, c.rank(dest), tag, bytes(count, type), 0,
+              0});
 }
 
 void on_recv(const Call&, int rc, MPI_Datatype, MPI_Comm comm, const MPI_Status* status) noexcept {
   if (rc != MPI_SUCCESS || status->MPI_SOURCE == MPI_PROC_NULL) return;
   int received = 0;
   PMPI_Get_count(status, MPI_BYTE, &received);
-  emit(Record{now_ns(), RecordKind::MpiRecv, 0, 0, g_comms.id_of(comm), status->MPI_SOURCE,
+  const CommRef c = comm_ref(comm);
+  emit(Record{now_ns(), RecordKind::MpiRecv, 0, 0, c.id, c.rank(status->MPI_SOURCE),
               status->MPI_TAG, static_cast<std::uint64_t>(received > 0 ? received : 0), 0, 0});
 }
 
@@ -75,24 +89,40 @@ void on_post(const Call&, int rc, std::uint64_t mark, RequestKind kind, int coun
   const std::uintptr_t key = request_key(*request);
   RequestSlot* slot = g_requests.find_or_claim(key);
   if (slot == nullptr) return;
+  const CommRef c = comm_ref(comm);
+  if (kind == RequestKind::Send &&
+      (slot->shared || slot->kind == RequestKind::Send || slot->kind == RequestKind::Recv)) {
+    // The handle is still pending from an earlier post: a shared request that is complete
+    // already. This send completes here, under an id of its own.
+    slot->shared = true;
+    if (peer == MPI_PROC_NULL) return;
+    const std::uint64_t id = g_requests.activated_since(mark, 0);
+    const std::uint64_t time = now_ns();
+    emit(Record{time, RecordKind::MpiIsend, 0, 0, c.id, c.rank(peer), tag, bytes(count, type), id,
+                0});
+    emit(Record{time, RecordKind::MpiIsendComplete, 0, 0, 0, 0, 0, 0, id, 0});
+    return;
+  }
   slot->kind = kind;
-  slot->comm = g_comms.id_of(comm);
+  slot->comm = c.id;
   slot->peer = peer;
+  slot->peer_offset = c.offset;
   slot->tag = tag;
   slot->bytes = bytes(count, type);
-  if (kind == RequestKind::PersistentSend || kind == RequestKind::PersistentRecv) return;
+  // Open MPI activates a persistent request once, here at init, not at each start: the
+  // request keeps this id for all its starts.
   const std::uint64_t id = g_requests.activated_since(mark, key);
+  if (kind == RequestKind::PersistentSend || kind == RequestKind::PersistentRecv) return;
   if (peer == MPI_PROC_NULL) return;
   const std::uint64_t time = now_ns();
   if (kind == RequestKind::Send) {
-    emit(Record{time, RecordKind::MpiIsend, 0, 0, slot->comm, peer, tag, slot->bytes, id, 0});
+    emit(Record{time, RecordKind::MpiIsend, 0, 0, c.id, c.rank(peer), tag, slot->bytes, id, 0});
   } else {
-    emit(Record{time, RecordKind::MpiIrecvRequest, 0, 0, slot->comm, peer, tag, 0, id, 0});
+    emit(Record{time, RecordKind::MpiIrecvRequest, 0, 0, c.id, c.rank(peer), tag, 0, id, 0});
   }
 }
 
-void on_start(const Call&, int rc, std::uint64_t mark, int count,
-              const MPI_Request* requests) noexcept {
+void on_start(const Call&, int rc, int count, const MPI_Request* requests) noexcept {
   if (rc != MPI_SUCCESS) return;
   const std::uint64_t time = now_ns();
   for (int i = 0; i < count; ++i) {
@@ -100,14 +130,14 @@ void on_start(const Call&, int rc, std::uint64_t mark, int count,
     const std::uintptr_t key = request_key(requests[i]);
     RequestSlot* slot = g_requests.find_or_claim(key);
     if (slot == nullptr) continue;
-    const std::uint64_t id = g_requests.activated_since(mark, key);
+    const std::uint64_t id = slot->id.load(std::memory_order_acquire);
     if (slot->peer == MPI_PROC_NULL) continue;
     if (slot->kind == RequestKind::PersistentSend) {
-      emit(Record{time, RecordKind::MpiIsend, 0, 0, slot->comm, slot->peer, slot->tag, slot->bytes,
-                  id, 0});
+      emit(Record{time, RecordKind::MpiIsend, 0, 0, slot->comm, slot->peer + slot->peer_offset,
+                  slot->tag, slot->bytes, id, 0});
     } else if (slot->kind == RequestKind::PersistentRecv) {
-      emit(Record{time, RecordKind::MpiIrecvRequest, 0, 0, slot->comm, slot->peer, slot->tag, 0, id,
-                  0});
+      emit(Record{time, RecordKind::MpiIrecvRequest, 0, 0, slot->comm,
+                  slot->peer + slot->peer_offset, slot->tag, 0, id, 0});
     }
   }
 }
@@ -159,9 +189,11 @@ void Completion::completed(int index, const MPI_Status* status) noexcept {
     emit(Record{time, RecordKind::MpiIsendComplete, 0, 0, 0, 0, 0, 0, id, 0});
     return;
   }
-  int peer = slot->peer, tag = slot->tag, received = 0;
+  int peer = slot->peer < 0 ? slot->peer : slot->peer + slot->peer_offset;
+  int tag = slot->tag, received = 0;
   if (status != nullptr && status != MPI_STATUS_IGNORE) {
     peer = status->MPI_SOURCE;
+    if (peer >= 0) peer += slot->peer_offset;
     tag = status->MPI_TAG;
     PMPI_Get_count(status, MPI_BYTE, &received);
   }
@@ -297,9 +329,6 @@ void on_collective_end(const Call& call, int rc, const CollArgs& args) noexcept 
 void on_comm_created(const Call& call, int rc, MPI_Comm comm) noexcept {
   if (rc != MPI_SUCCESS || comm == MPI_COMM_NULL) return;
   if (g_state.load() != TraceState::On) return;
-  // A nonblocking dup hands out a communicator that is usable only once its request
-  // completes; it is not registered (documented limitation).
-  if (call.fn() == Fn::MPI_Comm_idup) return;
   if (g_comms.find(comm) != nullptr) return;  // MPI_Comm_get_parent returns the same one
   const CommEntry* entry =
       g_comms.add(comm, kMpiFunctions[static_cast<std::size_t>(call.fn())].name);

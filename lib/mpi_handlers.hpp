@@ -94,7 +94,7 @@ void on_recv(const Call&, int rc, MPI_Datatype, MPI_Comm, const MPI_Status*) noe
 // keep the id Peruse gave them, so PMPI and Peruse records of one request share it.
 void on_post(const Call&, int rc, std::uint64_t mark, RequestKind, int count, MPI_Datatype,
              int peer, int tag, MPI_Comm, const MPI_Request*) noexcept;
-void on_start(const Call&, int rc, std::uint64_t mark, int count, const MPI_Request*) noexcept;
+void on_start(const Call&, int rc, int count, const MPI_Request*) noexcept;
 void on_request_free(const Call&, MPI_Request) noexcept;
 void on_cancel(const Call&, MPI_Request) noexcept;
 void on_collective_begin(const Call&) noexcept;

@@ -38,9 +38,13 @@ struct RequestSlot {
   // Written by the thread that posts the request, read when it completes.
   RequestKind kind = RequestKind::Unknown;
   std::uint32_t comm = 0;
-  std::int32_t peer = 0;
+  std::int32_t peer = 0;         // as the program gave it
+  std::int32_t peer_offset = 0;  // CommEntry::peer_offset of the communicator
   std::int32_t tag = 0;
   std::uint64_t bytes = 0;
+  // The MPI handed this same handle to several pending requests: a shared, already complete
+  // request (Open MPI returns &ompi_request_empty for a send that went out inline).
+  bool shared = false;
 };
 
 class RequestTable {

@@ -168,32 +168,20 @@ void write_comms(OTF2_GlobalDefWriter* w, Strings& str, int size,
   for (int r = 0; r < size; ++r) members[r] = location_id(r, size, 0);
   OTF2_GlobalDefWriter_WriteGroup(w, 0, str("MPI ranks"), OTF2_GROUP_TYPE_COMM_LOCATIONS,
                                   OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, size, members.data());
-  OTF2_GroupRef next_group = 1;
-  std::vector<std::pair<OTF2_GroupRef, OTF2_GroupRef>> groups;
-  for (const UnifiedComm& c : comms) {
-    auto group_of = [&](const std::vector<int>& ranks, const std::string& name) {
-      std::vector<std::uint64_t> m(ranks.begin(), ranks.end());
-      OTF2_GlobalDefWriter_WriteGroup(
-          w, next_group, str(name), c.self ? OTF2_GROUP_TYPE_COMM_SELF : OTF2_GROUP_TYPE_COMM_GROUP,
-          OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
-          c.self ? 0 : static_cast<std::uint32_t>(m.size()), m.data());
-      return next_group++;
-    };
-    const OTF2_GroupRef a = group_of(c.world_ranks, c.name + (c.inter ? " (group A)" : ""));
-    const OTF2_GroupRef b =
-        c.inter ? group_of(c.remote_world_ranks, c.name + " (group B)") : OTF2_UNDEFINED_GROUP;
-    groups.emplace_back(a, b);
-  }
+  // Python's OTF2 reader (Debian's python3-otf2 3.0.2) misreads InterComm definitions, so an
+  // intercommunicator is written as a Comm over both groups, the lower group first.
   for (std::size_t i = 0; i < comms.size(); ++i) {
     const UnifiedComm& c = comms[i];
-    if (c.inter) {
-      OTF2_GlobalDefWriter_WriteInterComm(w, static_cast<OTF2_CommRef>(i), str(c.name),
-                                          groups[i].first, groups[i].second, OTF2_UNDEFINED_COMM,
-                                          OTF2_COMM_FLAG_NONE);
-    } else {
-      OTF2_GlobalDefWriter_WriteComm(w, static_cast<OTF2_CommRef>(i), str(c.name), groups[i].first,
-                                     OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
-    }
+    std::vector<std::uint64_t> m(c.world_ranks.begin(), c.world_ranks.end());
+    OTF2_GlobalDefWriter_WriteGroup(w, static_cast<OTF2_GroupRef>(i + 1), str(c.name),
+                                    c.self ? OTF2_GROUP_TYPE_COMM_SELF : OTF2_GROUP_TYPE_COMM_GROUP,
+                                    OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+                                    c.self ? 0 : static_cast<std::uint32_t>(m.size()), m.data());
+  }
+  for (std::size_t i = 0; i < comms.size(); ++i) {
+    OTF2_GlobalDefWriter_WriteComm(w, static_cast<OTF2_CommRef>(i), str(comms[i].name),
+                                   static_cast<OTF2_GroupRef>(i + 1), OTF2_UNDEFINED_COMM,
+                                   OTF2_COMM_FLAG_NONE);
   }
 }
 

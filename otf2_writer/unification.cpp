@@ -141,9 +141,10 @@ std::vector<std::uint64_t> unify(const ProcessInfo& process, const RankReport& m
         const std::size_t occurrence = seen[key]++;
         if (occurrence == by_occurrence.size()) {
           by_occurrence.push_back(comms.size());
-          if (c.inter) {
+          if (c.inter) {  // one group: the lower one first (CommEntry::peer_offset agrees)
             c.world_ranks = key.first;
-            c.remote_world_ranks = key.second;
+            c.world_ranks.insert(c.world_ranks.end(), key.second.begin(), key.second.end());
+            c.remote_world_ranks.clear();
           }
           comms.push_back(std::move(c));
         }

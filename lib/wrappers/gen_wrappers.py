@@ -198,8 +198,7 @@ def body(f):
     if r in ("start", "startall"):
         n, reqs = ("1", "request") if r == "start" else ("count", "array_of_requests")
         f.need(reqs)
-        return ["const std::uint64_t mark = perusetrace::activation_mark();",
-                f"const int rc = {call};", f"perusetrace::on_start(call, rc, mark, {n}, {reqs});",
+        return [f"const int rc = {call};", f"perusetrace::on_start(call, rc, {n}, {reqs});",
                 "return rc;"]
     if r in ("wait", "test", "waitany", "testany"):
         single = r in ("wait", "test")
