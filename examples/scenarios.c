@@ -5,8 +5,11 @@
  * Rank 0 sends COUNT ints to rank 1; other ranks only take part in the barriers.
  *   late-sender    the sender is delayed, the receive is posted first (the paper's "early
  *                  receiver"): rank 1 waits in MPI_Recv for DELAY_MS.       alias: early-receiver
- *   late-receiver  the receiver is delayed: the message waits in the unexpected queue (eager)
- *                  or the sender waits in MPI_Send (rendezvous).
+ *   late-receiver  the receiver is delayed: rank 0 sends (MPI_Isend), both enter a barrier, in
+ *                  which rank 1's MPI moves the message into its unexpected queue; rank 1
+ *                  posts the receive DELAY_MS later, while rank 0 waits in MPI_Wait. (Without
+ *                  that barrier a sleeping receiver never sees the message arrive: Open MPI
+ *                  progresses messages only inside MPI calls.)
  *   late-wait      rank 1 posts MPI_Irecv, the message completes during a barrier, and rank 1
  *                  calls MPI_Wait DELAY_MS later.
  *   long-message   REPEAT messages of COUNT ints (default 1 Mi ints = 4 MiB), sent in fragments.
@@ -79,10 +82,15 @@ static void late_sender(const struct options* o) {
 
 static void late_receiver(const struct options* o) {
   int* buf = make_buffer(o->count);
+  MPI_Request request = MPI_REQUEST_NULL;
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) {
     fill(buf, o->count, 2);
-    MPI_Send(buf, o->count, MPI_INT, 1, TAG_LATE_RECEIVER, MPI_COMM_WORLD);
+    MPI_Isend(buf, o->count, MPI_INT, 1, TAG_LATE_RECEIVER, MPI_COMM_WORLD, &request);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) {
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
   } else if (rank == 1) {
     sleep_ms(o->delay_ms);
     MPI_Recv(buf, o->count, MPI_INT, 0, TAG_LATE_RECEIVER, MPI_COMM_WORLD, MPI_STATUS_IGNORE);

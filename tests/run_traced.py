@@ -1,0 +1,83 @@
+#!/usr/bin/python3
+"""Run an MPI program traced by perusetrace, then check the archive it wrote.
+
+    run_traced.py --mpirun MPIRUN [--preload LIB] [--env NAME=VALUE ...] --check NAME
+                  -np N -- PROGRAM ARGS...
+
+The run uses real ranks (mpirun), the archive is read back twice: by otf2-print, which must
+finish without a warning, and by Debian's python3-otf2, which hands the events to the check
+NAME from trace_checks.py. Exits non-zero, saying why, when anything does not hold.
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import trace_checks  # noqa: E402
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--mpirun", required=True)
+    parser.add_argument("--preload", help="LD_PRELOAD this library (unmodified binaries)")
+    parser.add_argument("--env", action="append", default=[], help="NAME=VALUE for every rank")
+    parser.add_argument("--check", required=True, choices=sorted(trace_checks.CHECKS))
+    parser.add_argument("--expect-exit", type=int, default=0)
+    parser.add_argument("-np", type=int, default=2)
+    parser.add_argument("--keep", action="store_true", help="keep the trace directory")
+    parser.add_argument("command", nargs=argparse.REMAINDER)
+    opts = parser.parse_args()
+    command = opts.command[1:] if opts.command[:1] == ["--"] else opts.command
+
+    work = tempfile.mkdtemp(prefix="perusetrace-test-")
+    trace_dir = os.path.join(work, "trace")
+    env = dict(os.environ)
+    env.update({"MPITRACE_OUTPUT": trace_dir,
+                "OMPI_MCA_btl_vader_single_copy_mechanism": "none"})
+    forwarded = ["MPITRACE_OUTPUT", "OMPI_MCA_btl_vader_single_copy_mechanism"]
+    for item in opts.env:
+        name, _, value = item.partition("=")
+        env[name] = value
+        forwarded.append(name)
+    args = [opts.mpirun, "--allow-run-as-root", "--oversubscribe", "--bind-to", "none",
+            "-np", str(opts.np)]
+    if opts.preload:  # only the ranks load the tracer, not mpirun itself
+        args += ["-x", f"LD_PRELOAD={opts.preload}"]
+    for name in forwarded:
+        args += ["-x", name]
+    run = subprocess.run(args + command, env=env, cwd=work, capture_output=True, text=True)
+    sys.stdout.write(run.stdout)
+    sys.stderr.write(run.stderr)
+    failures = []
+    if run.returncode != opts.expect_exit:
+        failures.append(f"the traced run exited {run.returncode}, expected {opts.expect_exit}")
+    archive = os.path.join(trace_dir, "traces.otf2")
+    if not os.path.exists(archive):
+        failures.append(f"no archive at {archive}")
+    else:
+        printed = subprocess.run(["otf2-print", archive], capture_output=True, text=True)
+        if printed.returncode != 0:
+            failures.append(f"otf2-print failed ({printed.returncode}): {printed.stderr[:500]}")
+        warnings = [l for l in printed.stderr.splitlines() if l.strip()]
+        if warnings:
+            failures.append("otf2-print warned:\n  " + "\n  ".join(warnings[:10]))
+        if not failures:
+            trace = trace_checks.load(archive)
+            failures += trace_checks.CHECKS[opts.check](trace, run)
+    if failures:
+        print(f"\nFAILED check '{opts.check}' (trace kept in {work}):", file=sys.stderr)
+        for f in failures:
+            print(f"  - {f}", file=sys.stderr)
+        sys.exit(1)
+    print(f"check '{opts.check}' passed")
+    if opts.keep:
+        print(f"trace kept in {work}")
+    else:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,288 @@
+"""What the integration tests assert about perusetrace archives, read with python3-otf2.
+
+Each check takes a loaded Trace and the finished mpirun process and returns a list of failure
+messages (empty: the check holds).
+"""
+import collections
+import re
+
+import otf2
+
+PAPER_EARLY_RECEIVER = [  # the receiver of the Open MPI Peruse paper's first listing
+    "REQ_ACTIVATE", "SEARCH_UNEX_Q_BEGIN", "SEARCH_UNEX_Q_END", "REQ_INSERT_IN_POSTED_Q",
+    "MSG_ARRIVED", "SEARCH_POSTED_Q_BEGIN", "REQ_REMOVE_FROM_POSTED_Q", "MSG_MATCH_POSTED_REQ",
+    "SEARCH_POSTED_Q_END", "REQ_XFER_BEGIN", "REQ_XFER_CONTINUE", "REQ_XFER_END", "REQ_COMPLETE"]
+# The sender's own events (the paper's second listing). Open MPI 4.1.4 reports the fragments it
+# pipelines right after the rendezvous header before XFER_BEGIN, so XFER_CONTINUE is checked
+# for presence, not place.
+PAPER_SENDER = ["REQ_ACTIVATE", "REQ_XFER_BEGIN", "REQ_XFER_END", "REQ_COMPLETE"]
+
+
+class Event:
+    __slots__ = ("kind", "time", "name", "attrs", "raw")
+
+    def __init__(self, kind, time, name, attrs, raw):
+        self.kind, self.time, self.name, self.attrs, self.raw = kind, time, name, attrs, raw
+
+    def __repr__(self):
+        return f"{self.kind}:{self.name}@{self.time}"
+
+
+class Trace:
+    def __init__(self):
+        self.events = collections.defaultdict(list)  # (rank, thread) -> [Event]
+        self.comms = []
+        self.clock_resolution = 1
+
+    def rank_events(self, rank, thread=0):
+        return self.events[(rank, thread)]
+
+    def peruse(self, rank, tag=None, operation=None, thread=0):
+        return [e for e in self.rank_events(rank, thread) if e.kind == "Peruse"
+                and (tag is None or e.attrs["tag"] == tag)
+                and (operation is None or e.attrs["operation"] == operation)]
+
+    def regions(self, rank, name, thread=0):
+        """(enter, leave) times of every visit of region `name`."""
+        stack, out = [], []
+        for e in self.rank_events(rank, thread):
+            if e.kind == "Enter" and e.name == name:
+                stack.append(e.time)
+            elif e.kind == "Leave" and e.name == name:
+                out.append((stack.pop(), e.time))
+        return out
+
+    def of_kind(self, kind):
+        return [(loc, e) for loc, events in self.events.items() for e in events if e.kind == kind]
+
+
+def rank_of(location):
+    return int(re.search(r"(\d+)$", location.group.name).group(1))
+
+
+def load(path):
+    trace = Trace()
+    with otf2.reader.open(path) as archive:
+        trace.clock_resolution = archive.definitions.clock_properties.timer_resolution
+        trace.comms = list(archive.definitions.comms)
+        threads = {}
+        for location, event in archive.events:
+            rank = rank_of(location)
+            key = (rank, threads.setdefault(location, sum(1 for l in threads if rank_of(l) == rank)))
+            kind = type(event).__name__
+            name, attrs = kind, {}
+            if isinstance(event, (otf2.events.Enter, otf2.events.Leave)):
+                name = event.region.name
+                if name.startswith("PERUSE_COMM_"):
+                    if isinstance(event, otf2.events.Leave):
+                        continue  # a Peruse event is a zero-length region: keep its Enter
+                    kind, name = "Peruse", name[len("PERUSE_COMM_"):]
+                    attrs = {a.name[len("peruse_"):]: v for a, v in event.attributes.items()}
+            trace.events[key].append(Event(kind, event.time, name, attrs, event))
+    return trace
+
+
+def in_order(names, expected):
+    """The first name of `expected` that `names` lacks in that order, or None."""
+    i = 0
+    for n in names:
+        if i < len(expected) and n == expected[i]:
+            i += 1
+    return None if i == len(expected) else expected[i]
+
+
+def world_rank(comm, rank_in_comm):
+    return rank_of(comm.group.members[rank_in_comm])
+
+
+# --- generic properties, used by most checks ---------------------------------------------
+
+def messages_match(trace):
+    """Every MpiSend has one MpiRecv with the same sender, receiver, communicator, tag, bytes."""
+    sends, recvs = collections.Counter(), collections.Counter()
+    for (rank, _), events in trace.events.items():
+        for e in events:
+            r = e.raw
+            if e.kind in ("MpiSend", "MpiIsend"):
+                sends[(rank, world_rank(r.communicator, r.receiver), r.communicator.name,
+                       r.msg_tag, r.msg_length)] += 1
+            elif e.kind in ("MpiRecv", "MpiIrecv"):
+                recvs[(world_rank(r.communicator, r.sender), rank, r.communicator.name,
+                       r.msg_tag, r.msg_length)] += 1
+    failures = []
+    if sends != recvs:
+        only_sent = sends - recvs
+        only_received = recvs - sends
+        failures.append(f"unmatched messages: sent but not received {dict(only_sent)}; "
+                        f"received but not sent {dict(only_received)}")
+    if not sends:
+        failures.append("the trace holds no MpiSend/MpiIsend at all")
+    return failures
+
+
+def lifecycles(trace):
+    """Every Peruse request starts with ACTIVATE and ends with COMPLETE or NOTIFY."""
+    failures = []
+    for key, events in trace.events.items():
+        by_request = collections.defaultdict(list)
+        for e in events:
+            if e.kind == "Peruse" and e.attrs["request"] != 0:
+                by_request[e.attrs["request"]].append(e.name)
+        for request, names in by_request.items():
+            if names[0] != "REQ_ACTIVATE" or names[-1] not in ("REQ_COMPLETE", "REQ_NOTIFY"):
+                failures.append(f"rank {key[0]} thread {key[1]} request {request}: life cycle "
+                                f"{names[:3]}...{names[-2:]} does not run ACTIVATE..COMPLETE")
+                if len(failures) > 5:
+                    return failures
+        if not by_request:
+            failures.append(f"rank {key[0]} thread {key[1]}: no Peruse request events")
+    return failures
+
+
+def delay_ms(run):
+    m = re.search(r"delay (\d+) ms", run.stdout)
+    return int(m.group(1)) if m else 0
+
+
+# --- checks ------------------------------------------------------------------------------
+
+def check_late_sender(trace, run):
+    f = messages_match(trace) + lifecycles(trace)
+    delay_ns = delay_ms(run) * 1_000_000
+    receiver = trace.peruse(1, tag=1, operation=1)
+    missing = in_order([e.name for e in receiver], PAPER_EARLY_RECEIVER)
+    if missing:
+        f.append(f"rank 1 lacks {missing} in the paper's early-receiver sequence: "
+                 f"{[e.name for e in receiver]}")
+        return f
+    first = {}
+    for e in receiver:
+        first.setdefault(e.name, e)
+    waited = first["MSG_ARRIVED"].time - first["REQ_INSERT_IN_POSTED_Q"].time
+    if not 0.9 * delay_ns <= waited <= 3 * delay_ns + 50_000_000:
+        f.append(f"the receive waited {waited / 1e6:.1f} ms in the posted queue, expected about "
+                 f"the sender's delay of {delay_ns / 1e6:.0f} ms")
+    fragments = [e for e in receiver if e.name == "REQ_XFER_CONTINUE"]
+    if sum(e.attrs["bytes"] for e in fragments) != 40000 or len(fragments) < 2:
+        f.append(f"receiver fragments: {[e.attrs['bytes'] for e in fragments]}, expected "
+                 "several adding up to 40000 bytes")
+    requests = {e.attrs["request"] for e in receiver if e.attrs["request"]}
+    if len(requests) != 1:
+        f.append(f"the receive's Peruse events carry request ids {requests}, expected one id")
+    recv_calls = trace.regions(1, "MPI_Recv")
+    begin, end = first["REQ_XFER_BEGIN"].time, first["REQ_XFER_END"].time
+    if not any(a <= begin <= end <= b for a, b in recv_calls):
+        f.append("the physical transfer (XFER_BEGIN..END) is not inside rank 1's MPI_Recv")
+    sender = trace.peruse(0, tag=1, operation=0)
+    missing = in_order([e.name for e in sender], PAPER_SENDER)
+    if missing:
+        f.append(f"rank 0 lacks {missing} in the sender sequence: {[e.name for e in sender]}")
+    if not any(e.name == "REQ_XFER_CONTINUE" for e in sender):
+        f.append("rank 0 reports no fragment (XFER_CONTINUE) for a 40000-byte message")
+    if not [m for m in trace.rank_events(1) if m.kind == "Metric"]:
+        f.append("no queue-depth metric on rank 1")
+    return f
+
+
+def check_late_receiver(trace, run):
+    f = messages_match(trace) + lifecycles(trace)
+    delay_ns = delay_ms(run) * 1_000_000
+    receiver = trace.peruse(1, tag=2, operation=1)
+    names = [e.name for e in receiver]
+    expected = ["MSG_ARRIVED", "MSG_INSERT_IN_UNEX_Q", "REQ_ACTIVATE", "SEARCH_UNEX_Q_BEGIN",
+                "REQ_MATCH_UNEX", "MSG_REMOVE_FROM_UNEX_Q", "SEARCH_UNEX_Q_END", "REQ_COMPLETE"]
+    missing = in_order(names, expected)
+    if missing:
+        f.append(f"rank 1 lacks {missing} in the late-receiver sequence: {names}")
+        return f
+    first = {}
+    for e in receiver:
+        first.setdefault(e.name, e)
+    queued = first["MSG_REMOVE_FROM_UNEX_Q"].time - first["MSG_INSERT_IN_UNEX_Q"].time
+    if not 0.9 * delay_ns <= queued <= 3 * delay_ns + 50_000_000:
+        f.append(f"the message sat {queued / 1e6:.1f} ms in the unexpected queue, expected about "
+                 f"the receiver's delay of {delay_ns / 1e6:.0f} ms")
+    depths = [m.raw.values[0] for m in trace.rank_events(1) if m.kind == "Metric"
+              and m.raw.metric.members[0].name == "unexpected queue depth"]
+    if not depths or max(depths) < 1:
+        f.append(f"unexpected queue depth never reached 1: {depths[:10]}")
+    return f
+
+
+def check_late_wait(trace, run):
+    f = messages_match(trace) + lifecycles(trace)
+    delay_ns = delay_ms(run) * 1_000_000
+    events = trace.rank_events(1)
+    posted = [e for e in events if e.kind == "MpiIrecvRequest"]
+    done = [e for e in events if e.kind == "MpiIrecv"]
+    if len(posted) != 1 or len(done) != 1:
+        return f + [f"rank 1: {len(posted)} MpiIrecvRequest and {len(done)} MpiIrecv, expected 1"]
+    request = posted[0].raw.request_id
+    if done[0].raw.request_id != request:
+        f.append("MpiIrecv does not complete the MpiIrecvRequest's request id")
+    complete = [e for e in trace.peruse(1, tag=3) if e.name == "REQ_COMPLETE"]
+    if not complete:
+        return f + ["rank 1 has no Peruse REQ_COMPLETE for the receive"]
+    if complete[0].attrs["request"] != request:
+        f.append(f"Peruse REQ_COMPLETE carries request {complete[0].attrs['request']}, the PMPI "
+                 f"records {request}: the ids must be shared")
+    waits = trace.regions(1, "MPI_Wait")
+    if not waits:
+        return f + ["rank 1 has no MPI_Wait region"]
+    late = waits[-1][0] - complete[0].time
+    if not 0.9 * delay_ns <= late <= 3 * delay_ns + 50_000_000:
+        f.append(f"the request completed {late / 1e6:.1f} ms before MPI_Wait began, expected "
+                 f"about the delay of {delay_ns / 1e6:.0f} ms")
+    if not waits[-1][0] <= done[0].time <= waits[-1][1]:
+        f.append("MpiIrecv is not recorded inside MPI_Wait")
+    return f
+
+
+def check_messages(trace, run):
+    return messages_match(trace) + lifecycles(trace)
+
+
+def check_pmpi_only(trace, run):
+    f = messages_match(trace)
+    peruse = trace.of_kind("Peruse")
+    if peruse:
+        f.append(f"{len(peruse)} Peruse events in a trace that should have none")
+    if "perusetrace:" in run.stderr and "Peruse" in run.stderr:
+        pass  # the one notice about Peruse is allowed
+    return f
+
+
+def check_known_counts(trace, run):
+    """tests/apps/known_counts.c prints what it did: 'expect KIND N' lines on rank 0."""
+    f = messages_match(trace) + lifecycles(trace)
+    expected = {m.group(1): int(m.group(2))
+                for m in re.finditer(r"^expect (\w+) (\d+)$", run.stdout, re.M)}
+    if not expected:
+        return f + ["known_counts printed no 'expect' lines"]
+    counts = collections.Counter(e.kind for events in trace.events.values() for e in events)
+    for kind in ("MpiSend", "MpiRecv", "MpiIsend", "MpiIsendComplete", "MpiIrecvRequest",
+                 "MpiIrecv", "MpiCollectiveBegin", "MpiCollectiveEnd"):
+        if counts[kind] != expected.get(kind, 0):
+            f.append(f"{kind}: {counts[kind]} in the trace, the program did {expected.get(kind, 0)}")
+    user_comms = [c for c in trace.comms if c.name not in ("MPI_COMM_WORLD", "MPI_COMM_SELF")]
+    if len(user_comms) != expected.get("comms", -1):
+        f.append(f"{len(user_comms)} user communicators defined "
+                 f"({[c.name for c in user_comms]}), the program created {expected.get('comms')}")
+    tags = {e.attrs["tag"] for _, e in trace.of_kind("Peruse")}
+    if not any(t < 0 for t in tags):
+        f.append("no Peruse event with a negative tag: collectives' internal traffic is missing")
+    comms_seen = {e.attrs["comm"].name for _, e in trace.of_kind("Peruse")}
+    if len(comms_seen) < expected.get("peruse_comms", 0):
+        f.append(f"Peruse events on {len(comms_seen)} communicators ({sorted(comms_seen)}), "
+                 f"expected at least {expected['peruse_comms']}")
+    return f
+
+
+CHECKS = {
+    "late_sender": check_late_sender,
+    "late_receiver": check_late_receiver,
+    "late_wait": check_late_wait,
+    "messages": check_messages,
+    "pmpi_only": check_pmpi_only,
+    "known_counts": check_known_counts,
+}
