@@ -57,9 +57,7 @@ std::uint64_t bytes_of(const peruse_comm_spec_t* spec) noexcept {
 // One callback per event, so the event is known at compile time and costs no lookup.
 template <std::size_t E>
 int on_event(peruse_event_h, MPI_Aint unique_id, peruse_comm_spec_t* spec, void* param) {
-  const std::uint64_t time = now_ns();
-  Record* r = reserve();
-  if (r == nullptr) return MPI_SUCCESS;
+  if (g_state.load(std::memory_order_relaxed) != TraceState::On) return MPI_SUCCESS;
   constexpr auto event = static_cast<PeruseEvent>(E);
   const auto* comm = static_cast<const CommEntry*>(param);
   const auto address = static_cast<std::uintptr_t>(unique_id);
@@ -79,7 +77,7 @@ int on_event(peruse_event_h, MPI_Aint unique_id, peruse_comm_spec_t* spec, void*
   if constexpr (event == PeruseEvent::REQ_XFER_BEGIN) aux = g_bytes_in_flight += bytes;
   if constexpr (event == PeruseEvent::REQ_XFER_END) aux = g_bytes_in_flight -= bytes;
 
-  *r = Record{time,
+  emit(Record{0,
               RecordKind::Peruse,
               static_cast<std::uint8_t>(E),
               static_cast<std::uint16_t>(spec->operation),
@@ -88,8 +86,7 @@ int on_event(peruse_event_h, MPI_Aint unique_id, peruse_comm_spec_t* spec, void*
               spec->tag,
               bytes,
               request,
-              static_cast<std::uint64_t>(aux)};
-  commit();
+              static_cast<std::uint64_t>(aux)});
   return MPI_SUCCESS;
 }
 

@@ -45,12 +45,6 @@ CommRef comm_ref(MPI_Comm comm) noexcept {
   return e ? CommRef{e->local_id, e->peer_offset} : CommRef{};
 }
 
-void emit(const Record& record) noexcept {
-  if (Record* r = reserve()) {
-    *r = record;
-    commit();
-  }
-}
 
 // Scratch for request completion, per thread: no allocation per call.
 struct CompletionScratch {
@@ -69,7 +63,7 @@ CompletionScratch* scratch() noexcept {
 void on_send(const Call&, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) noexcept {
   if (dest == MPI_PROC_NULL) return;
   const CommRef c = comm_ref(comm);
-  emit(Record{now_ns(), RecordKind::MpiSend, 0, 0, c.id, c.rank(dest), tag, bytes(count, type), 0,
+  emit(Record{0, RecordKind::MpiSend, 0, 0, c.id, c.rank(dest), tag, bytes(count, type), 0,
               0});
 }
 
@@ -78,7 +72,7 @@ void on_recv(const Call&, int rc, MPI_Datatype, MPI_Comm comm, const MPI_Status*
   int received = 0;
   PMPI_Get_count(status, MPI_BYTE, &received);
   const CommRef c = comm_ref(comm);
-  emit(Record{now_ns(), RecordKind::MpiRecv, 0, 0, c.id, c.rank(status->MPI_SOURCE),
+  emit(Record{0, RecordKind::MpiRecv, 0, 0, c.id, c.rank(status->MPI_SOURCE),
               status->MPI_TAG, static_cast<std::uint64_t>(received > 0 ? received : 0), 0, 0});
 }
 
@@ -97,10 +91,9 @@ void on_post(const Call&, int rc, std::uint64_t mark, RequestKind kind, int coun
     slot->shared = true;
     if (peer == MPI_PROC_NULL) return;
     const std::uint64_t id = g_requests.activated_since(mark, 0);
-    const std::uint64_t time = now_ns();
-    emit(Record{time, RecordKind::MpiIsend, 0, 0, c.id, c.rank(peer), tag, bytes(count, type), id,
+    emit(Record{0, RecordKind::MpiIsend, 0, 0, c.id, c.rank(peer), tag, bytes(count, type), id,
                 0});
-    emit(Record{time, RecordKind::MpiIsendComplete, 0, 0, 0, 0, 0, 0, id, 0});
+    emit(Record{0, RecordKind::MpiIsendComplete, 0, 0, 0, 0, 0, 0, id, 0});
     return;
   }
   slot->kind = kind;
@@ -114,17 +107,15 @@ void on_post(const Call&, int rc, std::uint64_t mark, RequestKind kind, int coun
   const std::uint64_t id = g_requests.activated_since(mark, key);
   if (kind == RequestKind::PersistentSend || kind == RequestKind::PersistentRecv) return;
   if (peer == MPI_PROC_NULL) return;
-  const std::uint64_t time = now_ns();
   if (kind == RequestKind::Send) {
-    emit(Record{time, RecordKind::MpiIsend, 0, 0, c.id, c.rank(peer), tag, slot->bytes, id, 0});
+    emit(Record{0, RecordKind::MpiIsend, 0, 0, c.id, c.rank(peer), tag, slot->bytes, id, 0});
   } else {
-    emit(Record{time, RecordKind::MpiIrecvRequest, 0, 0, c.id, c.rank(peer), tag, 0, id, 0});
+    emit(Record{0, RecordKind::MpiIrecvRequest, 0, 0, c.id, c.rank(peer), tag, 0, id, 0});
   }
 }
 
 void on_start(const Call&, int rc, int count, const MPI_Request* requests) noexcept {
   if (rc != MPI_SUCCESS) return;
-  const std::uint64_t time = now_ns();
   for (int i = 0; i < count; ++i) {
     if (requests[i] == MPI_REQUEST_NULL) continue;
     const std::uintptr_t key = request_key(requests[i]);
@@ -133,10 +124,10 @@ void on_start(const Call&, int rc, int count, const MPI_Request* requests) noexc
     const std::uint64_t id = slot->id.load(std::memory_order_acquire);
     if (slot->peer == MPI_PROC_NULL) continue;
     if (slot->kind == RequestKind::PersistentSend) {
-      emit(Record{time, RecordKind::MpiIsend, 0, 0, slot->comm, slot->peer + slot->peer_offset,
+      emit(Record{0, RecordKind::MpiIsend, 0, 0, slot->comm, slot->peer + slot->peer_offset,
                   slot->tag, slot->bytes, id, 0});
     } else if (slot->kind == RequestKind::PersistentRecv) {
-      emit(Record{time, RecordKind::MpiIrecvRequest, 0, 0, slot->comm,
+      emit(Record{0, RecordKind::MpiIrecvRequest, 0, 0, slot->comm,
                   slot->peer + slot->peer_offset, slot->tag, 0, id, 0});
     }
   }
@@ -172,7 +163,6 @@ void Completion::completed(int index, const MPI_Status* status) noexcept {
   RequestSlot* slot = g_requests.find_or_claim(key);
   if (slot == nullptr || slot->kind == RequestKind::Unknown) return;
   const std::uint64_t id = slot->id.load(std::memory_order_acquire);
-  const std::uint64_t time = now_ns();
   const bool send = slot->kind == RequestKind::Send || slot->kind == RequestKind::PersistentSend;
   if (slot->kind == RequestKind::Send || slot->kind == RequestKind::Recv)
     slot->kind = RequestKind::Unknown;  // done; a persistent request stays for its next start
@@ -181,12 +171,12 @@ void Completion::completed(int index, const MPI_Status* status) noexcept {
     int cancelled = 0;
     PMPI_Test_cancelled(status, &cancelled);
     if (cancelled) {
-      emit(Record{time, RecordKind::MpiRequestCancelled, 0, 0, 0, 0, 0, 0, id, 0});
+      emit(Record{0, RecordKind::MpiRequestCancelled, 0, 0, 0, 0, 0, 0, id, 0});
       return;
     }
   }
   if (send) {
-    emit(Record{time, RecordKind::MpiIsendComplete, 0, 0, 0, 0, 0, 0, id, 0});
+    emit(Record{0, RecordKind::MpiIsendComplete, 0, 0, 0, 0, 0, 0, id, 0});
     return;
   }
   int peer = slot->peer < 0 ? slot->peer : slot->peer + slot->peer_offset;
@@ -197,7 +187,7 @@ void Completion::completed(int index, const MPI_Status* status) noexcept {
     tag = status->MPI_TAG;
     PMPI_Get_count(status, MPI_BYTE, &received);
   }
-  emit(Record{time, RecordKind::MpiIrecv, 0, 0, slot->comm, peer, tag,
+  emit(Record{0, RecordKind::MpiIrecv, 0, 0, slot->comm, peer, tag,
               static_cast<std::uint64_t>(received > 0 ? received : 0), id, 0});
 }
 
@@ -219,7 +209,7 @@ void Completion::some(int rc, int outcount, const int* indices,
 }
 
 void on_collective_begin(const Call&) noexcept {
-  emit(Record{now_ns(), RecordKind::CollectiveBegin, 0, 0, 0, 0, 0, 0, 0, 0});
+  emit(Record{0, RecordKind::CollectiveBegin, 0, 0, 0, 0, 0, 0, 0, 0});
 }
 
 namespace {
@@ -322,7 +312,7 @@ void on_collective_end(const Call& call, int rc, const CollArgs& args) noexcept 
   if (rc == MPI_SUCCESS) collective_bytes(call, args, sent, received);
   int root = args.root;
   if (root == MPI_ROOT || root == MPI_PROC_NULL) root = -1;
-  emit(Record{now_ns(), RecordKind::CollectiveEnd, 0, static_cast<std::uint16_t>(call.fn()),
+  emit(Record{0, RecordKind::CollectiveEnd, 0, static_cast<std::uint16_t>(call.fn()),
               g_comms.id_of(args.comm), root, 0, sent, 0, received});
 }
 

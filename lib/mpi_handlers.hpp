@@ -21,11 +21,8 @@ namespace detail {
 extern thread_local int t_mpi_depth __attribute__((tls_model("initial-exec")));
 }  // namespace detail
 
-inline void record_region(RecordKind kind, std::uint16_t region, std::uint64_t time) noexcept {
-  if (Record* r = reserve()) {
-    *r = Record{time, kind, 0, region, 0, 0, 0, 0, 0, 0};
-    commit();
-  }
+inline void record_region(RecordKind kind, std::uint16_t region) noexcept {
+  emit(Record{0, kind, 0, region, 0, 0, 0, 0, 0, 0});
 }
 
 class Call {
@@ -34,10 +31,10 @@ class Call {
     const bool outermost = detail::t_mpi_depth++ == 0;
     traced_ = outermost && g_state.load(std::memory_order_relaxed) == TraceState::On &&
               (g_group_mask >> static_cast<unsigned>(kMpiFunctions[index()].group) & 1u);
-    if (traced_) record_region(RecordKind::Enter, index(), now_ns());
+    if (traced_) record_region(RecordKind::Enter, index());
   }
   ~Call() {
-    if (traced_) record_region(RecordKind::Leave, index(), now_ns());
+    if (traced_) record_region(RecordKind::Leave, index());
     --detail::t_mpi_depth;
   }
   Call(const Call&) = delete;

@@ -136,18 +136,19 @@ void on_init(int rc, Fn fn, std::uint64_t start, int provided) {
   g_run.start_time = start;
   g_run.realtime_start = realtime_ns() - (now_ns() - start);
   g_state.store(TraceState::On);
-  record_region(RecordKind::Enter, static_cast<std::uint16_t>(fn), start);
-  record_region(RecordKind::Leave, static_cast<std::uint16_t>(fn), now_ns());
+  const auto region = static_cast<std::uint16_t>(fn);
+  emit_first(Record{start, RecordKind::Enter, 0, region, 0, 0, 0, 0, 0, 0});
+  record_region(RecordKind::Leave, region);
 }
 
 void on_finalize() {
   if (g_state.load() == TraceState::Off) return;
   const auto region = static_cast<std::uint16_t>(Fn::MPI_Finalize);
-  record_region(RecordKind::Enter, region, now_ns());
+  record_region(RecordKind::Enter, region);
   peruse::stop();
   g_run.offsets.measure();
+  record_region(RecordKind::Leave, region);
   const std::uint64_t end = now_ns();
-  record_region(RecordKind::Leave, region, end);
 
   g_state.store(TraceState::Off);
   drain_all_buffers();

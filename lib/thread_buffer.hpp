@@ -42,8 +42,25 @@ inline Record* reserve() noexcept {
   return b->next;
 }
 
-inline void commit() noexcept {
-  ++detail::t_buffer->next;
+inline void commit() noexcept { ++detail::t_buffer->next; }
+
+// Writes `record` stamped with the current time. The stamp is taken after the slot is
+// reserved: reserving may drain a full buffer and append the flush region, and every record
+// that follows must be later than that.
+inline void emit(Record record) noexcept {
+  if (Record* r = reserve()) {
+    record.time = now_ns();
+    *r = record;
+    commit();
+  }
+}
+
+// With a time taken earlier: only for a thread's first record (MPI_Init's Enter).
+inline void emit_first(Record record) noexcept {
+  if (Record* r = reserve()) {
+    *r = record;
+    commit();
+  }
 }
 
 // Sets up buffers of `bytes` each (rounded down to whole records); called once at init.

@@ -9,6 +9,7 @@ finish without a warning, and by Debian's python3-otf2, which hands the events t
 NAME from trace_checks.py. Exits non-zero, saying why, when anything does not hold.
 """
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -24,7 +25,11 @@ def main():
     parser.add_argument("--mpirun", required=True)
     parser.add_argument("--preload", help="LD_PRELOAD this library (unmodified binaries)")
     parser.add_argument("--env", action="append", default=[], help="NAME=VALUE for every rank")
-    parser.add_argument("--check", required=True, choices=sorted(trace_checks.CHECKS))
+    parser.add_argument("--check", required=True,
+                        choices=sorted(trace_checks.CHECKS) + sorted(trace_checks.COUNT_CHECKS))
+    parser.add_argument("--counts", help="the trace_counts program, for count-based checks")
+    parser.add_argument("--baseline", action="store_true",
+                        help="run the program once untraced first (for the memory check)")
     parser.add_argument("--expect-exit", type=int, default=0)
     parser.add_argument("-np", type=int, default=2)
     parser.add_argument("--keep", action="store_true", help="keep the trace directory")
@@ -48,6 +53,11 @@ def main():
         args += ["-x", f"LD_PRELOAD={opts.preload}"]
     for name in forwarded:
         args += ["-x", name]
+    baseline = None
+    if opts.baseline:
+        baseline = subprocess.run(args + ["-x", "MPITRACE_ENABLED=0"] + command,
+                                  env=dict(env, MPITRACE_ENABLED="0"), cwd=work,
+                                  capture_output=True, text=True)
     run = subprocess.run(args + command, env=env, cwd=work, capture_output=True, text=True)
     sys.stdout.write(run.stdout)
     sys.stderr.write(run.stderr)
@@ -58,13 +68,21 @@ def main():
     if not os.path.exists(archive):
         failures.append(f"no archive at {archive}")
     else:
-        printed = subprocess.run(["otf2-print", archive], capture_output=True, text=True)
+        printed = subprocess.run(["otf2-print", archive], stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.PIPE, text=True)
         if printed.returncode != 0:
             failures.append(f"otf2-print failed ({printed.returncode}): {printed.stderr[:500]}")
         warnings = [l for l in printed.stderr.splitlines() if l.strip()]
         if warnings:
             failures.append("otf2-print warned:\n  " + "\n  ".join(warnings[:10]))
-        if not failures:
+        if not failures and opts.check in trace_checks.COUNT_CHECKS:
+            counted = subprocess.run([opts.counts, archive], capture_output=True, text=True)
+            if counted.returncode != 0:
+                failures.append(f"trace_counts failed: {counted.stderr[:500]}")
+            else:
+                failures += trace_checks.COUNT_CHECKS[opts.check](
+                    json.loads(counted.stdout), run, baseline)
+        elif not failures:
             trace = trace_checks.load(archive)
             failures += trace_checks.CHECKS[opts.check](trace, run)
     if failures:

@@ -278,6 +278,73 @@ def check_known_counts(trace, run):
     return f
 
 
+# --- checks on counts (trace_counts output), for traces too large to load in Python ----------
+
+def expected_values(run):
+    return {m.group(1): int(m.group(2))
+            for m in re.finditer(r"^expect (\w+) (\d+)$", run.stdout, re.M)}
+
+
+def nothing_lost(counts):
+    return [f"location {l['id']}: the definitions promise {l['defined']} events, "
+            f"{l['read']} were read" for l in counts["locations"] if l["defined"] != l["read"]]
+
+
+def check_threads(counts, run, baseline):
+    f = nothing_lost(counts)
+    want = expected_values(run)
+    threads, messages = want.get("threads", 0), want.get("messages_per_thread", 0)
+    for rank in (0, 1):
+        locations = [l for l in counts["locations"] if l["rank"] == rank]
+        if len(locations) != threads + 1:
+            f.append(f"rank {rank}: {len(locations)} locations, expected {threads + 1} "
+                     "(the main thread and one per thread)")
+        workers = [l for l in locations if l["kinds"].get("MpiSend", 0)]
+        if len(workers) != threads:
+            f.append(f"rank {rank}: {len(workers)} locations send, expected {threads}")
+        for l in workers:
+            k = l["kinds"]
+            if k.get("MpiSend") != messages // 2 or k.get("MpiRecv") != messages // 2:
+                f.append(f"rank {rank} location {l['id']}: {k.get('MpiSend')} sends and "
+                         f"{k.get('MpiRecv')} receives, expected {messages // 2} each")
+        # A thread's requests are often progressed, and so reported, by another thread, and a
+        # send that goes out inline has no request: count the receives' completions per rank.
+        completes = sum(l["kinds"].get("PERUSE_COMM_REQ_COMPLETE", 0) for l in locations)
+        if completes < threads * messages // 2:
+            f.append(f"rank {rank}: {completes} REQ_COMPLETE for {threads * messages // 2} "
+                     "receives")
+    return f
+
+
+def check_memory(counts, run, baseline):
+    """The tracer's peak memory stays within its buffers, however long the run."""
+    f = nothing_lost(counts)
+    total = sum(l["read"] for l in counts["locations"])
+    if total < 10_000_000:
+        f.append(f"the run wrote {total} events, the test needs at least 10^7")
+    peak = lambda out: {int(m.group(1)): int(m.group(2))
+                        for m in re.finditer(r"^rank (\d+) peak_kib (\d+)$", out, re.M)}
+    traced, untraced = peak(run.stdout), peak(baseline.stdout) if baseline else {}
+    if not traced or not untraced:
+        return f + ["no peak_kib lines from the traced and untraced runs"]
+    # 4 MiB record buffer + 2 MiB OTF2 chunks per thread, plus a fixed allowance for the
+    # tracer's tables and OTF2's own state.
+    bound_kib = (4 + 2 + 16) * 1024
+    for rank, kib in traced.items():
+        extra = kib - untraced.get(rank, kib)
+        print(f"rank {rank}: peak {kib} KiB traced, {untraced.get(rank)} KiB untraced, "
+              f"+{extra} KiB for {total} events")
+        if extra > bound_kib:
+            f.append(f"rank {rank}: tracing added {extra} KiB, more than the {bound_kib} KiB "
+                     "its buffers allow")
+    return f
+
+
+COUNT_CHECKS = {
+    "threads": check_threads,
+    "memory": check_memory,
+}
+
 CHECKS = {
     "late_sender": check_late_sender,
     "late_receiver": check_late_receiver,
