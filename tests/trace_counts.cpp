@@ -22,7 +22,9 @@ struct State {
   std::map<OTF2_StringRef, std::string> strings;
 };
 
-Location& at(void* data, OTF2_LocationRef l) { return static_cast<State*>(data)->locations[l]; }
+Location& at(void* data, OTF2_LocationRef l) {
+  return static_cast<State*>(data)->locations[l];
+}
 
 void count(void* data, OTF2_LocationRef l, const char* kind) {
   Location& loc = at(data, l);
@@ -34,17 +36,16 @@ OTF2_CallbackCode def_string(void* data, OTF2_StringRef self, const char* s) {
   static_cast<State*>(data)->strings[self] = s;
   return OTF2_CALLBACK_SUCCESS;
 }
-OTF2_CallbackCode def_location(void* data, OTF2_LocationRef self, OTF2_StringRef,
-                               OTF2_LocationType, std::uint64_t events,
-                               OTF2_LocationGroupRef group) {
+OTF2_CallbackCode def_location(void* data, OTF2_LocationRef self, OTF2_StringRef, OTF2_LocationType,
+                               std::uint64_t events, OTF2_LocationGroupRef group) {
   Location& loc = at(data, self);
   loc.defined = events;
   loc.group = group;
   return OTF2_CALLBACK_SUCCESS;
 }
-OTF2_CallbackCode def_region(void* data, OTF2_RegionRef self, OTF2_StringRef name,
-                             OTF2_StringRef, OTF2_StringRef, OTF2_RegionRole, OTF2_Paradigm,
-                             OTF2_RegionFlag, OTF2_StringRef, std::uint32_t, std::uint32_t) {
+OTF2_CallbackCode def_region(void* data, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef,
+                             OTF2_StringRef, OTF2_RegionRole, OTF2_Paradigm, OTF2_RegionFlag,
+                             OTF2_StringRef, std::uint32_t, std::uint32_t) {
   static_cast<State*>(data)->region_names[self] = name;
   return OTF2_CALLBACK_SUCCESS;
 }
@@ -57,11 +58,11 @@ OTF2_CallbackCode enter(OTF2_LocationRef l, OTF2_TimeStamp, void* data, OTF2_Att
   return OTF2_CALLBACK_SUCCESS;
 }
 
-#define COUNTER(fn, kind, ...)                                                           \
-  OTF2_CallbackCode fn(OTF2_LocationRef l, OTF2_TimeStamp, void* data,                  \
-                       OTF2_AttributeList*, __VA_ARGS__) {                               \
-    count(data, l, kind);                                                                \
-    return OTF2_CALLBACK_SUCCESS;                                                        \
+#define COUNTER(fn, kind, ...)                                                              \
+  OTF2_CallbackCode fn(OTF2_LocationRef l, OTF2_TimeStamp, void* data, OTF2_AttributeList*, \
+                       __VA_ARGS__) {                                                       \
+    count(data, l, kind);                                                                   \
+    return OTF2_CALLBACK_SUCCESS;                                                           \
   }
 COUNTER(leave, "Leave", OTF2_RegionRef)
 COUNTER(mpi_send, "MpiSend", std::uint32_t, OTF2_CommRef, std::uint32_t, std::uint64_t)
@@ -72,14 +73,12 @@ COUNTER(mpi_isend_complete, "MpiIsendComplete", std::uint64_t)
 COUNTER(mpi_irecv_request, "MpiIrecvRequest", std::uint64_t)
 COUNTER(mpi_irecv, "MpiIrecv", std::uint32_t, OTF2_CommRef, std::uint32_t, std::uint64_t,
         std::uint64_t)
-COUNTER(coll_end, "MpiCollectiveEnd", OTF2_CollectiveOp, OTF2_CommRef, std::uint32_t,
-        std::uint64_t, std::uint64_t)
-COUNTER(metric, "Metric", OTF2_MetricRef, std::uint8_t, const OTF2_Type*,
-        const OTF2_MetricValue*)
+COUNTER(coll_end, "MpiCollectiveEnd", OTF2_CollectiveOp, OTF2_CommRef, std::uint32_t, std::uint64_t,
+        std::uint64_t)
+COUNTER(metric, "Metric", OTF2_MetricRef, std::uint8_t, const OTF2_Type*, const OTF2_MetricValue*)
 #undef COUNTER
 
-OTF2_CallbackCode coll_begin(OTF2_LocationRef l, OTF2_TimeStamp, void* data,
-                             OTF2_AttributeList*) {
+OTF2_CallbackCode coll_begin(OTF2_LocationRef l, OTF2_TimeStamp, void* data, OTF2_AttributeList*) {
   count(data, l, "MpiCollectiveBegin");
   return OTF2_CALLBACK_SUCCESS;
 }
@@ -154,11 +153,10 @@ int main(int argc, char** argv) {
   std::printf("{\"locations\": [");
   const char* sep = "";
   for (const auto& [id, loc] : state.locations) {
-    std::printf("%s\n  {\"id\": %llu, \"rank\": %llu, \"defined\": %llu, \"read\": %llu, \"kinds\": {",
-                sep, static_cast<unsigned long long>(id),
-                static_cast<unsigned long long>(loc.group),
-                static_cast<unsigned long long>(loc.defined),
-                static_cast<unsigned long long>(loc.read));
+    std::printf(
+        "%s\n  {\"id\": %llu, \"rank\": %llu, \"defined\": %llu, \"read\": %llu, \"kinds\": {", sep,
+        static_cast<unsigned long long>(id), static_cast<unsigned long long>(loc.group),
+        static_cast<unsigned long long>(loc.defined), static_cast<unsigned long long>(loc.read));
     const char* ksep = "";
     for (const auto& [kind, k] : loc.kinds) {
       std::printf("%s\"%s\": %llu", ksep, kind.c_str(), static_cast<unsigned long long>(k));

@@ -1,0 +1,151 @@
+#!/usr/bin/python3
+"""What a user sees: the launcher, the settings, the output directory.
+
+    cli_test.py --build BUILD_DIR --mpirun MPIRUN CASE
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import trace_checks  # noqa: E402
+
+ENV = dict(os.environ, OMPI_MCA_btl_vader_single_copy_mechanism="none")
+
+
+class Context:
+    def __init__(self, build, mpirun, work):
+        self.build, self.mpirun, self.work = build, mpirun, work
+        self.library = os.path.join(build, "lib", "libperusetrace.so")
+        self.scenarios = os.path.join(build, "examples", "scenarios")
+        self.launcher = os.path.join(build, "tools", "perusetrace")
+
+    def mpirun_traced(self, env_vars, args, np=2):
+        cmd = [self.mpirun, "--allow-run-as-root", "--oversubscribe", "--bind-to", "none",
+               "-np", str(np), "-x", f"LD_PRELOAD={self.library}"]
+        for name, value in env_vars.items():
+            cmd += ["-x", f"{name}={value}"]
+        return subprocess.run(cmd + args, env=ENV, cwd=self.work, capture_output=True,
+                              text=True, timeout=120)
+
+    def launch(self, args):
+        return subprocess.run([self.launcher] + args, env=ENV, cwd=self.work,
+                              capture_output=True, text=True, timeout=120)
+
+
+def expect(condition, message, run=None):
+    if not condition:
+        detail = f"\n--- stdout:\n{run.stdout}\n--- stderr:\n{run.stderr}" if run else ""
+        raise AssertionError(message + detail)
+
+
+def case_launcher_rejects_bad_events(c):
+    run = c.launch(["run", "--events", "REQ_XFER_BEGNI", "-np", "2", "--", c.scenarios,
+                    "late-sender"])
+    expect(run.returncode == 2, f"exit {run.returncode}, expected 2", run)
+    expect("unknown event 'REQ_XFER_BEGNI'" in run.stderr, "the bad entry is not named", run)
+    expect("Did you mean REQ_XFER_BEGIN?" in run.stderr, "no suggestion", run)
+    expect("nothing started" in run.stderr, "does not say that no rank started", run)
+    expect(not os.path.exists(os.path.join(c.work, "scenarios-trace")), "a trace was written")
+
+
+def case_launcher_rejects_bad_usage(c):
+    for args, words in ((["run", "-np", "2"], "no program"),
+                        (["run", "-np", "zero", "--", c.scenarios], "-np needs"),
+                        (["run", "--colour", "-np", "2", "--", c.scenarios], "unknown option"),
+                        (["run", "-np", "2", "--", "/no/such/program"], "not an executable"),
+                        (["frobnicate"], "unknown command")):
+        run = c.launch(args)
+        expect(run.returncode == 2 and words in run.stderr,
+               f"perusetrace {' '.join(args)}: exit {run.returncode}, expected 2 and '{words}'",
+               run)
+
+
+def case_launcher_traces_the_paper_events(c):
+    out = os.path.join(c.work, "paper")
+    events = "REQ_XFER_BEGIN:REQ_XFER_END:REQ_XFER_CONTINUE:REQ_NOTIFY"
+    run = c.launch(["run", "--events", events, "-o", out, "-np", "2", "--", c.scenarios,
+                    "long-message", "-n", "100000", "-r", "2"])
+    expect(run.returncode == 0, f"exit {run.returncode}", run)
+    trace = trace_checks.load(os.path.join(out, "traces.otf2"))
+    seen = {e.name for _, e in trace.of_kind("Peruse")}
+    expect(seen == set(events.split(":")) - {"REQ_NOTIFY"} or seen == set(events.split(":")),
+           f"Peruse events in the trace: {sorted(seen)}, selected: {events}")
+    fragments = [e for e in trace.peruse(1, tag=4) if e.name == "REQ_XFER_CONTINUE"]
+    expect(sum(e.attrs["bytes"] for e in fragments) == 2 * 400000,
+           f"the receiver's fragments add up to {sum(e.attrs['bytes'] for e in fragments)} "
+           "bytes, not the 800000 sent")
+
+
+def case_bad_settings_stop_at_init(c):
+    run = c.mpirun_traced({"MPITRACE_PERUSE_EVENTS": "BOGUS", "MPITRACE_BUFFER_SIZE": "huge"},
+                          [c.scenarios, "late-sender", "-d", "10"])
+    expect(run.returncode != 0, "the run went on with bad settings", run)
+    expect(run.stderr.count("stops at MPI_Init") == 1, "not told once that the run stops", run)
+    expect("unknown event 'BOGUS'" in run.stderr, "the bad event is not named", run)
+    expect("MPITRACE_BUFFER_SIZE='huge'" in run.stderr, "the bad size is not named", run)
+    expect("done on" not in run.stdout, "the program ran its work anyway", run)
+
+
+def case_disabled_writes_nothing(c):
+    run = c.mpirun_traced({"MPITRACE_ENABLED": "0"}, [c.scenarios, "late-sender", "-d", "10"])
+    expect(run.returncode == 0, f"exit {run.returncode}", run)
+    expect(not os.path.exists(os.path.join(c.work, "scenarios-trace")), "a trace was written")
+
+
+def case_groups_switch_regions_off(c):
+    out = os.path.join(c.work, "p2p-only")
+    run = c.mpirun_traced({"MPITRACE_GROUPS": "p2p", "MPITRACE_OUTPUT": out},
+                          [c.scenarios, "late-sender", "-d", "10"])
+    expect(run.returncode == 0, f"exit {run.returncode}", run)
+    trace = trace_checks.load(os.path.join(out, "traces.otf2"))
+    regions = {e.name for events in trace.events.values() for e in events if e.kind == "Enter"}
+    expect("MPI_Recv" in regions and "MPI_Send" in regions, f"p2p regions missing: {regions}")
+    expect("MPI_Barrier" not in regions and "MPI_Comm_rank" not in regions,
+           f"regions of switched-off groups were traced: {sorted(regions)}")
+    expect(trace.of_kind("Peruse"), "Peruse events must not depend on the groups")
+
+
+def case_never_overwrites_a_trace(c):
+    out = os.path.join(c.work, "kept")
+    os.makedirs(out)
+    with open(os.path.join(out, "precious"), "w") as f:
+        f.write("an earlier trace")
+    run = c.mpirun_traced({"MPITRACE_OUTPUT": out}, [c.scenarios, "late-sender", "-d", "10"])
+    expect(run.returncode == 0, f"exit {run.returncode}", run)
+    expect(os.listdir(out) == ["precious"], f"{out} was written into: {os.listdir(out)}")
+    expect(os.path.exists(os.path.join(out + ".1", "traces.otf2")), "no trace in kept.1", run)
+    expect("already exists" in run.stderr, "the user is not told where the trace went", run)
+
+
+def case_unwritable_output_runs_untraced(c):
+    run = c.mpirun_traced({"MPITRACE_OUTPUT": "/nonexistent/dir/trace"},
+                          [c.scenarios, "late-sender", "-d", "10"])
+    expect(run.returncode == 0, f"the program failed (exit {run.returncode})", run)
+    expect("done on" in run.stdout, "the program did not finish its work", run)
+    expect(run.stderr.count("does not exist") == 1, "not told once what is wrong", run)
+    expect("MPITRACE_OUTPUT" in run.stderr, "the message does not name the fix", run)
+
+
+CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--build", required=True)
+    parser.add_argument("--mpirun", required=True)
+    parser.add_argument("case", choices=sorted(CASES))
+    opts = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="perusetrace-cli-") as work:
+        try:
+            CASES[opts.case](Context(opts.build, opts.mpirun, work))
+        except AssertionError as e:
+            print(f"FAILED {opts.case}: {e}", file=sys.stderr)
+            sys.exit(1)
+    print(f"{opts.case} passed")
+
+
+if __name__ == "__main__":
+    main()

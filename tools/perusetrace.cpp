@@ -1,0 +1,194 @@
+// perusetrace: the command-line front end.
+//
+//   perusetrace run [OPTIONS] -np N -- PROGRAM [ARGS...]
+//
+// checks every setting before any rank starts, then runs PROGRAM under the mpirun of the MPI
+// perusetrace was built against, with libperusetrace preloaded into the ranks.
+#include <fmt/core.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "settings.hpp"
+
+extern char** environ;
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: perusetrace run [OPTIONS] -np N -- PROGRAM [ARGS...]
+
+Runs PROGRAM on N ranks with libperusetrace preloaded and writes an OTF2 trace.
+
+options (each sets the MPITRACE_ variable of the same meaning; see README.md):
+  --events LIST        Peruse events: all, none, or e.g. REQ_XFER_BEGIN:REQ_XFER_END
+                       (MPITRACE_PERUSE_EVENTS; default: request and message events)
+  -o, --output DIR     trace directory (MPITRACE_OUTPUT; default PROGRAM-trace)
+  --groups LIST        MPI function groups to trace, e.g. p2p,coll (MPITRACE_GROUPS)
+  --buffer-size SIZE   per-thread buffer, e.g. 8M (MPITRACE_BUFFER_SIZE)
+  --mpirun PATH        the mpirun to use (default: the one perusetrace was built with,
+                       or MPITRACE_MPIRUN)
+  -np N                number of ranks
+  --                   ends the options; PROGRAM and its arguments follow
+)";
+
+int usage_error(const std::string& why) {
+  fmt::print(stderr, "perusetrace: {}\n\n{}", why, kUsage);
+  return 2;
+}
+
+bool executable(const std::string& path) {
+  return ::access(path.c_str(), X_OK) == 0;
+}
+
+// PROGRAM as mpirun will find it: a path, or a name looked up in PATH.
+std::string find_program(const std::string& name) {
+  if (name.find('/') != std::string::npos) return executable(name) ? name : "";
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "";
+  std::size_t start = 0;
+  while (start <= dirs.size()) {
+    std::size_t colon = dirs.find(':', start);
+    if (colon == std::string::npos) colon = dirs.size();
+    const std::string candidate = dirs.substr(start, colon - start) + "/" + name;
+    if (executable(candidate)) return candidate;
+    start = colon + 1;
+  }
+  return "";
+}
+
+// The library next to this program: the build tree's, or the installed one.
+std::string library_path() {
+  char self[4096] = {0};
+  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  const std::string exe = n > 0 ? std::string(self, static_cast<std::size_t>(n)) : "";
+  const std::string build_root = PERUSETRACE_BUILD_ROOT;
+  if (exe.rfind(build_root + "/", 0) == 0) return PERUSETRACE_BUILD_LIBRARY;
+  return PERUSETRACE_INSTALLED_LIBRARY;
+}
+
+struct Run {
+  std::vector<std::pair<std::string, std::string>> env;  // MPITRACE_* to pass to the ranks
+  std::string mpirun;
+  std::string ranks;
+  std::vector<std::string> command;
+};
+
+int run(int argc, char** argv) {
+  Run r;
+  r.mpirun = std::getenv("MPITRACE_MPIRUN") ? std::getenv("MPITRACE_MPIRUN") : PERUSETRACE_MPIRUN;
+  int i = 0;
+  for (; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&](const char* variable) {
+      if (i + 1 >= argc) return false;
+      r.env.emplace_back(variable, argv[++i]);
+      return true;
+    };
+    bool ok = true;
+    if (arg == "--") {
+      ++i;
+      break;
+    } else if (arg == "--events") {
+      ok = value("MPITRACE_PERUSE_EVENTS");
+    } else if (arg == "-o" || arg == "--output") {
+      ok = value("MPITRACE_OUTPUT");
+    } else if (arg == "--groups") {
+      ok = value("MPITRACE_GROUPS");
+    } else if (arg == "--buffer-size") {
+      ok = value("MPITRACE_BUFFER_SIZE");
+    } else if (arg == "--mpirun") {
+      ok = i + 1 < argc;
+      if (ok) r.mpirun = argv[++i];
+    } else if (arg == "-np" || arg == "-n") {
+      ok = i + 1 < argc;
+      if (ok) r.ranks = argv[++i];
+    } else if (arg == "-h" || arg == "--help") {
+      fmt::print("{}", kUsage);
+      return 0;
+    } else {
+      return usage_error(fmt::format("unknown option '{}' (put the program after --)", arg));
+    }
+    if (!ok) return usage_error(fmt::format("{} needs a value", arg));
+  }
+  for (; i < argc; ++i) r.command.emplace_back(argv[i]);
+  if (r.command.empty()) return usage_error("no program to run: give it after --");
+  char* end = nullptr;
+  const long ranks = std::strtol(r.ranks.c_str(), &end, 10);
+  if (r.ranks.empty() || *end != '\0' || ranks < 1)
+    return usage_error(fmt::format("-np needs a number of ranks of 1 or more, not '{}'", r.ranks));
+
+  // The settings as the ranks will see them: this environment overridden by the options.
+  const perusetrace::Settings settings = perusetrace::read_settings([&](const char* name) {
+    for (auto it = r.env.rbegin(); it != r.env.rend(); ++it)
+      if (it->first == name) return it->second.c_str();
+    return static_cast<const char*>(std::getenv(name));
+  });
+  if (!settings.errors.empty()) {
+    fmt::print(stderr, "perusetrace: nothing started, because of the settings:\n{}",
+               settings.errors);
+    return 2;
+  }
+  const std::string program = find_program(r.command[0]);
+  if (program.empty())
+    return usage_error(fmt::format("'{}' is not an executable program", r.command[0]));
+  if (!executable(r.mpirun))
+    return usage_error(
+        fmt::format("the mpirun '{}' cannot be run: give one with --mpirun", r.mpirun));
+  const std::string library = library_path();
+  if (::access(library.c_str(), R_OK) != 0)
+    return usage_error(
+        fmt::format("the tracing library {} is missing: build or install "
+                    "perusetrace first",
+                    library));
+
+  std::vector<std::string> args = {r.mpirun};
+  const bool openmpi = std::strcmp(PERUSETRACE_MPI_FLAVOUR, "openmpi") == 0;
+  if (openmpi && ::geteuid() == 0) args.emplace_back("--allow-run-as-root");
+  args.insert(args.end(), {"-np", r.ranks});
+  auto pass = [&](const std::string& name, const std::string& value) {
+    if (openmpi) {
+      args.insert(args.end(), {"-x", name + "=" + value});
+    } else {
+      args.insert(args.end(), {"-genv", name, value});
+    }
+  };
+  // MPITRACE_* set in this environment reach the ranks too; the options win over them.
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry = *e;
+    const auto eq = entry.find('=');
+    if (entry.rfind("MPITRACE_", 0) != 0 || eq == std::string::npos) continue;
+    const std::string name = entry.substr(0, eq);
+    bool overridden = false;
+    for (const auto& kv : r.env) overridden = overridden || kv.first == name;
+    if (!overridden) pass(name, entry.substr(eq + 1));
+  }
+  for (const auto& [name, value] : r.env) pass(name, value);
+  pass("LD_PRELOAD", library);
+  args.insert(args.end(), r.command.begin(), r.command.end());
+
+  std::vector<char*> raw;
+  for (auto& a : args) raw.push_back(a.data());
+  raw.push_back(nullptr);
+  ::execv(raw[0], raw.data());
+  fmt::print(stderr, "perusetrace: cannot start {}: {}\n", r.mpirun, std::strerror(errno));
+  return 127;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc >= 2 && std::strcmp(argv[1], "run") == 0) return run(argc - 2, argv + 2);
+  if (argc >= 2 && (std::strcmp(argv[1], "--version") == 0)) {
+    fmt::print("perusetrace {}\n", PERUSETRACE_VERSION);
+    return 0;
+  }
+  if (argc >= 2 && std::strcmp(argv[1], "--help") != 0 && std::strcmp(argv[1], "-h") != 0)
+    return usage_error(fmt::format("unknown command '{}'", argv[1]));
+  fmt::print("{}", kUsage);
+  return argc >= 2 ? 0 : 2;
+}
