@@ -45,7 +45,6 @@ CommRef comm_ref(MPI_Comm comm) noexcept {
   return e ? CommRef{e->local_id, e->peer_offset} : CommRef{};
 }
 
-
 // Scratch for request completion, per thread: no allocation per call.
 struct CompletionScratch {
   std::uintptr_t keys[Completion::kCapacity];
@@ -60,11 +59,16 @@ CompletionScratch* scratch() noexcept {
 
 }  // namespace
 
+std::uint64_t received_bytes(const MPI_Status* status) noexcept {
+  int n = 0;
+  PMPI_Get_count(status, MPI_BYTE, &n);
+  return n > 0 ? static_cast<std::uint64_t>(n) : 0;
+}
+
 void on_send(const Call&, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) noexcept {
   if (dest == MPI_PROC_NULL) return;
   const CommRef c = comm_ref(comm);
-  emit(Record{0, RecordKind::MpiSend, 0, 0, c.id, c.rank(dest), tag, bytes(count, type), 0,
-              0});
+  emit(Record{0, RecordKind::MpiSend, 0, 0, c.id, c.rank(dest), tag, bytes(count, type), 0, 0});
 }
 
 void on_recv(const Call&, int rc, MPI_Datatype, MPI_Comm comm, const MPI_Status* status) noexcept {
@@ -72,8 +76,8 @@ void on_recv(const Call&, int rc, MPI_Datatype, MPI_Comm comm, const MPI_Status*
   int received = 0;
   PMPI_Get_count(status, MPI_BYTE, &received);
   const CommRef c = comm_ref(comm);
-  emit(Record{0, RecordKind::MpiRecv, 0, 0, c.id, c.rank(status->MPI_SOURCE),
-              status->MPI_TAG, static_cast<std::uint64_t>(received > 0 ? received : 0), 0, 0});
+  emit(Record{0, RecordKind::MpiRecv, 0, 0, c.id, c.rank(status->MPI_SOURCE), status->MPI_TAG,
+              static_cast<std::uint64_t>(received > 0 ? received : 0), 0, 0});
 }
 
 void on_post(const Call&, int rc, std::uint64_t mark, RequestKind kind, int count,
@@ -91,8 +95,7 @@ void on_post(const Call&, int rc, std::uint64_t mark, RequestKind kind, int coun
     slot->shared = true;
     if (peer == MPI_PROC_NULL) return;
     const std::uint64_t id = g_requests.activated_since(mark, 0);
-    emit(Record{0, RecordKind::MpiIsend, 0, 0, c.id, c.rank(peer), tag, bytes(count, type), id,
-                0});
+    emit(Record{0, RecordKind::MpiIsend, 0, 0, c.id, c.rank(peer), tag, bytes(count, type), id, 0});
     emit(Record{0, RecordKind::MpiIsendComplete, 0, 0, 0, 0, 0, 0, id, 0});
     return;
   }
@@ -127,8 +130,8 @@ void on_start(const Call&, int rc, int count, const MPI_Request* requests) noexc
       emit(Record{0, RecordKind::MpiIsend, 0, 0, slot->comm, slot->peer + slot->peer_offset,
                   slot->tag, slot->bytes, id, 0});
     } else if (slot->kind == RequestKind::PersistentRecv) {
-      emit(Record{0, RecordKind::MpiIrecvRequest, 0, 0, slot->comm,
-                  slot->peer + slot->peer_offset, slot->tag, 0, id, 0});
+      emit(Record{0, RecordKind::MpiIrecvRequest, 0, 0, slot->comm, slot->peer + slot->peer_offset,
+                  slot->tag, 0, id, 0});
     }
   }
 }
@@ -162,6 +165,13 @@ void Completion::completed(int index, const MPI_Status* status) noexcept {
   if (key == request_key(MPI_REQUEST_NULL)) return;
   RequestSlot* slot = g_requests.find_or_claim(key);
   if (slot == nullptr || slot->kind == RequestKind::Unknown) return;
+  if (slot->kind == RequestKind::FileIo) {
+    slot->kind = RequestKind::Unknown;
+    emit(Record{0, RecordKind::IoOperationComplete, 0, 0, slot->comm, 0, 0,
+                status != nullptr && status != MPI_STATUS_IGNORE ? received_bytes(status) : 0,
+                slot->bytes, 0});
+    return;
+  }
   const std::uint64_t id = slot->id.load(std::memory_order_acquire);
   const bool send = slot->kind == RequestKind::Send || slot->kind == RequestKind::PersistentSend;
   if (slot->kind == RequestKind::Send || slot->kind == RequestKind::Recv)

@@ -97,6 +97,17 @@ void on_cancel(const Call&, MPI_Request) noexcept;
 void on_collective_begin(const Call&) noexcept;
 void on_collective_end(const Call&, int rc, const CollArgs&) noexcept;
 void on_comm_created(const Call&, int rc, MPI_Comm) noexcept;
+void on_file_open(const Call&, int rc, MPI_Comm, const char* filename, int amode,
+                  MPI_File) noexcept;
+void on_file_close(const Call&, MPI_File) noexcept;
+// Returns the operation's matching id (0 when nothing was recorded).
+std::uint64_t on_file_io_begin(const Call&, MPI_File, int count, MPI_Datatype, IoOperation,
+                               std::int32_t flags) noexcept;
+void on_file_io_end(const Call&, int rc, MPI_File, const MPI_Status*, std::uint64_t io) noexcept;
+void on_file_io_posted(const Call&, int rc, MPI_File, std::uint64_t io,
+                       const MPI_Request*) noexcept;
+void on_file_split_begun(const Call&, int rc, MPI_File, std::uint64_t io) noexcept;
+void on_file_split_end(const Call&, int rc, MPI_File, const MPI_Status*) noexcept;
 void on_comm_free(const Call&, MPI_Comm) noexcept;
 
 }  // namespace perusetrace

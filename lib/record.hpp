@@ -21,7 +21,20 @@ enum class RecordKind : std::uint8_t {
   CollectiveBegin,      //
   CollectiveEnd,        // region, comm, peer = root (comm rank, -1 none), bytes = sent,
                         // aux = received
+  // MPI-IO: comm holds the process-local I/O handle id (FileRegistry).
+  IoCreateHandle,       // comm, peer = IoAccess, tag = creation bits, aux = status bits
+  IoDestroyHandle,      // comm
+  IoOperationBegin,     // comm, peer = IoOperation, tag = operation bits, bytes requested,
+                        // request = matching id
+  IoOperationComplete,  // comm, bytes transferred, request = matching id
 };
+
+// MPI-IO values carried in records, independent of OTF2's own enums.
+enum class IoAccess : std::int32_t { ReadOnly, WriteOnly, ReadWrite };
+enum class IoOperation : std::int32_t { Read, Write };
+inline constexpr std::int32_t kIoCreate = 1, kIoExclusive = 2;        // creation bits
+inline constexpr std::int32_t kIoAppend = 1, kIoDeleteOnClose = 2;    // status bits
+inline constexpr std::int32_t kIoNonBlocking = 1, kIoCollective = 2;  // operation bits
 
 // Operation of a Peruse event, as peruse.h numbers them (PERUSE_SEND 0, PERUSE_RECV 1).
 enum class Operation : std::uint8_t { Send = 0, Recv = 1 };

@@ -30,7 +30,16 @@ inline std::uint64_t activation_mark() noexcept {
   return detail::t_activation_count;
 }
 
-enum class RequestKind : std::uint8_t { Unknown, Send, Recv, PersistentSend, PersistentRecv };
+// FileIo: a nonblocking MPI-IO operation; its slot keeps the I/O handle id in `comm` and the
+// operation's matching id in `bytes`.
+enum class RequestKind : std::uint8_t {
+  Unknown,
+  Send,
+  Recv,
+  PersistentSend,
+  PersistentRecv,
+  FileIo
+};
 
 struct RequestSlot {
   std::atomic<std::uintptr_t> key{0};

@@ -9,6 +9,7 @@
 
 #include "clock_sync.hpp"
 #include "comm_registry.hpp"
+#include "file_registry.hpp"
 #include "mpi_handlers.hpp"
 #include "peruse_session.hpp"
 #include "regions.hpp"
@@ -158,6 +159,7 @@ void on_finalize() {
   ::gethostname(host, sizeof host - 1);
   process.host = host;
   process.comms = g_comms.snapshot();
+  process.files = g_files.snapshot();
   process.start_time = g_run.start_time;
   process.end_time = end;
   process.realtime_start = g_run.realtime_start;

@@ -42,7 +42,9 @@ inline Record* reserve() noexcept {
   return b->next;
 }
 
-inline void commit() noexcept { ++detail::t_buffer->next; }
+inline void commit() noexcept {
+  ++detail::t_buffer->next;
+}
 
 // Writes `record` stamped with the current time. The stamp is taken after the slot is
 // reserved: reserving may drain a full buffer and append the flush region, and every record

@@ -88,6 +88,16 @@ OTF2_FlushType pre_flush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) {
 const OTF2_FlushCallbacks kFlushCallbacks = {pre_flush, nullptr};
 const OTF2_MemoryCallbacks kMemoryCallbacks = {allocate_chunk, free_chunks};
 
+// With optimizeSize OTF2 returns no map at all for an identity mapping: none is needed then.
+void write_mapping(OTF2_DefWriter* defs, OTF2_MappingType type,
+                   const std::vector<std::uint64_t>& map) {
+  if (map.empty()) return;
+  OTF2_IdMap* id_map = OTF2_IdMap_CreateFromUint64Array(map.size(), map.data(), true);
+  if (id_map == nullptr) return;
+  OTF2_DefWriter_WriteMappingTable(defs, type, id_map);
+  OTF2_IdMap_Free(id_map);
+}
+
 }  // namespace
 }  // namespace detail
 
@@ -185,9 +195,7 @@ bool close_archive(const ProcessInfo& process, std::string& error) {
   }
   if (mine.location_events.empty()) mine.location_events.push_back(0);
 
-  std::vector<RankReport> ranks;
-  std::vector<UnifiedComm> comms;
-  const std::vector<std::uint64_t> comm_map = unify(process, mine, ranks, comms);
+  const Unified unified = unify(process, mine);
 
   OTF2_ErrorCode rc = OTF2_Archive_CloseEvtFiles(s.archive);
   if (rc == OTF2_SUCCESS) rc = OTF2_Archive_OpenDefFiles(s.archive);
@@ -196,14 +204,8 @@ bool close_archive(const ProcessInfo& process, std::string& error) {
     OTF2_DefWriter* defs = OTF2_Archive_GetDefWriter(
         s.archive, location_id(s.spec.rank, s.spec.size, static_cast<std::uint32_t>(t)));
     if (defs == nullptr) break;
-    if (!comm_map.empty()) {
-      // With optimizeSize OTF2 returns no map at all for an identity mapping: none needed.
-      OTF2_IdMap* map = OTF2_IdMap_CreateFromUint64Array(comm_map.size(), comm_map.data(), true);
-      if (map != nullptr) {
-        OTF2_DefWriter_WriteMappingTable(defs, OTF2_MAPPING_COMM, map);
-        OTF2_IdMap_Free(map);
-      }
-    }
+    write_mapping(defs, OTF2_MAPPING_COMM, unified.comm_map);
+    write_mapping(defs, OTF2_MAPPING_IO_HANDLE, unified.handle_map);
     for (std::size_t i = 0; i < process.clock_offsets.size(); ++i) {
       OTF2_DefWriter_WriteClockOffset(defs, process.clock_offsets[i].first,
                                       process.clock_offsets[i].second,
@@ -217,7 +219,7 @@ bool close_archive(const ProcessInfo& process, std::string& error) {
     if (global == nullptr) {
       rc = OTF2_ERROR_FILE_INTERACTION;
     } else {
-      write_global_definitions(global, s.spec, ranks, comms);
+      write_global_definitions(global, s.spec, unified);
     }
   }
   const OTF2_ErrorCode closed = OTF2_Archive_Close(s.archive);

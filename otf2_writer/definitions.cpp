@@ -185,18 +185,33 @@ void write_comms(OTF2_GlobalDefWriter* w, Strings& str, int size,
   }
 }
 
+// MPI-IO: one paradigm, a regular file per name (scope: the whole machine, as a parallel file
+// system is), and every rank's handles, named after their file.
+void write_io(OTF2_GlobalDefWriter* w, Strings& str, const Unified& u) {
+  if (u.handles.empty()) return;
+  OTF2_GlobalDefWriter_WriteIoParadigm(w, 0, str("MPI-IO"), str("MPI I/O"),
+                                       OTF2_IO_PARADIGM_CLASS_PARALLEL, OTF2_IO_PARADIGM_FLAG_NONE,
+                                       0, nullptr, nullptr, nullptr);
+  for (std::size_t i = 0; i < u.files.size(); ++i)
+    OTF2_GlobalDefWriter_WriteIoRegularFile(w, static_cast<OTF2_IoFileRef>(i), str(u.files[i]), 0);
+  for (std::size_t i = 0; i < u.handles.size(); ++i) {
+    const UnifiedHandle& h = u.handles[i];
+    OTF2_GlobalDefWriter_WriteIoHandle(w, static_cast<OTF2_IoHandleRef>(i), str(h.name), h.file, 0,
+                                       OTF2_IO_HANDLE_FLAG_NONE, h.comm, OTF2_UNDEFINED_IO_HANDLE);
+  }
+}
+
 }  // namespace
 
-void write_global_definitions(OTF2_GlobalDefWriter* w, const ArchiveSpec& spec,
-                              const std::vector<RankReport>& ranks,
-                              const std::vector<UnifiedComm>& comms) {
+void write_global_definitions(OTF2_GlobalDefWriter* w, const ArchiveSpec& spec, const Unified& u) {
   Strings str(w);
-  write_clock(w, ranks);
+  write_clock(w, u.ranks);
   OTF2_GlobalDefWriter_WriteParadigm(w, OTF2_PARADIGM_MPI, str("MPI"), OTF2_PARADIGM_CLASS_PROCESS);
-  write_system_tree(w, str, spec.size, ranks);
+  write_system_tree(w, str, spec.size, u.ranks);
   write_regions(w, str, spec);
   write_attributes_and_metrics(w, str);
-  write_comms(w, str, spec.size, comms);
+  write_comms(w, str, spec.size, u.comms);
+  write_io(w, str, u);
 }
 
 }  // namespace perusetrace::trace::detail

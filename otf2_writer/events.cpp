@@ -82,6 +82,38 @@ OTF2_ErrorCode one(Location& loc, const ArchiveSpec& spec, const Record& r) {
           w, nullptr, r.time, static_cast<OTF2_CollectiveOp>(op), r.comm,
           r.peer < 0 ? OTF2_UNDEFINED_UINT32 : static_cast<std::uint32_t>(r.peer), r.bytes, r.aux);
     }
+    case RecordKind::IoCreateHandle: {
+      static constexpr OTF2_IoAccessMode kAccess[] = {OTF2_IO_ACCESS_MODE_READ_ONLY,
+                                                      OTF2_IO_ACCESS_MODE_WRITE_ONLY,
+                                                      OTF2_IO_ACCESS_MODE_READ_WRITE};
+      OTF2_IoCreationFlag creation = OTF2_IO_CREATION_FLAG_NONE;
+      if (r.tag & kIoCreate) creation |= OTF2_IO_CREATION_FLAG_CREATE;
+      if (r.tag & kIoExclusive) creation |= OTF2_IO_CREATION_FLAG_EXCLUSIVE;
+      OTF2_IoStatusFlag status = OTF2_IO_STATUS_FLAG_NONE;
+      if (r.aux & kIoAppend) status |= OTF2_IO_STATUS_FLAG_APPEND;
+      if (r.aux & kIoDeleteOnClose) status |= OTF2_IO_STATUS_FLAG_DELETE_ON_CLOSE;
+      return OTF2_EvtWriter_IoCreateHandle(w, nullptr, r.time, r.comm,
+                                           kAccess[r.peer >= 0 && r.peer < 3 ? r.peer : 0],
+                                           creation, status);
+    }
+    case RecordKind::IoDestroyHandle:
+      return OTF2_EvtWriter_IoDestroyHandle(w, nullptr, r.time, r.comm);
+    case RecordKind::IoOperationBegin: {
+      OTF2_IoOperationFlag flags = OTF2_IO_OPERATION_FLAG_NONE;
+      if (r.tag & kIoNonBlocking) flags |= OTF2_IO_OPERATION_FLAG_NON_BLOCKING;
+      if (r.tag & kIoCollective) flags |= OTF2_IO_OPERATION_FLAG_COLLECTIVE;
+      const OTF2_IoOperationMode mode = r.peer == static_cast<std::int32_t>(IoOperation::Write)
+                                            ? OTF2_IO_OPERATION_MODE_WRITE
+                                            : OTF2_IO_OPERATION_MODE_READ;
+      OTF2_ErrorCode rc = OTF2_EvtWriter_IoOperationBegin(w, nullptr, r.time, r.comm, mode, flags,
+                                                          r.bytes, r.request);
+      // OTF2 wants a nonblocking operation marked as issued before it completes.
+      if (rc == OTF2_SUCCESS && (r.tag & kIoNonBlocking))
+        rc = OTF2_EvtWriter_IoOperationIssued(w, nullptr, r.time, r.comm, r.request);
+      return rc;
+    }
+    case RecordKind::IoOperationComplete:
+      return OTF2_EvtWriter_IoOperationComplete(w, nullptr, r.time, r.comm, r.bytes, r.request);
   }
   return OTF2_SUCCESS;
 }

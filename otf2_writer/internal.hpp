@@ -61,13 +61,23 @@ struct UnifiedComm {
   bool inter = false;
   bool self = false;
 };
+struct UnifiedHandle {  // one MPI-IO file handle of one rank
+  std::string name;
+  std::uint64_t file;  // global IoFile id
+  std::uint64_t comm;  // global Comm id
+};
+struct Unified {
+  std::vector<RankReport> ranks;  // rank 0 only, as are the next three
+  std::vector<UnifiedComm> comms;
+  std::vector<std::string> files;  // global IoFile id -> name
+  std::vector<UnifiedHandle> handles;
+  std::vector<std::uint64_t> comm_map;    // this rank: local -> global communicator id
+  std::vector<std::uint64_t> handle_map;  // this rank: local -> global I/O handle id
+};
 void write_global_definitions(OTF2_GlobalDefWriter* writer, const ArchiveSpec& spec,
-                              const std::vector<RankReport>& ranks,
-                              const std::vector<UnifiedComm>& comms);
+                              const Unified& unified);
 
-// unification.cpp: collective; returns this rank's local -> global communicator ids and, on
-// rank 0, the unified communicators and every rank's report.
-std::vector<std::uint64_t> unify(const ProcessInfo& process, const RankReport& mine,
-                                 std::vector<RankReport>& ranks, std::vector<UnifiedComm>& comms);
+// unification.cpp: collective over MPI_COMM_WORLD.
+Unified unify(const ProcessInfo& process, const RankReport& mine);
 
 }  // namespace perusetrace::trace::detail

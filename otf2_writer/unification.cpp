@@ -82,15 +82,43 @@ std::vector<char> serialize(const ProcessInfo& process, const RankReport& mine) 
     w.ints(c.world_ranks);
     w.ints(c.remote_world_ranks);
   }
+  w.u64(process.files.size());
+  for (const FileInfo& f : process.files) {
+    w.u64(f.local_id);
+    w.str(f.name);
+    w.u64(f.comm);
+  }
   return std::move(w.bytes);
+}
+
+// Rank 0 holds one map per rank; every rank gets its own.
+std::vector<std::uint64_t> scatter_maps(const std::vector<std::vector<std::uint64_t>>& maps,
+                                        int rank, int size) {
+  std::vector<std::uint64_t> flat;
+  std::vector<int> counts(rank == 0 ? size : 0), displs(rank == 0 ? size : 0);
+  if (rank == 0) {
+    for (int r = 0; r < size; ++r) {
+      displs[r] = static_cast<int>(flat.size());
+      counts[r] = static_cast<int>(maps[r].size());
+      flat.insert(flat.end(), maps[r].begin(), maps[r].end());
+    }
+  }
+  int mine = 0;
+  PMPI_Scatter(counts.data(), 1, MPI_INT, &mine, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  std::vector<std::uint64_t> map(static_cast<std::size_t>(mine));
+  PMPI_Scatterv(flat.data(), counts.data(), displs.data(), MPI_UINT64_T, map.data(), mine,
+                MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  return map;
 }
 
 using Key = std::pair<std::vector<int>, std::vector<int>>;
 
 }  // namespace
 
-std::vector<std::uint64_t> unify(const ProcessInfo& process, const RankReport& mine,
-                                 std::vector<RankReport>& ranks, std::vector<UnifiedComm>& comms) {
+Unified unify(const ProcessInfo& process, const RankReport& mine) {
+  Unified u;
+  std::vector<RankReport>& ranks = u.ranks;
+  std::vector<UnifiedComm>& comms = u.comms;
   int rank = 0, size = 1;
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -108,12 +136,14 @@ std::vector<std::uint64_t> unify(const ProcessInfo& process, const RankReport& m
   PMPI_Gatherv(blob.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR,
                0, MPI_COMM_WORLD);
 
-  // Rank 0: per rank, the global id of each local communicator id.
-  std::vector<std::vector<std::uint64_t>> maps;
+  // Rank 0: per rank, the global id of each local communicator and I/O handle id.
+  std::vector<std::vector<std::uint64_t>> maps, handle_maps;
   if (rank == 0) {
     std::map<Key, std::vector<std::uint64_t>> ids;  // key -> global ids by occurrence
+    std::map<std::string, std::uint64_t> file_ids;
     ranks.resize(size);
     maps.resize(size);
+    handle_maps.resize(size);
     for (int r = 0; r < size; ++r) {
       Reader in(all.data() + offsets[r], static_cast<std::size_t>(lengths[r]));
       RankReport& report = ranks[r];
@@ -151,26 +181,25 @@ std::vector<std::uint64_t> unify(const ProcessInfo& process, const RankReport& m
         if (maps[r].size() <= local) maps[r].resize(local + 1, OTF2_UNDEFINED_COMM);
         maps[r][local] = by_occurrence[occurrence];
       }
+      // Files are one per name; every rank's handle is its own.
+      const std::uint64_t files = in.u64();
+      for (std::uint64_t i = 0; i < files; ++i) {
+        const std::uint64_t local = in.u64();
+        std::string name = in.str();
+        const std::uint64_t comm = in.u64();
+        auto [it, fresh] = file_ids.try_emplace(name, u.files.size());
+        if (fresh) u.files.push_back(name);
+        if (handle_maps[r].size() <= local) handle_maps[r].resize(local + 1, 0);
+        handle_maps[r][local] = u.handles.size();
+        u.handles.push_back({std::move(name), it->second,
+                             comm < maps[r].size() ? maps[r][comm] : OTF2_UNDEFINED_COMM});
+      }
     }
   }
 
-  // Send each rank its map.
-  std::vector<std::uint64_t> mine_map(process.comms.size(), OTF2_UNDEFINED_COMM);
-  std::vector<std::uint64_t> flat;
-  std::vector<int> counts(rank == 0 ? size : 0), displs(rank == 0 ? size : 0);
-  if (rank == 0) {
-    for (int r = 0; r < size; ++r) {
-      displs[r] = static_cast<int>(flat.size());
-      counts[r] = static_cast<int>(maps[r].size());
-      flat.insert(flat.end(), maps[r].begin(), maps[r].end());
-    }
-  }
-  int mine_count = 0;
-  PMPI_Scatter(counts.data(), 1, MPI_INT, &mine_count, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  mine_map.resize(static_cast<std::size_t>(mine_count));
-  PMPI_Scatterv(flat.data(), counts.data(), displs.data(), MPI_UINT64_T, mine_map.data(),
-                mine_count, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-  return mine_map;
+  u.comm_map = scatter_maps(maps, rank, size);
+  u.handle_map = scatter_maps(handle_maps, rank, size);
+  return u;
 }
 
 }  // namespace perusetrace::trace::detail

@@ -73,9 +73,17 @@ struct CommInfo {
   std::vector<int> remote_world_ranks;
 };
 
+// An MPI-IO file handle as this rank opened it.
+struct FileInfo {
+  std::uint32_t local_id;
+  std::string name;
+  std::uint32_t comm;  // local id of the communicator it was opened on
+};
+
 struct ProcessInfo {
   std::string host;
   std::vector<CommInfo> comms;  // every communicator this rank created, in creation order
+  std::vector<FileInfo> files;  // every file handle, in opening order
   std::uint64_t start_time = 0, end_time = 0, realtime_start = 0;
   std::uint64_t dropped_records = 0;
   std::vector<std::pair<std::uint64_t, std::int64_t>> clock_offsets;  // (local time, offset)

@@ -347,6 +347,44 @@ COUNT_CHECKS = {
     "memory": check_memory,
 }
 
+def check_file_io(trace, run):
+    """tests/apps/file_io.c: handles named after the file, every operation completed in full."""
+    f = []
+    want = expected_values(run)
+    handles = set()
+    for rank in (0, 1):
+        events = trace.rank_events(rank)
+        created = [e for e in events if e.kind == "IoCreateHandle"]
+        destroyed = [e for e in events if e.kind == "IoDestroyHandle"]
+        begins = [e for e in events if e.kind == "IoOperationBegin"]
+        completes = {e.raw.matching_id: e for e in events if e.kind == "IoOperationComplete"}
+        if len(created) != 1 or len(destroyed) != 1:
+            f.append(f"rank {rank}: {len(created)} handles created, {len(destroyed)} destroyed, "
+                     "expected one each")
+            continue
+        handle = created[0].raw.handle
+        handles.add(handle)
+        if not handle.name.endswith("file_io.dat") or not handle.file.name.endswith("file_io.dat"):
+            f.append(f"rank {rank}: handle '{handle.name}' on file '{handle.file.name}', "
+                     "expected file_io.dat")
+        if len(begins) != want.get("io_operations"):
+            f.append(f"rank {rank}: {len(begins)} I/O operations, expected "
+                     f"{want.get('io_operations')}")
+        requested = sum(e.raw.bytes_request for e in begins)
+        done = sum(completes[e.raw.matching_id].raw.bytes_result for e in begins
+                   if e.raw.matching_id in completes)
+        if requested != want.get("io_bytes") or done != requested:
+            f.append(f"rank {rank}: {requested} bytes requested, {done} completed, expected "
+                     f"{want.get('io_bytes')} both")
+        # OTF2: NON_BLOCKING = 1, COLLECTIVE = 2 (python3-otf2 cannot print combined flags)
+        flags = [int(e.raw.operation_flags.value) for e in begins]
+        if not any(x & 2 for x in flags) or not any(x & 1 for x in flags):
+            f.append(f"rank {rank}: operation flags {flags} lack collective or nonblocking ones")
+    if len(handles) != 2:
+        f.append(f"{len(handles)} distinct handles for 2 ranks' opens")
+    return f
+
+
 CHECKS = {
     "late_sender": check_late_sender,
     "late_receiver": check_late_receiver,
@@ -354,4 +392,5 @@ CHECKS = {
     "messages": check_messages,
     "pmpi_only": check_pmpi_only,
     "known_counts": check_known_counts,
+    "file_io": check_file_io,
 }

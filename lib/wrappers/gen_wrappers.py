@@ -239,6 +239,43 @@ def body(f):
     if r == "comm_free":
         f.need("comm")
         return ["perusetrace::on_comm_free(call, *comm);", f"return {call};"]
+    if r == "file_open":
+        f.need("comm", "filename", "amode", "fh")
+        return [f"const int rc = {call};",
+                "perusetrace::on_file_open(call, rc, comm, filename, amode, *fh);", "return rc;"]
+    if r == "file_close":
+        f.need("fh")
+        return ["perusetrace::on_file_close(call, *fh);", f"return {call};"]
+    if r in ("file_read", "file_write", "file_iread", "file_iwrite"):
+        f.need("fh", "count", "datatype")
+        op = "Read" if "read" in r else "Write"
+        flags = []
+        if "_all" in f.name or "_ordered" in f.name:
+            flags.append("perusetrace::kIoCollective")
+        nonblocking = r in ("file_iread", "file_iwrite") or f.name.endswith("_begin")
+        if nonblocking:
+            flags.append("perusetrace::kIoNonBlocking")
+        lines = [f"const std::uint64_t io = perusetrace::on_file_io_begin(call, fh, count, "
+                 f"datatype, perusetrace::IoOperation::{op}, {' | '.join(flags) or '0'});"]
+        if r in ("file_iread", "file_iwrite"):
+            f.need("request")
+            return lines + [f"const int rc = {call};",
+                            "perusetrace::on_file_io_posted(call, rc, fh, io, request);",
+                            "return rc;"]
+        if f.name.endswith("_begin"):  # split collective: completes in the matching *_end
+            return lines + [f"const int rc = {call};",
+                            "perusetrace::on_file_split_begun(call, rc, fh, io);", "return rc;"]
+        f.need("status")
+        return lines + ["MPI_Status ignored_status;",
+                        "if (status == MPI_STATUS_IGNORE) status = &ignored_status;",
+                        f"const int rc = {call};",
+                        "perusetrace::on_file_io_end(call, rc, fh, status, io);", "return rc;"]
+    if r == "file_end":
+        f.need("fh", "status")
+        return ["MPI_Status ignored_status;",
+                "if (status == MPI_STATUS_IGNORE) status = &ignored_status;",
+                f"const int rc = {call};",
+                "perusetrace::on_file_split_end(call, rc, fh, status);", "return rc;"]
     # plain, and the kinds whose handlers are not written yet: enter/leave only.
     return [f"return {call};"]
 
