@@ -23,20 +23,6 @@ std::vector<int> world_ranks_of(MPI_Group group) {
 }
 }  // namespace
 
-CommRegistry::Slot* CommRegistry::slot_for(std::uintptr_t key, bool claim) const noexcept {
-  std::size_t i =
-      static_cast<std::size_t>((key >> 3) * 0x9E3779B97F4A7C15ull >> 50) & (kCapacity - 1);
-  for (std::size_t probe = 0; probe < kCapacity; ++probe, i = (i + 1) & (kCapacity - 1)) {
-    std::uintptr_t k = slots_[i].key.load(std::memory_order_acquire);
-    if (k == key) return &slots_[i];
-    if (k == 0) {
-      if (!claim) return nullptr;
-      if (slots_[i].key.compare_exchange_strong(k, key) || k == key) return &slots_[i];
-    }
-  }
-  return nullptr;
-}
-
 void CommRegistry::start() {
   add(MPI_COMM_WORLD, "MPI_COMM_WORLD");
   add(MPI_COMM_SELF, "MPI_COMM_SELF");
@@ -73,16 +59,16 @@ const CommEntry* CommRegistry::add(MPI_Comm comm, const char* creator) {
       length > 0 ? std::string(name) : "comm " + std::to_string(e->local_id) + " (" + creator + ")";
   all_.push_back(e);
   infos_.push_back(std::move(info));
-  if (Slot* s = slot_for(handle_key(comm), true)) s->entry.store(e, std::memory_order_release);
+  if (Slot* s = table_.find(handle_key(comm), true)) s->entry.store(e, std::memory_order_release);
   return e;
 }
 
 void CommRegistry::remove(MPI_Comm comm) noexcept {
-  if (Slot* s = slot_for(handle_key(comm), false)) s->entry.store(nullptr);
+  if (Slot* s = table_.find(handle_key(comm), false)) s->entry.store(nullptr);
 }
 
 const CommEntry* CommRegistry::find(MPI_Comm comm) const noexcept {
-  Slot* s = slot_for(handle_key(comm), false);
+  Slot* s = table_.find(handle_key(comm), false);
   return s ? s->entry.load(std::memory_order_acquire) : nullptr;
 }
 

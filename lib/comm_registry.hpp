@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "handle_key.hpp"
+#include "handle_table.hpp"
 #include "writer.hpp"
 
 namespace perusetrace {
@@ -54,8 +55,7 @@ class CommRegistry {
     std::atomic<std::uintptr_t> key{0};
     std::atomic<const CommEntry*> entry{nullptr};
   };
-  Slot* slot_for(std::uintptr_t key, bool claim) const noexcept;
-  mutable Slot slots_[kCapacity];
+  mutable HandleTable<Slot, kCapacity> table_;
   std::vector<const CommEntry*> all_;  // guarded by the creation mutex in the .cpp
   std::vector<trace::CommInfo> infos_;
 };

@@ -12,43 +12,29 @@ namespace {
 std::mutex g_opening;  // opening a file is collective and slow: a lock costs nothing here
 }
 
-FileRegistry::Slot* FileRegistry::slot_for(std::uintptr_t key, bool claim) const noexcept {
-  std::size_t i =
-      static_cast<std::size_t>((key >> 3) * 0x9E3779B97F4A7C15ull >> 52) & (kCapacity - 1);
-  for (std::size_t probe = 0; probe < kCapacity; ++probe, i = (i + 1) & (kCapacity - 1)) {
-    std::uintptr_t k = slots_[i].key.load(std::memory_order_acquire);
-    if (k == key) return &slots_[i];
-    if (k == 0) {
-      if (!claim) return nullptr;
-      if (slots_[i].key.compare_exchange_strong(k, key) || k == key) return &slots_[i];
-    }
-  }
-  return nullptr;
-}
-
 std::uint32_t FileRegistry::add(MPI_File fh, const char* name, std::uint32_t comm) {
   std::lock_guard lock(g_opening);
   const auto id = static_cast<std::uint32_t>(files_.size());
   files_.push_back({id, name ? name : "", comm});
-  if (Slot* s = slot_for(handle_key(fh), true)) s->id.store(id, std::memory_order_release);
+  if (Slot* s = table_.find(handle_key(fh), true)) s->id.store(id, std::memory_order_release);
   return id;
 }
 
 std::uint32_t FileRegistry::id_of(MPI_File fh) const noexcept {
-  const Slot* s = slot_for(handle_key(fh), false);
+  const Slot* s = table_.find(handle_key(fh), false);
   return s ? s->id.load(std::memory_order_acquire) : kNone;
 }
 
 void FileRegistry::remove(MPI_File fh) noexcept {
-  if (Slot* s = slot_for(handle_key(fh), false)) s->id.store(kNone);
+  if (Slot* s = table_.find(handle_key(fh), false)) s->id.store(kNone);
 }
 
 void FileRegistry::set_split(MPI_File fh, std::uint64_t matching) noexcept {
-  if (Slot* s = slot_for(handle_key(fh), false)) s->split.store(matching);
+  if (Slot* s = table_.find(handle_key(fh), false)) s->split.store(matching);
 }
 
 std::uint64_t FileRegistry::take_split(MPI_File fh) noexcept {
-  Slot* s = slot_for(handle_key(fh), false);
+  Slot* s = table_.find(handle_key(fh), false);
   return s ? s->split.exchange(0) : 0;
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "handle_table.hpp"
 #include "writer.hpp"
 
 namespace perusetrace {
@@ -33,8 +34,7 @@ class FileRegistry {
     std::atomic<std::uint32_t> id{kNone};
     std::atomic<std::uint64_t> split{0};
   };
-  Slot* slot_for(std::uintptr_t key, bool claim) const noexcept;
-  mutable Slot slots_[kCapacity];
+  mutable HandleTable<Slot, kCapacity> table_;
   std::vector<trace::FileInfo> files_;  // guarded by the mutex in the .cpp
 };
 

@@ -12,6 +12,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "handle_table.hpp"
+
 namespace perusetrace {
 
 // The last activations of this thread, so a wrapper can tell whether Peruse activated its
@@ -61,20 +63,7 @@ class RequestTable {
   static constexpr std::size_t kCapacity = 1 << 16;
 
   // The slot for `address`, claimed if new; nullptr if the table is full (the id is then 0).
-  RequestSlot* find_or_claim(std::uintptr_t address) noexcept {
-    if (address == 0) return nullptr;
-    std::size_t i = hash(address);
-    for (std::size_t probe = 0; probe < kCapacity; ++probe, i = (i + 1) & (kCapacity - 1)) {
-      std::uintptr_t key = slots_[i].key.load(std::memory_order_acquire);
-      if (key == address) return &slots_[i];
-      if (key == 0) {
-        if (slots_[i].key.compare_exchange_strong(key, address, std::memory_order_acq_rel))
-          return &slots_[i];
-        if (key == address) return &slots_[i];
-      }
-    }
-    return nullptr;
-  }
+  RequestSlot* find_or_claim(std::uintptr_t address) noexcept { return table_.find(address, true); }
 
   // A new request now lives at `address`: give it a fresh id.
   std::uint64_t activate(std::uintptr_t address) noexcept {
@@ -102,10 +91,7 @@ class RequestTable {
   }
 
  private:
-  static std::size_t hash(std::uintptr_t a) noexcept {
-    return static_cast<std::size_t>((a >> 3) * 0x9E3779B97F4A7C15ull >> 48) & (kCapacity - 1);
-  }
-  RequestSlot slots_[kCapacity];
+  HandleTable<RequestSlot, kCapacity> table_;
   std::atomic<std::uint64_t> next_id_{1};
 };
 

@@ -139,6 +139,21 @@ def lifecycles(trace):
     return failures
 
 
+def first_by_name(events):
+    first = {}
+    for e in events:
+        first.setdefault(e.name, e)
+    return first
+
+
+def waited_as_injected(what, waited_ns, delay_ns):
+    """A measured wait must match the delay the example injected (at least 90 % of it)."""
+    if 0.9 * delay_ns <= waited_ns <= 3 * delay_ns + 50_000_000:
+        return []
+    return [f"{what} {waited_ns / 1e6:.1f} ms, expected about the injected "
+            f"{delay_ns / 1e6:.0f} ms"]
+
+
 def delay_ms(run):
     m = re.search(r"delay (\d+) ms", run.stdout)
     return int(m.group(1)) if m else 0
@@ -155,13 +170,10 @@ def check_late_sender(trace, run):
         f.append(f"rank 1 lacks {missing} in the paper's early-receiver sequence: "
                  f"{[e.name for e in receiver]}")
         return f
-    first = {}
-    for e in receiver:
-        first.setdefault(e.name, e)
-    waited = first["MSG_ARRIVED"].time - first["REQ_INSERT_IN_POSTED_Q"].time
-    if not 0.9 * delay_ns <= waited <= 3 * delay_ns + 50_000_000:
-        f.append(f"the receive waited {waited / 1e6:.1f} ms in the posted queue, expected about "
-                 f"the sender's delay of {delay_ns / 1e6:.0f} ms")
+    first = first_by_name(receiver)
+    f += waited_as_injected("the receive waited in the posted queue",
+                            first["MSG_ARRIVED"].time - first["REQ_INSERT_IN_POSTED_Q"].time,
+                            delay_ns)
     fragments = [e for e in receiver if e.name == "REQ_XFER_CONTINUE"]
     if sum(e.attrs["bytes"] for e in fragments) != 40000 or len(fragments) < 2:
         f.append(f"receiver fragments: {[e.attrs['bytes'] for e in fragments]}, expected "
@@ -195,13 +207,10 @@ def check_late_receiver(trace, run):
     if missing:
         f.append(f"rank 1 lacks {missing} in the late-receiver sequence: {names}")
         return f
-    first = {}
-    for e in receiver:
-        first.setdefault(e.name, e)
-    queued = first["MSG_REMOVE_FROM_UNEX_Q"].time - first["MSG_INSERT_IN_UNEX_Q"].time
-    if not 0.9 * delay_ns <= queued <= 3 * delay_ns + 50_000_000:
-        f.append(f"the message sat {queued / 1e6:.1f} ms in the unexpected queue, expected about "
-                 f"the receiver's delay of {delay_ns / 1e6:.0f} ms")
+    first = first_by_name(receiver)
+    f += waited_as_injected("the message sat in the unexpected queue",
+                            first["MSG_REMOVE_FROM_UNEX_Q"].time -
+                            first["MSG_INSERT_IN_UNEX_Q"].time, delay_ns)
     depths = [m.raw.values[0] for m in trace.rank_events(1) if m.kind == "Metric"
               and m.raw.metric.members[0].name == "unexpected queue depth"]
     if not depths or max(depths) < 1:
@@ -229,10 +238,8 @@ def check_late_wait(trace, run):
     waits = trace.regions(1, "MPI_Wait")
     if not waits:
         return f + ["rank 1 has no MPI_Wait region"]
-    late = waits[-1][0] - complete[0].time
-    if not 0.9 * delay_ns <= late <= 3 * delay_ns + 50_000_000:
-        f.append(f"the request completed {late / 1e6:.1f} ms before MPI_Wait began, expected "
-                 f"about the delay of {delay_ns / 1e6:.0f} ms")
+    f += waited_as_injected("the request sat complete before MPI_Wait",
+                            waits[-1][0] - complete[0].time, delay_ns)
     if not waits[-1][0] <= done[0].time <= waits[-1][1]:
         f.append("MpiIrecv is not recorded inside MPI_Wait")
     return f
