@@ -331,6 +331,11 @@ def check_memory(counts, run, baseline):
     total = sum(l["read"] for l in counts["locations"])
     if total < 10_000_000:
         f.append(f"the run wrote {total} events, the test needs at least 10^7")
+    # 48-byte records in a 4 MiB buffer: a drain every ~87 000 records, each one visible.
+    for l in counts["locations"]:
+        if l["kinds"].get("flush", 0) < l["read"] // 200_000:
+            f.append(f"location {l['id']}: {l['kinds'].get('flush', 0)} flush regions for "
+                     f"{l['read']} events: the buffer was not drained while the program ran")
     peak = lambda out: {int(m.group(1)): int(m.group(2))
                         for m in re.finditer(r"^rank (\d+) peak_kib (\d+)$", out, re.M)}
     traced, untraced = peak(run.stdout), peak(baseline.stdout) if baseline else {}

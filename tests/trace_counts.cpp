@@ -55,6 +55,7 @@ OTF2_CallbackCode enter(OTF2_LocationRef l, OTF2_TimeStamp, void* data, OTF2_Att
   auto* s = static_cast<State*>(data);
   const std::string& name = s->strings[s->region_names[region]];
   count(data, l, name.rfind("PERUSE_COMM_", 0) == 0 ? name.c_str() : "Enter");
+  if (name == "perusetrace flush") ++at(data, l).kinds["flush"];  // a drain of the buffer
   return OTF2_CALLBACK_SUCCESS;
 }
 
