@@ -1,0 +1,51 @@
+#!/usr/bin/python3
+"""tools/setup fails loudly and helpfully: each case runs it against an empty cache of its own
+(no Debian packages touched, nothing built) and checks the message.
+
+    setup_test.py REPO CASE
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def run_setup(repo, cache, **env):
+    full = dict(os.environ, XDG_CACHE_HOME=cache, MPITRACE_SETUP_SKIP_APT="1",
+                MPITRACE_OMPI_PREFIX=os.path.join(cache, "prefix"), **env)
+    return subprocess.run([os.path.join(repo, "tools", "setup")], env=full, capture_output=True,
+                          text=True, timeout=120)
+
+
+def case_missing_tarball(repo, cache):
+    run = run_setup(repo, cache, MPITRACE_OMPI_TARBALL=os.path.join(cache, "nowhere.tar.xz"))
+    return run, ["does not exist", "unset it to use 'apt-get source openmpi'"]
+
+
+def case_checksum_mismatch(repo, cache):
+    bad = os.path.join(cache, "openmpi_4.1.4.orig.tar.xz")
+    with open(bad, "wb") as f:
+        f.write(b"not the Open MPI source")
+    run = run_setup(repo, cache, MPITRACE_OMPI_TARBALL=bad)
+    return run, ["checksum mismatch", "expected ddaee7db", "Fetch openmpi_4.1.4.orig.tar.xz again"]
+
+
+def case_unusable_cache(repo, cache):
+    blocker = os.path.join(cache, "file")
+    open(blocker, "w").close()
+    run = run_setup(repo, blocker)  # XDG_CACHE_HOME is a file: nothing can be created under it
+    return run, ["cannot create", "XDG_CACHE_HOME"]
+
+
+CASES = {n[len("case_"):]: f for n, f in globals().items() if n.startswith("case_")}
+
+if __name__ == "__main__":
+    repo, case = sys.argv[1], sys.argv[2]
+    with tempfile.TemporaryDirectory(prefix="perusetrace-setup-") as cache:
+        run, words = CASES[case](repo, cache)
+    missing = [w for w in words if w not in run.stderr]
+    if run.returncode == 0 or missing:
+        print(f"FAILED {case}: exit {run.returncode}, message lacks {missing}\n{run.stderr}",
+              file=sys.stderr)
+        sys.exit(1)
+    print(f"{case} passed: {run.stderr.strip().splitlines()[0]}")
