@@ -12,14 +12,8 @@ namespace {
 
 std::atomic<std::uint64_t> g_next_matching{1};
 
-std::uint64_t transferred(const MPI_Status* status) noexcept {
-  int bytes = 0;
-  if (status != nullptr && status != MPI_STATUS_IGNORE) PMPI_Get_count(status, MPI_BYTE, &bytes);
-  return bytes > 0 ? static_cast<std::uint64_t>(bytes) : 0;
-}
-
 void complete(std::uint32_t handle, const MPI_Status* status, std::uint64_t io) noexcept {
-  emit(Record{0, RecordKind::IoOperationComplete, 0, 0, handle, 0, 0, transferred(status), io, 0});
+  emit(Record{0, RecordKind::IoOperationComplete, 0, 0, handle, 0, 0, status_bytes(status), io, 0});
 }
 
 }  // namespace

@@ -59,12 +59,6 @@ CompletionScratch* scratch() noexcept {
 
 }  // namespace
 
-std::uint64_t received_bytes(const MPI_Status* status) noexcept {
-  int n = 0;
-  PMPI_Get_count(status, MPI_BYTE, &n);
-  return n > 0 ? static_cast<std::uint64_t>(n) : 0;
-}
-
 void on_send(const Call&, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) noexcept {
   if (dest == MPI_PROC_NULL) return;
   const CommRef c = comm_ref(comm);
@@ -73,11 +67,9 @@ void on_send(const Call&, int count, MPI_Datatype type, int dest, int tag, MPI_C
 
 void on_recv(const Call&, int rc, MPI_Datatype, MPI_Comm comm, const MPI_Status* status) noexcept {
   if (rc != MPI_SUCCESS || status->MPI_SOURCE == MPI_PROC_NULL) return;
-  int received = 0;
-  PMPI_Get_count(status, MPI_BYTE, &received);
   const CommRef c = comm_ref(comm);
   emit(Record{0, RecordKind::MpiRecv, 0, 0, c.id, c.rank(status->MPI_SOURCE), status->MPI_TAG,
-              static_cast<std::uint64_t>(received > 0 ? received : 0), 0, 0});
+              status_bytes(status), 0, 0});
 }
 
 void on_post(const Call&, int rc, std::uint64_t mark, RequestKind kind, int count,
@@ -167,8 +159,7 @@ void Completion::completed(int index, const MPI_Status* status) noexcept {
   if (slot == nullptr || slot->kind == RequestKind::Unknown) return;
   if (slot->kind == RequestKind::FileIo) {
     slot->kind = RequestKind::Unknown;
-    emit(Record{0, RecordKind::IoOperationComplete, 0, 0, slot->comm, 0, 0,
-                status != nullptr && status != MPI_STATUS_IGNORE ? received_bytes(status) : 0,
+    emit(Record{0, RecordKind::IoOperationComplete, 0, 0, slot->comm, 0, 0, status_bytes(status),
                 slot->bytes, 0});
     return;
   }
@@ -190,15 +181,13 @@ void Completion::completed(int index, const MPI_Status* status) noexcept {
     return;
   }
   int peer = slot->peer < 0 ? slot->peer : slot->peer + slot->peer_offset;
-  int tag = slot->tag, received = 0;
+  int tag = slot->tag;
   if (status != nullptr && status != MPI_STATUS_IGNORE) {
     peer = status->MPI_SOURCE;
     if (peer >= 0) peer += slot->peer_offset;
     tag = status->MPI_TAG;
-    PMPI_Get_count(status, MPI_BYTE, &received);
   }
-  emit(Record{0, RecordKind::MpiIrecv, 0, 0, slot->comm, peer, tag,
-              static_cast<std::uint64_t>(received > 0 ? received : 0), id, 0});
+  emit(Record{0, RecordKind::MpiIrecv, 0, 0, slot->comm, peer, tag, status_bytes(status), id, 0});
 }
 
 void Completion::one(int rc, int index, const MPI_Status* status) noexcept {

@@ -48,6 +48,13 @@ class Call {
   bool traced_;
 };
 
+// Bytes a completed operation moved, from its status; 0 without one.
+inline std::uint64_t status_bytes(const MPI_Status* status) noexcept {
+  int n = 0;
+  if (status != nullptr && status != MPI_STATUS_IGNORE) PMPI_Get_count(status, MPI_BYTE, &n);
+  return n > 0 ? static_cast<std::uint64_t>(n) : 0;
+}
+
 // Arguments of a collective; absent ones are 0 / null.
 struct CollArgs {
   MPI_Comm comm;
