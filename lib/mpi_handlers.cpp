@@ -3,6 +3,7 @@
 
 #include "comm_registry.hpp"
 #include "handle_key.hpp"
+#include "handle_table.hpp"
 #include "peruse_session.hpp"
 
 namespace perusetrace {
@@ -60,14 +61,14 @@ CompletionScratch* scratch() noexcept {
 }  // namespace
 
 void on_send(const Call&, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) noexcept {
-  if (dest == MPI_PROC_NULL) return;
   const CommRef c = comm_ref(comm);
+  if (dest == MPI_PROC_NULL || c.id == kCommUnknown) return;  // no message, or unattributable
   emit(Record{0, RecordKind::MpiSend, 0, 0, c.id, c.rank(dest), tag, bytes(count, type), 0, 0});
 }
 
 void on_recv(const Call&, int rc, MPI_Datatype, MPI_Comm comm, const MPI_Status* status) noexcept {
-  if (rc != MPI_SUCCESS || status->MPI_SOURCE == MPI_PROC_NULL) return;
   const CommRef c = comm_ref(comm);
+  if (rc != MPI_SUCCESS || status->MPI_SOURCE == MPI_PROC_NULL || c.id == kCommUnknown) return;
   emit(Record{0, RecordKind::MpiRecv, 0, 0, c.id, c.rank(status->MPI_SOURCE), status->MPI_TAG,
               status_bytes(status), 0, 0});
 }
@@ -78,8 +79,8 @@ void on_post(const Call&, int rc, std::uint64_t mark, RequestKind kind, int coun
   if (rc != MPI_SUCCESS || *request == MPI_REQUEST_NULL) return;
   const std::uintptr_t key = request_key(*request);
   RequestSlot* slot = g_requests.find_or_claim(key);
-  if (slot == nullptr) return;
   const CommRef c = comm_ref(comm);
+  if (slot == nullptr || c.id == kCommUnknown) return;
   if (kind == RequestKind::Send &&
       (slot->shared || slot->kind == RequestKind::Send || slot->kind == RequestKind::Recv)) {
     // The handle is still pending from an earlier post: a shared request that is complete
@@ -126,6 +127,24 @@ void on_start(const Call&, int rc, int count, const MPI_Request* requests) noexc
                   slot->tag, 0, id, 0});
     }
   }
+}
+
+namespace {
+struct MessageSlot {
+  std::atomic<std::uintptr_t> key{0};
+  std::atomic<MPI_Comm> comm{MPI_COMM_NULL};
+};
+HandleTable<MessageSlot, 1 << 12> g_messages;
+}  // namespace
+
+void on_mprobe(const Call&, int rc, MPI_Comm comm, MPI_Message message) noexcept {
+  if (rc != MPI_SUCCESS || message == MPI_MESSAGE_NULL || message == MPI_MESSAGE_NO_PROC) return;
+  if (MessageSlot* s = g_messages.find(handle_key(message), true)) s->comm.store(comm);
+}
+
+MPI_Comm message_comm(MPI_Message message) noexcept {
+  MessageSlot* s = g_messages.find(handle_key(message), false);
+  return s ? s->comm.load() : MPI_COMM_NULL;
 }
 
 void on_request_free(const Call&, MPI_Request request) noexcept {

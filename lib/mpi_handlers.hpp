@@ -100,6 +100,9 @@ void on_post(const Call&, int rc, std::uint64_t mark, RequestKind, int count, MP
              int peer, int tag, MPI_Comm, const MPI_Request*) noexcept;
 void on_start(const Call&, int rc, int count, const MPI_Request*) noexcept;
 void on_request_free(const Call&, MPI_Request) noexcept;
+// Matched probes: MPI_Message does not tell its communicator, so the probe's is remembered.
+void on_mprobe(const Call&, int rc, MPI_Comm, MPI_Message) noexcept;
+MPI_Comm message_comm(MPI_Message) noexcept;
 void on_cancel(const Call&, MPI_Request) noexcept;
 void on_collective_begin(const Call&) noexcept;
 void on_collective_end(const Call&, int rc, const CollArgs&) noexcept;

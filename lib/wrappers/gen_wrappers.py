@@ -24,7 +24,7 @@ ROLES = {
 RECORDS = {
     "plain", "send", "recv", "sendrecv", "sendrecv_replace", "isend", "irecv", "send_init",
     "recv_init", "start", "startall", "wait", "waitall", "waitany", "waitsome", "test", "testall",
-    "testany", "testsome", "request_free", "cancel", "mrecv", "imrecv", "coll", "icoll",
+    "testany", "testsome", "request_free", "cancel", "mprobe", "mrecv", "imrecv", "coll", "icoll",
     "comm_new", "comm_free", "file_open", "file_close", "file_read", "file_write", "file_iread",
     "file_iwrite", "file_end", "init", "init_thread", "finalize",
 }
@@ -226,6 +226,25 @@ def body(f):
         else:
             lines.append("done.some(rc, *outcount, array_of_indices, array_of_statuses);")
         return lines + ["return rc;"]
+    if r == "mprobe":  # remember the message's communicator for MPI_Mrecv/MPI_Imrecv
+        f.need("comm", "message")
+        found = "*flag" if "flag" in f.by_name else "1"
+        return [f"const int rc = {call};",
+                f"if ({found}) perusetrace::on_mprobe(call, rc, comm, *message);", "return rc;"]
+    if r == "mrecv":
+        f.need("datatype", "message", "status")
+        return ["const MPI_Comm comm = perusetrace::message_comm(*message);",
+                "MPI_Status ignored_status;",
+                "if (status == MPI_STATUS_IGNORE) status = &ignored_status;",
+                f"const int rc = {call};",
+                "perusetrace::on_recv(call, rc, datatype, comm, status);", "return rc;"]
+    if r == "imrecv":
+        f.need("count", "datatype", "message", "request")
+        return ["const MPI_Comm comm = perusetrace::message_comm(*message);",
+                "const std::uint64_t mark = perusetrace::activation_mark();",
+                f"const int rc = {call};",
+                "perusetrace::on_post(call, rc, mark, perusetrace::RequestKind::Recv, count, "
+                "datatype, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, request);", "return rc;"]
     if r in ("request_free", "cancel"):
         f.need("request")
         return [f"perusetrace::on_{r}(call, *request);", f"return {call};"]

@@ -87,6 +87,19 @@ static void misc_p2p(void) {
                MPI_STATUS_IGNORE);
   MPI_Sendrecv_replace(&out, 1, MPI_INT, right, 41, left, 41, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   sends += 2, recvs += 2;
+  /* Matched probes: the receive learns its communicator from the probe. */
+  const int partner = rank ^ 1;
+  MPI_Message message;
+  MPI_Request request;
+  int flag = 0;
+  MPI_Send(&out, 1, MPI_INT, partner, 43, MPI_COMM_WORLD);
+  MPI_Mprobe(partner, 43, MPI_COMM_WORLD, &message, MPI_STATUS_IGNORE);
+  MPI_Mrecv(&in, 1, MPI_INT, &message, MPI_STATUS_IGNORE);
+  MPI_Send(&out, 1, MPI_INT, partner, 44, MPI_COMM_WORLD);
+  while (!flag) MPI_Improbe(partner, 44, MPI_COMM_WORLD, &flag, &message, MPI_STATUS_IGNORE);
+  MPI_Imrecv(&in, 1, MPI_INT, &message, &request);
+  MPI_Wait(&request, MPI_STATUS_IGNORE);
+  sends += 2, recvs += 1, irecvs += 1;
   /* Messages to and from MPI_PROC_NULL are no messages: not recorded. */
   MPI_Send(&out, 1, MPI_INT, MPI_PROC_NULL, 42, MPI_COMM_WORLD);
   MPI_Recv(&in, 1, MPI_INT, MPI_PROC_NULL, 42, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
