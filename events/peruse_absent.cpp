@@ -7,7 +7,7 @@ StartResult start(const EventSet& selected) {
   StartResult r;
   if (selected.any()) {
     r.notice =
-        "perusetrace was built against an MPI without Peruse: tracing MPI calls only (PMPI). "
+        "this build was made against an MPI without Peruse: tracing MPI calls only (PMPI). "
         "For Peruse events, rebuild against an Open MPI configured with --enable-peruse "
         "(tools/setup builds one).";
   }

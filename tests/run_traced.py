@@ -31,6 +31,8 @@ def main():
     parser.add_argument("--baseline", action="store_true",
                         help="run the program once untraced first (for the memory check)")
     parser.add_argument("--expect-exit", type=int, default=0)
+    parser.add_argument("--style", choices=("openmpi", "mpich"), default="openmpi",
+                        help="how the mpirun takes its options")
     parser.add_argument("-np", type=int, default=2)
     parser.add_argument("--keep", action="store_true", help="keep the trace directory")
     parser.add_argument("command", nargs=argparse.REMAINDER)
@@ -47,12 +49,17 @@ def main():
         name, _, value = item.partition("=")
         env[name] = value
         forwarded.append(name)
-    args = [opts.mpirun, "--allow-run-as-root", "--oversubscribe", "--bind-to", "none",
-            "-np", str(opts.np)]
+    if opts.style == "openmpi":
+        args = [opts.mpirun, "--allow-run-as-root", "--oversubscribe", "--bind-to", "none",
+                "-np", str(opts.np)]
+        setenv = lambda name, value: ["-x", f"{name}={value}"]
+    else:  # MPICH's hydra
+        args = [opts.mpirun, "-np", str(opts.np)]
+        setenv = lambda name, value: ["-genv", name, value]
     if opts.preload:  # only the ranks load the tracer, not mpirun itself
-        args += ["-x", f"LD_PRELOAD={opts.preload}"]
+        args += setenv("LD_PRELOAD", opts.preload)
     for name in forwarded:
-        args += ["-x", name]
+        args += setenv(name, env[name])
     baseline = None
     if opts.baseline:
         baseline = subprocess.run(args + ["-x", "MPITRACE_ENABLED=0"] + command,
