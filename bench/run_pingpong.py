@@ -1,0 +1,105 @@
+#!/usr/bin/python3
+"""Ping-pong latency in five modes, measured in one run, interleaved to spread the noise:
+
+  a  untraced
+  b  no-op Peruse callbacks on all 17 events (bench/noop_peruse.c): the Peruse floor
+  c  perusetrace, PMPI only (MPITRACE_PERUSE_EVENTS=none)
+  d  perusetrace, PMPI and all 17 Peruse events written to OTF2
+  e  EZTrace 2.0 (Debian), its openmpi plugin: PMPI only
+
+    run_pingpong.py --build BUILD [--cycles 3] [--iters 5000] [--reps 5] [--max-bytes 4194304]
+
+Prints the median half round trip per size and mode (the best of the cycles' medians), the
+ratios of docs/performance.md, and the 0-byte targets.
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+
+def run_mode(mode, opts, work):
+    build = opts.build
+    prefix = opts.mpi_prefix
+    mpirun = [os.path.join(prefix, "bin", "mpirun"), "--allow-run-as-root", "--bind-to",
+              "none", "-np", "2", "-x", "OMPI_MCA_btl_vader_single_copy_mechanism=none"]
+    program = [os.path.join(build, "bench", "pingpong"), "-r", str(opts.reps), "-i",
+               str(opts.iters), "-m", str(opts.max_bytes)]
+    trace = os.path.join(work, f"trace-{mode}")
+    shutil.rmtree(trace, ignore_errors=True)
+    library = os.path.join(build, "lib", "libperusetrace.so")
+    if mode == "a":
+        cmd = mpirun + program
+    elif mode == "b":
+        cmd = mpirun + ["-x", f"LD_PRELOAD={os.path.join(build, 'bench', 'libnoop_peruse.so')}"] \
+            + program
+    elif mode in ("c", "d"):
+        events = "none" if mode == "c" else "all"
+        cmd = mpirun + ["-x", f"LD_PRELOAD={library}", "-x", f"MPITRACE_PERUSE_EVENTS={events}",
+                        "-x", f"MPITRACE_OUTPUT={trace}"] + program
+    else:
+        cmd = mpirun + ["-x", f"LD_LIBRARY_PATH={os.path.join(prefix, 'lib')}",
+                        "eztrace", "-t", "openmpi", "-o", trace] + program
+    done = subprocess.run(cmd, capture_output=True, text=True, cwd=work)
+    if done.returncode != 0:
+        sys.exit(f"mode {mode} failed ({done.returncode}):\n{done.stderr[-2000:]}")
+    result = {}
+    for line in done.stdout.splitlines():
+        fields = line.split()
+        if len(fields) == 3 and fields[0].isdigit():
+            result[int(fields[0])] = float(fields[2])  # median of the repetitions
+    shutil.rmtree(trace, ignore_errors=True)
+    return result
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--build", default="build")
+    parser.add_argument("--mpi-prefix", default=os.path.expanduser(
+        os.environ.get("MPITRACE_OMPI_PREFIX",
+                       "~/.cache/perusetrace/openmpi-4.1.4-peruse")))
+    parser.add_argument("--cycles", type=int, default=3)
+    parser.add_argument("--iters", type=int, default=5000)
+    parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--max-bytes", type=int, default=4 << 20)
+    parser.add_argument("--modes", default="abcde")
+    opts = parser.parse_args()
+    opts.build = os.path.abspath(opts.build)
+    if "e" in opts.modes and not shutil.which("eztrace"):
+        sys.exit("eztrace is not installed: apt-get install eztrace, or --modes abcd")
+
+    best = {m: {} for m in opts.modes}
+    with tempfile.TemporaryDirectory(prefix="perusetrace-bench-") as work:
+        for cycle in range(opts.cycles):
+            for mode in opts.modes:
+                print(f"cycle {cycle + 1}/{opts.cycles}, mode {mode}", file=sys.stderr)
+                for size, t in run_mode(mode, opts, work).items():
+                    best[mode][size] = min(t, best[mode].get(size, t))
+
+    sizes = sorted(best[opts.modes[0]])
+    header = "".join(f"{m:>10}" for m in opts.modes)
+    print(f"half round trip, us (median of {opts.reps} x {opts.iters}, best of {opts.cycles} "
+          f"cycles)\n{'bytes':>9}{header}    (d-a)/(b-a)  (c-a)/a")
+    for size in sizes:
+        row = "".join(f"{best[m][size]:>10.3f}" for m in opts.modes)
+        a, b, c, d = (best[m].get(size) for m in "abcd")
+        extra = ""
+        if None not in (a, b, c, d):
+            floor = b - a
+            extra = (f"{(d - a) / floor:>13.2f}" if floor > 0.005 else f"{'-':>13}") + \
+                f"{(c - a) / a:>9.2f}"
+        print(f"{size:>9}{row}{extra}")
+    if all(m in best for m in "abcde") and 0 in best["a"]:
+        a, b, c, d, e = (best[m][0] for m in "abcde")
+        print(f"\n0 bytes: untraced {a:.3f} us; callbacks add {b - a:.3f}; perusetrace PMPI "
+              f"adds {c - a:.3f}, with all events {d - a:.3f}; EZTrace adds {e - a:.3f}")
+        print(f"must  (d-a) <= (e-a)/2 : {d - a:.3f} <= {(e - a) / 2:.3f}  "
+              f"{'met' if d - a <= (e - a) / 2 else 'MISSED'}")
+        print(f"goal  (d-a) <= 2(b-a)  : {d - a:.3f} <= {2 * (b - a):.3f}  "
+              f"{'met' if d - a <= 2 * (b - a) else 'MISSED'}")
+
+
+if __name__ == "__main__":
+    main()
