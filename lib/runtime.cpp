@@ -167,8 +167,9 @@ void on_finalize() {
   process.clock_offset_errors = g_run.offsets.errors;
   std::string error;
   const bool ok = trace::close_archive(process, error);
-  if (!error.empty()) std::fprintf(stderr, "perusetrace rank %d: %s\n", g_run.rank, error.c_str());
-  if (g_run.rank == 0) {
+  if (!error.empty() && (ok || g_run.rank == 0))
+    std::fprintf(stderr, "perusetrace rank %d: %s\n", g_run.rank, error.c_str());
+  if (g_run.rank == 0 && error.empty()) {
     std::fprintf(stderr, "perusetrace: trace %s in %s/traces.otf2\n",
                  ok ? "written" : "written incompletely", g_run.directory.c_str());
   }

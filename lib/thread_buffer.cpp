@@ -27,6 +27,10 @@ void drain(ThreadBuffer* b) noexcept {
   trace::write(b->stream, b->begin, n);
   b->written += n;
   b->next = b->begin;
+  if (trace::failed()) {  // nowhere to write (disk full, directory gone): stop recording
+    g_state.store(TraceState::Stopped);
+    return;
+  }
   const std::uint64_t t1 = now_ns();
   *b->next++ = Record{t0, RecordKind::Enter, 0, kFlushRegion, 0, 0, 0, 0, 0, 0};
   *b->next++ = Record{t1, RecordKind::Leave, 0, kFlushRegion, 0, 0, 0, 0, 0, 0};

@@ -4,6 +4,7 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 
@@ -81,6 +82,12 @@ void free_chunks(void*, OTF2_FileType, OTF2_LocationRef, void** per_buffer, bool
   }
 }
 
+// OTF2 would print several lines per failure; the tracer says it once, in its own words.
+OTF2_ErrorCode quiet(void*, const char*, std::uint64_t, const char*, OTF2_ErrorCode code,
+                     const char*, va_list) {
+  return code;
+}
+
 OTF2_FlushType pre_flush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) {
   return OTF2_FLUSH;
 }
@@ -106,6 +113,7 @@ using namespace detail;
 bool open_archive(const ArchiveSpec& spec, std::string& error) {
   State& s = state();
   s.spec = spec;
+  OTF2_Error_RegisterCallback(quiet, nullptr);
   s.archive = OTF2_Archive_Open(spec.directory.c_str(), "traces", OTF2_FILEMODE_WRITE, 1024 * 1024,
                                 4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
   if (s.archive == nullptr) {
@@ -168,6 +176,9 @@ void close_location(void* location) noexcept {
   auto* loc = static_cast<Location*>(location);
   if (loc == nullptr || loc->closed) return;
   loc->closed = true;
+  // After a failed write OTF2's buffers are in no state to be flushed again: closing the
+  // writer would crash the program. The writer is left as it is.
+  if (state().failed) return;
   OTF2_EvtWriter_GetNumberOfEvents(loc->writer, &loc->events);
   // Closing flushes what OTF2 still holds; later records of this thread have nowhere to go.
   if (OTF2_Archive_CloseEvtWriter(state().archive, loc->writer) != OTF2_SUCCESS)
@@ -182,6 +193,16 @@ void close_location(void* location) noexcept {
 bool close_archive(const ProcessInfo& process, std::string& error) {
   State& s = state();
   if (s.archive == nullptr) return false;
+  // Every step below is collective: all ranks go on only if none of them failed to write.
+  int failed = s.failed ? 1 : 0, any_failed = 0;
+  PMPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (any_failed) {
+    error = "the trace in " + s.spec.directory +
+            " is incomplete: writing failed on at least one rank (see above), so its "
+            "definitions were not written.";
+    s.archive = nullptr;  // OTF2 cannot close it safely after the failure: left as it is
+    return false;
+  }
 
   RankReport mine;
   mine.host = process.host;

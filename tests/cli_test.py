@@ -129,6 +129,26 @@ def case_unwritable_output_runs_untraced(c):
     expect("MPITRACE_OUTPUT" in run.stderr, "the message does not name the fix", run)
 
 
+def case_full_disk_keeps_the_program_running(c):
+    """Root only: a 2 MiB tmpfs fills up while the program runs."""
+    tiny = os.path.join(c.work, "tiny")
+    os.makedirs(tiny)
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", tiny],
+                             capture_output=True, text=True)
+    expect(mounted.returncode == 0, f"cannot mount a tmpfs (run as root): {mounted.stderr}")
+    try:
+        run = c.mpirun_traced({"MPITRACE_OUTPUT": os.path.join(tiny, "trace"),
+                               "MPITRACE_BUFFER_SIZE": "64K"},
+                              [os.path.join(c.build, "tests", "many_events"), "100000"])
+    finally:
+        subprocess.run(["umount", tiny])
+    expect(run.returncode == 0, f"the program did not survive a full disk (exit "
+                                f"{run.returncode})", run)
+    expect(run.stdout.count("peak_kib") == 2, "the ranks did not run to their end", run)
+    expect(run.stderr.count("No space left on device") == 2, "not one message per rank", run)
+    expect("[OTF2]" not in run.stderr, "OTF2's own error messages reached the user", run)
+
+
 CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 
