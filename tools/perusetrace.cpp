@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "prv/convert.hpp"
 #include "settings.hpp"
 
 extern char** environ;
@@ -21,6 +22,7 @@ extern char** environ;
 namespace {
 
 constexpr const char* kUsage = R"(usage: perusetrace run [OPTIONS] -np N -- PROGRAM [ARGS...]
+       perusetrace prv ARCHIVE [-o PREFIX]   (OTF2 trace to Paraver; prv --help)
 
 Runs PROGRAM on N ranks with libperusetrace preloaded and writes an OTF2 trace.
 
@@ -183,6 +185,7 @@ int run(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   if (argc >= 2 && std::strcmp(argv[1], "run") == 0) return run(argc - 2, argv + 2);
+  if (argc >= 2 && std::strcmp(argv[1], "prv") == 0) return prv_main(argc - 2, argv + 2);
   if (argc >= 2 && (std::strcmp(argv[1], "--version") == 0)) {
     fmt::print("perusetrace {}\n", PERUSETRACE_VERSION);
     return 0;

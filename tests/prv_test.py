@@ -1,0 +1,263 @@
+#!/usr/bin/python3
+"""Trace a program, convert the trace with `perusetrace prv`, check the Paraver files.
+
+    prv_test.py --mpirun MPIRUN --preload LIB --perusetrace EXE CASE [-- PROGRAM ARGS...]
+
+CASE:
+  late_sender  scenarios late-sender -d MS: the receiver (task 2) waits in "Waiting a message"
+               for the sender's delay (+-10 %); its message's physical receive (Peruse
+               XFER_END) lies inside that MPI_Recv state and after the physical send; the
+               strict parser (prv_check.py) also rejects corrupted copies of the files.
+  messages     scenarios all: every message found its partner, every file passes the parser.
+  bad_input    a missing path, a non-OTF2 file, a directory without an archive and an OTF2
+               archive another tool wrote each give a clear error, never a crash.
+  scaling      PROGRAM ROUNDS (tests/apps/many_events) traced with 4 MiB buffers at ROUNDS and
+               ROUNDS/4: the converter's peak RSS stays under 64 MiB for both and its time
+               grows less than 6x for the 4x larger trace (>= 10^7 events).
+Every file the test produces must pass prv_check.py. Exits non-zero, saying why, on failure.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import prv_check  # noqa: E402
+
+STATE_WAIT_MESSAGE = 3
+RSS_BOUND_KIB = 64 * 1024
+TIME_RATIO_BOUND = 6.0
+
+
+class Run:
+    def __init__(self, opts, work):
+        self.opts = opts
+        self.work = work
+
+    def trace(self, name, command, env=()):
+        """Runs COMMAND on 2 ranks under the tracer; returns the trace directory."""
+        trace_dir = os.path.join(self.work, name)
+        ranks_env = dict(env, MPITRACE_OUTPUT=trace_dir,
+                         OMPI_MCA_btl_vader_single_copy_mechanism="none")
+        args = [self.opts.mpirun, "--allow-run-as-root", "--oversubscribe", "--bind-to", "none",
+                "-np", "2", "-x", "LD_PRELOAD=" + self.opts.preload]
+        for key, value in ranks_env.items():
+            args += ["-x", f"{key}={value}"]
+        run = subprocess.run(args + command, env=dict(os.environ, **ranks_env), cwd=self.work,
+                             capture_output=True, text=True)
+        if run.returncode != 0 or not os.path.exists(os.path.join(trace_dir, "traces.otf2")):
+            raise SystemExit(f"the traced run failed ({run.returncode}):\n{run.stdout}\n"
+                             f"{run.stderr}")
+        return trace_dir
+
+    def convert(self, archive, prefix):
+        """perusetrace prv ARCHIVE -o PREFIX; returns (returncode, stderr, seconds, peak KiB)."""
+        start = time.monotonic()
+        with tempfile.TemporaryFile() as err:
+            child = subprocess.Popen([self.opts.perusetrace, "prv", archive, "-o", prefix],
+                                     stdout=subprocess.DEVNULL, stderr=err)
+            _, status, usage = os.wait4(child.pid, 0)
+            child.returncode = os.waitstatus_to_exitcode(status)
+            seconds = time.monotonic() - start
+            err.seek(0)
+            stderr = err.read().decode(errors="replace")
+        return child.returncode, stderr, seconds, usage.ru_maxrss
+
+    def converted(self, archive, prefix):
+        rc, stderr, seconds, rss = self.convert(archive, prefix)
+        if rc != 0:
+            raise SystemExit(f"perusetrace prv {archive} failed ({rc}): {stderr}")
+        return stderr, seconds, rss
+
+
+def strict(prefix, on_record=None):
+    failures, summary = prv_check.check(prefix, on_record)
+    print(f"{os.path.basename(prefix)}: {summary}")
+    return [f"{os.path.basename(prefix)}: {x}" for x in failures], summary
+
+
+def delay_ms(command):
+    return int(command[command.index("-d") + 1]) if "-d" in command else 1000
+
+
+def corrupted_copies(prefix, work):
+    """The parser must reject a trace with unsorted records, a short END, or an unknown type."""
+    f = []
+    with open(prefix + ".prv") as src:
+        lines = src.readlines()
+    body = [i for i, l in enumerate(lines) if l[:2] in ("1:", "2:", "3:")]
+    header = lines[0]
+    end = int(re.search(r"\):(\d+)_ns:", header).group(1))
+    a, b = body[len(body) // 3], body[2 * len(body) // 3]
+    unsorted = list(lines)
+    unsorted[a], unsorted[b] = unsorted[b], unsorted[a]
+    short_end = [header.replace(f"):{end}_ns:", f"):{end // 2}_ns:", 1)] + lines[1:]
+    unknown_type = lines + [f"2:1:1:1:1:{end}:99999999:1\n"]
+    for name, content, expect in (("unsorted", unsorted, "not sorted"),
+                                  ("short_end", short_end, "after the header's END"),
+                                  ("unknown_type", unknown_type, "not described")):
+        bad = os.path.join(work, "corrupt_" + name)
+        with open(bad + ".prv", "w") as out:
+            out.writelines(content)
+        shutil.copy(prefix + ".pcf", bad + ".pcf")
+        shutil.copy(prefix + ".row", bad + ".row")
+        failures, _ = prv_check.check(bad)
+        if not any(expect in x for x in failures):
+            f.append(f"prv_check.py accepted a corrupted copy ({name}): {failures}")
+    return f
+
+
+def case_late_sender(run, command):
+    archive = run.trace("late_sender", command, [("MPITRACE_PERUSE_EVENTS", "all")])
+    prefix = os.path.join(run.work, "late_sender")
+    run.converted(archive, prefix)
+    waits, comms = [], []
+
+    def collect(v):
+        if v[0] == 1 and v[3] == 2 and v[7] == STATE_WAIT_MESSAGE:
+            waits.append((v[5], v[6]))
+        elif v[0] == 3 and v[3] == 1 and v[9] == 2 and v[14] == 1:
+            comms.append(v)
+
+    f, _ = strict(prefix, collect)
+    delay = delay_ms(command) * 1_000_000
+    waited = sum(e - b for b, e in waits)
+    print(f"task 2 waited {waited / 1e6:.1f} ms in 'Waiting a message' for a {delay / 1e6:.0f} "
+          f"ms delay")
+    if not 0.9 * delay <= waited <= 1.1 * delay:
+        f.append(f"task 2 is {waited} ns in 'Waiting a message', expected {delay} ns +-10 %")
+    if len(comms) != 1:
+        return f + [f"expected one communication record 1 -> 2 with tag 1, got {comms}"]
+    c = comms[0]
+    lsend, psend, lrecv, precv = c[5], c[6], c[11], c[12]
+    print(f"message: logical send {lsend}, physical send {psend}, physical receive {precv}, "
+          f"logical receive {lrecv}")
+    if psend == lsend or precv == lrecv:
+        f.append("the physical times equal the logical ones: Peruse's XFER_BEGIN/XFER_END "
+                 "were not used")
+    if not any(b <= precv <= e for b, e in waits):
+        f.append(f"the physical receive {precv} is not inside task 2's MPI_Recv state {waits}")
+    if not precv > psend:
+        f.append(f"the physical receive {precv} is not after the physical send {psend}")
+    return f + corrupted_copies(prefix, run.work)
+
+
+def case_messages(run, command):
+    archive = run.trace("messages", command, [("MPITRACE_PERUSE_EVENTS", "all")])
+    prefix = os.path.join(run.work, "messages")
+    stderr, _, _ = run.converted(archive, prefix)
+    f, summary = strict(prefix)
+    if "found no partner" in stderr:
+        f.append(f"unmatched messages: {stderr.strip()}")
+    if summary["comms"] == 0:
+        f.append("no communication record")
+    return f
+
+
+def case_bad_input(run, _command):
+    f = []
+    work = run.work
+    garbage = os.path.join(work, "garbage.otf2")
+    with open(garbage, "w") as out:
+        out.write("this is not an OTF2 anchor file\n")
+    empty_dir = os.path.join(work, "empty")
+    os.mkdir(empty_dir)
+    foreign = os.path.join(work, "foreign")
+    writer = subprocess.run([sys.executable, "-c", f"""
+import otf2
+with otf2.writer.open({foreign!r}, timer_resolution=1000000000) as trace:
+    node = trace.definitions.system_tree_node("node")
+    group = trace.definitions.location_group("Process", system_tree_parent=node)
+    location = trace.definitions.location("Main", group=group)
+    region = trace.definitions.region("main")
+    events = trace.event_writer_from_location(location)
+    events.enter(1000, region)
+    events.leave(2000, region)
+"""], capture_output=True, text=True)
+    cases = [(os.path.join(work, "no-such-trace"), "does not exist"),
+             (garbage, "not a readable OTF2 archive"),
+             (empty_dir, "without traces.otf2")]
+    if writer.returncode == 0:
+        cases.append((os.path.join(foreign, "traces.otf2"), "not one perusetrace wrote"))
+    else:
+        f.append(f"python3-otf2 could not write a foreign archive: {writer.stderr[-300:]}")
+    for path, expect in cases:
+        rc, stderr, _, _ = run.convert(path, os.path.join(work, "out"))
+        print(f"{os.path.basename(path)}: exit {rc}: {stderr.strip()}")
+        if rc != 1 or expect not in stderr or not stderr.startswith("perusetrace prv: "):
+            f.append(f"{path}: exit {rc} with {stderr.strip()!r}; expected exit 1 and an error "
+                     f"saying '{expect}'")
+    usage = subprocess.run([run.opts.perusetrace, "prv"], capture_output=True, text=True)
+    if usage.returncode != 2 or "usage: perusetrace prv" not in usage.stderr:
+        f.append(f"'perusetrace prv' without an archive: exit {usage.returncode}, "
+                 f"{usage.stderr!r}")
+    if any(os.path.exists(os.path.join(work, "out" + ext)) for ext in (".prv", ".pcf", ".row")):
+        f.append("a failed conversion left output files behind")
+    return f
+
+
+def case_scaling(run, command):
+    rounds = int(command[-1])
+    f = []
+    measured = {}
+    for label, n in (("quarter", rounds // 4), ("full", rounds)):
+        archive = run.trace(f"scaling_{label}", command[:-1] + [str(n)],
+                            [("MPITRACE_BUFFER_SIZE", "4M")])
+        prefix = os.path.join(run.work, f"scaling_{label}")
+        stderr, seconds, rss = run.converted(archive, prefix)
+        events = int(re.search(r"from (\d+) events", stderr).group(1))
+        measured[label] = (events, seconds, rss)
+        print(f"{label}: {events} events converted in {seconds:.2f} s, peak RSS {rss} KiB")
+        if rss > RSS_BOUND_KIB:
+            f.append(f"{label}: converting {events} events took {rss} KiB, over the "
+                     f"{RSS_BOUND_KIB} KiB bound")
+        failures, _ = strict(prefix)
+        f += failures
+        shutil.rmtree(archive, ignore_errors=True)
+        for ext in (".prv", ".pcf", ".row"):
+            os.remove(prefix + ext)
+    (small_events, small_s, _), (big_events, big_s, _) = measured["quarter"], measured["full"]
+    if big_events < 10_000_000:
+        f.append(f"the large trace has {big_events} events, the test needs at least 10^7")
+    ratio = big_s / max(small_s, 1e-3)
+    print(f"time ratio {ratio:.2f} for {big_events / max(small_events, 1):.2f}x the events")
+    if ratio > TIME_RATIO_BOUND:
+        f.append(f"converting {big_events} events took {big_s:.1f} s, {ratio:.1f}x the "
+                 f"{small_s:.1f} s of {small_events}: not proportional")
+    return f
+
+
+CASES = {"late_sender": case_late_sender, "messages": case_messages,
+         "bad_input": case_bad_input, "scaling": case_scaling}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--mpirun", required=True)
+    parser.add_argument("--preload", required=True)
+    parser.add_argument("--perusetrace", required=True)
+    parser.add_argument("--keep", action="store_true", help="keep the work directory")
+    parser.add_argument("case", choices=sorted(CASES))
+    parser.add_argument("command", nargs=argparse.REMAINDER)
+    opts = parser.parse_args()
+    command = opts.command[1:] if opts.command[:1] == ["--"] else opts.command
+    work = tempfile.mkdtemp(prefix="perusetrace-prv-")
+    failures = CASES[opts.case](Run(opts, work), command)
+    if failures:
+        print(f"\nFAILED prv case '{opts.case}' (files kept in {work}):", file=sys.stderr)
+        for failure in failures:
+            print(f"  - {failure}", file=sys.stderr)
+        sys.exit(1)
+    print(f"prv case '{opts.case}' passed")
+    if opts.keep:
+        print(f"files kept in {work}")
+    else:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,128 @@
+// An OTF2 archive written by perusetrace, as the Paraver converter needs it: the definitions in
+// plain C++ types and the events streamed in time order to an EventSink. The only file of
+// tools/prv that sees OTF2.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace perusetrace::prv {
+
+// A problem with the input, worded for the user: what is wrong and what to do.
+class ConvertError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class RegionKind : std::uint8_t { MpiFunction, Peruse, Tracer, Other };
+enum class RegionRole : std::uint8_t { Function, PointToPoint, Barrier, Collective, FileIo, Other };
+
+struct RegionDef {
+  std::string name;
+  RegionKind kind = RegionKind::Other;
+  RegionRole role = RegionRole::Other;
+  std::uint32_t peruse_index = 0;  // RegionKind::Peruse: position among the Peruse regions
+};
+
+struct NodeDef {
+  std::string name;
+};
+
+struct RankDef {
+  std::string name;
+  std::uint32_t node = 0;  // index into Definitions::nodes
+  std::uint32_t threads = 0;
+};
+
+struct LocationDef {
+  std::uint64_t id = 0;  // OTF2 location id
+  std::string name;
+  std::uint32_t rank = 0;
+  std::uint32_t thread = 0;  // 0 for the rank's first location, then in id order
+  std::uint64_t events = 0;
+};
+
+struct CommDef {
+  std::string name;
+  std::vector<std::uint32_t> world_ranks;  // member i of the communicator is this world rank
+  bool self = false;                       // MPI_COMM_SELF: the one member is the caller
+};
+
+struct Definitions {
+  std::uint64_t timer_resolution = 1'000'000'000;
+  std::uint64_t global_offset = 0;
+  std::uint64_t trace_length = 0;  // in ns
+  std::vector<NodeDef> nodes;
+  std::vector<RankDef> ranks;              // by world rank
+  std::vector<LocationDef> locations;      // by rank, then thread: the converter's location index
+  std::vector<RegionDef> regions;          // by OTF2 region id
+  std::vector<std::string> peruse_events;  // short names (REQ_ACTIVATE...) by peruse_index
+  std::vector<CommDef> comms;              // by unified communicator id
+  std::vector<std::string> metrics;        // metric names by OTF2 metric (class) id
+  std::uint64_t total_events = 0;
+  std::string creator;
+};
+
+// The fields perusetrace attaches to every Peruse event.
+struct PeruseFields {
+  std::uint64_t request = 0;
+  std::int32_t peer = -1;  // world rank, -1 any source
+  std::int32_t tag = 0;
+  std::uint64_t bytes = 0;
+  std::uint8_t operation = 0;  // 0 send, 1 receive
+  std::uint32_t comm = 0;
+};
+
+inline constexpr std::uint32_t kNoComm = 0xffffffffu;
+
+// Times are ns since the trace start; `loc` indexes Definitions::locations.
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+  virtual void enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) = 0;
+  virtual void leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) = 0;
+  virtual void peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
+                      const PeruseFields& f) = 0;
+  // Point-to-point records; peer is a rank of `comm`.
+  virtual void send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
+                    std::uint32_t tag, std::uint64_t bytes, std::uint64_t request,
+                    bool blocking) = 0;
+  virtual void send_complete(std::uint32_t loc, std::uint64_t t, std::uint64_t request) = 0;
+  virtual void recv_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) = 0;
+  virtual void recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
+                    std::uint32_t tag, std::uint64_t bytes, std::uint64_t request,
+                    bool blocking) = 0;
+  virtual void request_cancelled(std::uint32_t loc, std::uint64_t t, std::uint64_t request) = 0;
+  virtual void metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
+                      std::int64_t value) = 0;
+};
+
+class ArchiveReader {
+ public:
+  // Opens PATH (DIR/traces.otf2, or DIR holding it) and reads its definitions; throws
+  // ConvertError naming the problem and the fix.
+  explicit ArchiveReader(const std::string& path);
+  ~ArchiveReader();
+  ArchiveReader(const ArchiveReader&) = delete;
+  ArchiveReader& operator=(const ArchiveReader&) = delete;
+
+  const Definitions& definitions() const { return defs_; }
+  const std::string& anchor() const { return anchor_; }  // the .otf2 file
+
+  // Streams every event in time order. `progress(read, total)` is called now and then.
+  void read_events(EventSink& sink,
+                   const std::function<void(std::uint64_t, std::uint64_t)>& progress);
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+  Definitions defs_;
+  std::string anchor_;
+};
+
+}  // namespace perusetrace::prv

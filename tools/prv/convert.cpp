@@ -1,0 +1,158 @@
+#include "convert.hpp"
+
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+
+#include "archive_reader.hpp"
+#include "paraver_objects.hpp"
+#include "pcf_row.hpp"
+#include "prv_writer.hpp"
+#include "translator.hpp"
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: perusetrace prv ARCHIVE [-o PREFIX]
+
+Converts an OTF2 trace written by perusetrace to Paraver: PREFIX.prv (records sorted by
+time), PREFIX.pcf (state and event labels) and PREFIX.row (node, CPU and thread names).
+
+  ARCHIVE        the trace directory (PROGRAM-trace) or its traces.otf2
+  -o PREFIX      output prefix (default: the trace directory's name, next to it)
+  -q, --quiet    no progress bar and no summary
+)";
+
+using namespace perusetrace::prv;
+
+// The trace directory's path without a trailing slash, for the default prefix.
+std::string default_prefix(const std::string& anchor) {
+  std::string dir = anchor;
+  const auto slash = dir.rfind('/');
+  dir = slash == std::string::npos ? std::string(".") : dir.substr(0, slash);
+  if (dir.empty()) dir = "/";
+  if (dir == ".") {
+    char cwd[4096];
+    if (::getcwd(cwd, sizeof cwd) != nullptr) dir = cwd;
+  }
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  return dir;
+}
+
+// A progress bar on stderr, only when it is a terminal.
+class Progress {
+ public:
+  explicit Progress(bool enabled) : enabled_(enabled && ::isatty(2) == 1) {}
+  void show(const char* phase, std::uint64_t done, std::uint64_t total) {
+    if (!enabled_ || total == 0) return;
+    const int percent = static_cast<int>(std::min<std::uint64_t>(100, done * 100 / total));
+    if (percent == last_ && phase == phase_) return;
+    last_ = percent;
+    phase_ = phase;
+    const int width = 40, filled = percent * width / 100;
+    fmt::print(stderr, "\r{:<8} [{}{}] {:3}%", phase, std::string(filled, '#'),
+               std::string(width - filled, ' '), percent);
+    std::fflush(stderr);
+  }
+  void done() {
+    if (enabled_ && last_ >= 0) fmt::print(stderr, "\r{:60}\r", "");
+  }
+
+ private:
+  bool enabled_;
+  int last_ = -1;
+  const char* phase_ = nullptr;
+};
+
+int convert(const std::string& archive, std::string prefix, bool quiet) {
+  const auto start = std::chrono::steady_clock::now();
+  ArchiveReader reader(archive);
+  const Definitions& defs = reader.definitions();
+  if (prefix.empty()) prefix = default_prefix(reader.anchor());
+  const Layout layout = make_layout(defs);
+
+  Progress progress(!quiet);
+  PrvWriter prv(prefix + ".prv");
+  Translator translator(defs, prv, layout.objects);
+  reader.read_events(translator, [&](std::uint64_t done, std::uint64_t total) {
+    progress.show("reading", done, total);
+  });
+  translator.finish(defs.trace_length);
+  const std::uint64_t end = std::max(defs.trace_length, prv.latest_time());
+  prv.finish(
+      [&](std::uint64_t) { return prv_header(defs, layout, end); },
+      [&](std::uint64_t done, std::uint64_t total) { progress.show("sorting", done, total); });
+  progress.done();
+  write_pcf(prefix + ".pcf", defs);
+  write_row(prefix + ".row", defs, layout);
+
+  const MessageMatcher& m = translator.messages();
+  if (m.unmatched_sends() + m.unmatched_recvs() > 0)
+    fmt::print(stderr,
+               "perusetrace prv: {} sends and {} receives found no partner in the trace "
+               "(cancelled, or the program stopped before they completed); they have no "
+               "communication record.\n",
+               m.unmatched_sends(), m.unmatched_recvs());
+  if (!quiet) {
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    fmt::print(stderr,
+               "perusetrace prv: {}.prv/.pcf/.row: {} records ({} messages) from {} "
+               "events in {:.1f} s\n",
+               prefix, prv.records(), m.matched(), defs.total_events, seconds);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int prv_main(int argc, char** argv) {
+  std::string archive, prefix;
+  bool quiet = false;
+  for (int i = 0; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "-h" || arg == "--help") {
+      fmt::print("{}", kUsage);
+      return 0;
+    } else if (arg == "-o" || arg == "--output") {
+      if (i + 1 >= argc) {
+        fmt::print(stderr, "perusetrace prv: {} needs a value\n\n{}", arg, kUsage);
+        return 2;
+      }
+      prefix = argv[++i];
+    } else if (arg == "-q" || arg == "--quiet") {
+      quiet = true;
+    } else if (!arg.empty() && arg[0] == '-') {
+      fmt::print(stderr, "perusetrace prv: unknown option '{}'\n\n{}", arg, kUsage);
+      return 2;
+    } else if (archive.empty()) {
+      archive = arg;
+    } else {
+      fmt::print(stderr, "perusetrace prv: one archive only, '{}' is one too many\n\n{}", arg,
+                 kUsage);
+      return 2;
+    }
+  }
+  if (archive.empty()) {
+    fmt::print(stderr, "perusetrace prv: no archive given\n\n{}", kUsage);
+    return 2;
+  }
+  if (!prefix.empty() && prefix.back() == '/') {
+    fmt::print(stderr,
+               "perusetrace prv: -o takes a file prefix (PREFIX.prv is written), not a "
+               "directory: '{}'\n",
+               prefix);
+    return 2;
+  }
+  try {
+    return convert(archive, prefix, quiet);
+  } catch (const ConvertError& e) {
+    fmt::print(stderr, "perusetrace prv: {}\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "perusetrace prv: conversion failed: {}\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,133 @@
+// .pcf and .row layout as Paraver reads them (sections DEFAULT_OPTIONS, STATES, STATES_COLOR,
+// EVENT_TYPE/VALUES; "LEVEL <name> SIZE <n>" followed by one name per line).
+#include "pcf_row.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "prv_codes.hpp"
+
+namespace perusetrace::prv {
+
+namespace {
+
+struct StateInfo {
+  std::uint32_t value;
+  const char* label;
+  const char* colour;
+};
+
+constexpr StateInfo kStates[] = {
+    {kStateIdle, "Idle", "{117,195,255}"},
+    {kStateRunning, "Running", "{0,0,255}"},
+    {kStateNotCreated, "Not created", "{255,255,255}"},
+    {kStateWaitMessage, "Waiting a message", "{255,0,0}"},
+    {kStateBlockingSend, "Blocking Send", "{255,0,174}"},
+    {kStateSynchronization, "Synchronization", "{179,0,0}"},
+    {kStateTestProbe, "Test/Probe", "{0,255,0}"},
+    {kStateWait, "Wait/WaitAll", "{235,0,0}"},
+    {kStateImmediateSend, "Immediate Send", "{255,144,26}"},
+    {kStateImmediateRecv, "Immediate Receive", "{2,255,177}"},
+    {kStateIo, "I/O", "{192,224,0}"},
+    {kStateCollective, "Group Communication", "{255,145,255}"},
+    {kStateOtherMpi, "Other MPI", "{100,100,177}"},
+    {kStateSendRecv, "Send Receive", "{171,0,255}"},
+    {kStateTracer, "Tracer flushing its buffer", "{128,128,128}"},
+};
+
+void write_file(const std::string& path, const std::string& text) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr || std::fwrite(text.data(), 1, text.size(), f) != text.size() ||
+      std::fclose(f) != 0) {
+    throw ConvertError(
+        fmt::format("writing {} failed: {}. Check that the directory exists, is writable and "
+                    "has free space, or write elsewhere with -o PREFIX.",
+                    path, std::strerror(errno)));
+  }
+}
+
+void event_type(std::string& out, std::uint64_t type, const std::string& label) {
+  out += fmt::format("EVENT_TYPE\n0    {}    {}\n", type, label);
+}
+
+}  // namespace
+
+void write_pcf(const std::string& path, const Definitions& defs) {
+  std::string o =
+      "DEFAULT_OPTIONS\n\n"
+      "LEVEL               THREAD\n"
+      "UNITS               NANOSEC\n"
+      "LOOK_BACK           100\n"
+      "SPEED               1\n"
+      "FLAG_ICONS          ENABLED\n"
+      "NUM_OF_STATE_COLORS 1000\n"
+      "YMAX_SCALE          37\n\n\n"
+      "DEFAULT_SEMANTIC\n\n"
+      "THREAD_FUNC          State As Is\n\n\n"
+      "STATES\n";
+  for (const StateInfo& s : kStates) o += fmt::format("{}    {}\n", s.value, s.label);
+  o += "\n\nSTATES_COLOR\n";
+  for (const StateInfo& s : kStates) o += fmt::format("{}    {}\n", s.value, s.colour);
+  o += "\n\n";
+
+  // perusetrace's own type range, clear of Extrae's MPI types 50000001-50000005.
+  event_type(o, kTypeMpiCall,
+             fmt::format("MPI call in progress (perusetrace types {}-{})", kTypeBase, kTypeLast));
+  o += "VALUES\n0   Outside MPI\n";
+  for (std::size_t r = 0; r < defs.regions.size(); ++r)
+    if (defs.regions[r].kind == RegionKind::MpiFunction)
+      o += fmt::format("{}   {}\n", r + 1, defs.regions[r].name);
+  o += "\n\n";
+
+  event_type(o, kTypePeruseEvent, "Peruse event");
+  o += "VALUES\n";
+  for (std::size_t i = 0; i < defs.peruse_events.size(); ++i)
+    o += fmt::format("{}   {}\n", i + 1, defs.peruse_events[i]);
+  o += "\n\n";
+
+  event_type(o, kTypePeruseRequest, "Peruse request id");
+  o += "\n\n";
+  event_type(o, kTypePerusePeer, "Peruse peer (world rank + 1)");
+  o += "VALUES\n0   MPI_ANY_SOURCE\n";
+  for (std::size_t r = 0; r < defs.ranks.size(); ++r) o += fmt::format("{}   rank {}\n", r + 1, r);
+  o += "\n\n";
+  event_type(o, kTypePeruseTag, "Peruse tag");
+  o += "\n\n";
+  event_type(o, kTypePeruseInternalTag, "Peruse tag of collective traffic (negated)");
+  o += "\n\n";
+  event_type(o, kTypePeruseBytes, "Peruse request bytes");
+  o += "\n\n";
+  event_type(o, kTypePeruseOperation, "Peruse operation");
+  o += "VALUES\n1   send\n2   receive\n\n\n";
+  event_type(o, kTypePeruseComm, "Peruse communicator");
+  o += "VALUES\n";
+  for (std::size_t c = 0; c < defs.comms.size(); ++c)
+    o += fmt::format("{}   {}\n", c + 1,
+                     defs.comms[c].name.empty() ? "communicator" : defs.comms[c].name);
+  o += "\n\n";
+  event_type(o, kTypePostedQueue, "Posted receive queue depth (Peruse)");
+  o += "\n\n";
+  event_type(o, kTypeUnexpectedQueue, "Unexpected message queue depth (Peruse)");
+  o += "\n\n";
+  event_type(o, kTypeBytesInFlight, "Bytes in flight (Peruse)");
+  o += "\n\n";
+  event_type(o, kTypeFragmentBytes, "Fragment bytes (Peruse REQ_XFER_CONTINUE)");
+  o += "\n";
+  write_file(path, o);
+}
+
+void write_row(const std::string& path, const Definitions& defs, const Layout& layout) {
+  std::string o = fmt::format("LEVEL CPU SIZE {}\n", layout.cpu_names.size());
+  for (const std::string& c : layout.cpu_names) o += c + "\n";
+  o += fmt::format("\nLEVEL NODE SIZE {}\n", defs.nodes.size());
+  for (const NodeDef& n : defs.nodes) o += n.name + "\n";
+  o += fmt::format("\nLEVEL THREAD SIZE {}\n", defs.locations.size());
+  for (const LocationDef& l : defs.locations)
+    o += fmt::format("THREAD 1.{}.{}\n", l.rank + 1, l.thread + 1);
+  write_file(path, o);
+}
+
+}  // namespace perusetrace::prv

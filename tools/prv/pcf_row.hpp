@@ -1,0 +1,15 @@
+// The .pcf (what the states and event values mean, with colours) and the .row (names of the
+// nodes, CPUs and threads) that go with a .prv.
+#pragma once
+
+#include <string>
+
+#include "archive_reader.hpp"
+#include "paraver_objects.hpp"
+
+namespace perusetrace::prv {
+
+void write_pcf(const std::string& path, const Definitions& defs);
+void write_row(const std::string& path, const Definitions& defs, const Layout& layout);
+
+}  // namespace perusetrace::prv

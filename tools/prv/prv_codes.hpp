@@ -1,0 +1,47 @@
+// The numbers perusetrace's Paraver traces use: thread states (record type 1) and event types
+// (record type 2). Extrae owns 50000001-50000005 (MPI) and most of 40000000-49999999, so
+// perusetrace's types live in 64000000-64000999 (README.md, "Paraver traces").
+#pragma once
+
+#include <cstdint>
+
+namespace perusetrace::prv {
+
+// Thread states. The numbers follow the usual Paraver/Extrae meaning where one exists, so
+// Paraver's stock state configurations colour them sensibly.
+enum State : std::uint32_t {
+  kStateIdle = 0,             // before a thread's first record
+  kStateRunning = 1,          // outside MPI
+  kStateNotCreated = 2,       // a thread before it first appears
+  kStateWaitMessage = 3,      // MPI_Recv, MPI_Mrecv, MPI_Probe, MPI_Mprobe
+  kStateBlockingSend = 4,     // MPI_Send, MPI_Ssend, MPI_Bsend, MPI_Rsend
+  kStateSynchronization = 5,  // barriers
+  kStateTestProbe = 6,        // MPI_Test*, MPI_Iprobe, MPI_Improbe
+  kStateWait = 8,             // MPI_Wait*
+  kStateImmediateSend = 10,   // MPI_Isend and friends, MPI_Start(all)
+  kStateImmediateRecv = 11,   // MPI_Irecv, MPI_Imrecv
+  kStateIo = 12,              // MPI-IO
+  kStateCollective = 13,      // collectives other than barriers
+  kStateOtherMpi = 15,        // every other MPI function
+  kStateSendRecv = 16,        // MPI_Sendrecv(_replace)
+  kStateTracer = 24,          // perusetrace writing its buffer out
+};
+
+// Event types.
+inline constexpr std::uint64_t kTypeBase = 64000000;
+inline constexpr std::uint64_t kTypeMpiCall = 64000001;        // value: function id + 1, 0 outside
+inline constexpr std::uint64_t kTypePeruseEvent = 64000100;    // value: Peruse event index + 1
+inline constexpr std::uint64_t kTypePeruseRequest = 64000101;  // perusetrace request id
+inline constexpr std::uint64_t kTypePerusePeer = 64000102;     // world rank + 1, 0 any source
+inline constexpr std::uint64_t kTypePeruseTag = 64000103;      // tag (>= 0)
+inline constexpr std::uint64_t kTypePeruseInternalTag = 64000104;  // -tag (collective traffic)
+inline constexpr std::uint64_t kTypePeruseBytes = 64000105;        // request bytes
+inline constexpr std::uint64_t kTypePeruseOperation = 64000106;    // 1 send, 2 receive
+inline constexpr std::uint64_t kTypePeruseComm = 64000107;         // communicator id + 1
+inline constexpr std::uint64_t kTypePostedQueue = 64000110;        // derived counters
+inline constexpr std::uint64_t kTypeUnexpectedQueue = 64000111;
+inline constexpr std::uint64_t kTypeBytesInFlight = 64000112;
+inline constexpr std::uint64_t kTypeFragmentBytes = 64000113;  // bytes of one XFER_CONTINUE
+inline constexpr std::uint64_t kTypeLast = 64000999;
+
+}  // namespace perusetrace::prv

@@ -1,0 +1,211 @@
+// Record formats (Paraver trace format as Extrae's merger writes it and paraver-kernel reads
+// it; the sources are cited in paraver_objects.cpp):
+//   1:cpu:appl:task:thread:begin:end:state
+//   2:cpu:appl:task:thread:time:type:value[:type:value...]
+//   3:cpu:appl:task:thread:logical_send:physical_send:cpu:appl:task:thread:logical_recv:
+//     physical_recv:size:tag
+// Every record type has its sort time in the sixth field.
+#include "prv_writer.hpp"
+
+#include <fmt/format.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <queue>
+
+#include "archive_reader.hpp"
+
+namespace perusetrace::prv {
+
+namespace {
+
+constexpr std::size_t kFanIn = 64;
+constexpr std::size_t kReadBuffer = 64u << 10;
+
+std::uint64_t time_of(const char* line) {
+  int colons = 0;
+  const char* p = line;
+  while (*p != '\0' && colons < 5) colons += *p++ == ':';
+  std::uint64_t t = 0;
+  while (*p >= '0' && *p <= '9') t = t * 10 + static_cast<std::uint64_t>(*p++ - '0');
+  return t;
+}
+
+[[noreturn]] void io_failure(const std::string& what, const std::string& path) {
+  throw ConvertError(
+      fmt::format("{} {} failed: {}. Check that the directory exists, is writable and "
+                  "has free space, or write elsewhere with -o PREFIX.",
+                  what, path, std::strerror(errno)));
+}
+
+struct RunReader {
+  std::FILE* file = nullptr;
+  char* line = nullptr;
+  std::size_t capacity = 0;
+  std::uint64_t time = 0;
+  std::vector<char> vbuf;
+
+  bool next() {
+    if (::getline(&line, &capacity, file) <= 0) return false;
+    time = time_of(line);
+    return true;
+  }
+  ~RunReader() {
+    std::free(line);
+    if (file) std::fclose(file);
+  }
+};
+
+}  // namespace
+
+PrvWriter::PrvWriter(std::string path, std::size_t run_bytes)
+    : path_(std::move(path)), run_bytes_(run_bytes) {
+  std::string pattern = path_ + ".sort-XXXXXX";
+  if (::mkdtemp(pattern.data()) == nullptr)
+    io_failure("creating a temporary directory beside", path_);
+  tmpdir_ = pattern;
+  buffer_.reserve(run_bytes_ + 4096);
+}
+
+PrvWriter::~PrvWriter() {
+  for (const std::string& r : runs_) ::unlink(r.c_str());
+  if (!tmpdir_.empty()) ::rmdir(tmpdir_.c_str());
+}
+
+void PrvWriter::add(std::uint64_t time, std::size_t start) {
+  entries_.push_back({time, static_cast<std::uint32_t>(start),
+                      static_cast<std::uint32_t>(buffer_.size() - start)});
+  ++records_;
+  if (buffer_.size() >= run_bytes_) spill();
+}
+
+void PrvWriter::state(const PrvObject& o, std::uint64_t begin, std::uint64_t end,
+                      std::uint32_t state) {
+  const std::size_t start = buffer_.size();
+  fmt::format_to(std::back_inserter(buffer_), "1:{}:1:{}:{}:{}:{}:{}\n", o.cpu, o.task, o.thread,
+                 begin, end, state);
+  latest_ = std::max(latest_, end);
+  add(begin, start);
+}
+
+void PrvWriter::event(const PrvObject& o, std::uint64_t time,
+                      const std::pair<std::uint64_t, std::uint64_t>* pairs, std::size_t count) {
+  if (count == 0) return;
+  const std::size_t start = buffer_.size();
+  fmt::format_to(std::back_inserter(buffer_), "2:{}:1:{}:{}:{}", o.cpu, o.task, o.thread, time);
+  for (std::size_t i = 0; i < count; ++i)
+    fmt::format_to(std::back_inserter(buffer_), ":{}:{}", pairs[i].first, pairs[i].second);
+  buffer_.push_back('\n');
+  latest_ = std::max(latest_, time);
+  add(time, start);
+}
+
+void PrvWriter::comm(const PrvObject& from, std::uint64_t logical_send, std::uint64_t physical_send,
+                     const PrvObject& to, std::uint64_t logical_recv, std::uint64_t physical_recv,
+                     std::uint64_t bytes, std::uint64_t tag) {
+  const std::size_t start = buffer_.size();
+  fmt::format_to(std::back_inserter(buffer_), "3:{}:1:{}:{}:{}:{}:{}:1:{}:{}:{}:{}:{}:{}\n",
+                 from.cpu, from.task, from.thread, logical_send, physical_send, to.cpu, to.task,
+                 to.thread, logical_recv, physical_recv, bytes, tag);
+  latest_ = std::max({latest_, logical_send, physical_send, logical_recv, physical_recv});
+  add(logical_send, start);
+}
+
+std::string PrvWriter::new_run_path() {
+  return fmt::format("{}/run{:06}", tmpdir_, run_counter_++);
+}
+
+void PrvWriter::spill() {
+  if (entries_.empty()) return;
+  std::sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) {
+    return a.time != b.time ? a.time < b.time : a.offset < b.offset;
+  });
+  const std::string run = new_run_path();
+  std::FILE* f = std::fopen(run.c_str(), "w");
+  if (f == nullptr) io_failure("creating the temporary file", run);
+  runs_.push_back(run);
+  std::vector<char> vbuf(1u << 20);
+  std::setvbuf(f, vbuf.data(), _IOFBF, vbuf.size());
+  for (const Entry& e : entries_) std::fwrite(buffer_.data() + e.offset, 1, e.length, f);
+  if (std::ferror(f) != 0 || std::fclose(f) != 0) io_failure("writing the temporary file", run);
+  entries_.clear();
+  buffer_.clear();
+}
+
+// Merges the sorted inputs into `out` (or, when out is null, into a new run whose path it
+// returns). Equal times keep the inputs' order, so records stay in the order they were made.
+std::string PrvWriter::merge(const std::vector<std::string>& inputs, std::FILE* out,
+                             const std::function<void(std::uint64_t)>& written) {
+  std::string target;
+  std::vector<char> out_buf;
+  if (out == nullptr) {
+    target = new_run_path();
+    out = std::fopen(target.c_str(), "w");
+    if (out == nullptr) io_failure("creating the temporary file", target);
+    out_buf.resize(1u << 20);
+    std::setvbuf(out, out_buf.data(), _IOFBF, out_buf.size());
+  }
+  std::vector<RunReader> readers(inputs.size());
+  using Head = std::pair<std::uint64_t, std::size_t>;
+  std::priority_queue<Head, std::vector<Head>, std::greater<>> heap;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    readers[i].file = std::fopen(inputs[i].c_str(), "r");
+    if (readers[i].file == nullptr) io_failure("reading the temporary file", inputs[i]);
+    readers[i].vbuf.resize(kReadBuffer);
+    std::setvbuf(readers[i].file, readers[i].vbuf.data(), _IOFBF, kReadBuffer);
+    if (readers[i].next()) heap.emplace(readers[i].time, i);
+  }
+  std::uint64_t count = 0;
+  while (!heap.empty()) {
+    const std::size_t i = heap.top().second;
+    heap.pop();
+    std::fputs(readers[i].line, out);
+    if ((++count & 0xffff) == 0 && written) written(count);
+    if (readers[i].next()) heap.emplace(readers[i].time, i);
+  }
+  if (written) written(count);
+  readers.clear();
+  for (const std::string& in : inputs) ::unlink(in.c_str());
+  if (!target.empty()) {
+    if (std::ferror(out) != 0 || std::fclose(out) != 0)
+      io_failure("writing the temporary file", target);
+  }
+  return target;
+}
+
+void PrvWriter::finish(const std::function<std::string(std::uint64_t)>& header,
+                       const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
+  // Everything goes through runs, so the last buffer is sorted like the others.
+  spill();
+  buffer_.clear();
+  buffer_.shrink_to_fit();
+  entries_.shrink_to_fit();
+  // Too many runs to open at once: merge them in groups first.
+  while (runs_.size() > kFanIn) {
+    std::vector<std::string> next;
+    for (std::size_t i = 0; i < runs_.size(); i += kFanIn) {
+      std::vector<std::string> group(
+          runs_.begin() + static_cast<std::ptrdiff_t>(i),
+          runs_.begin() + static_cast<std::ptrdiff_t>(std::min(runs_.size(), i + kFanIn)));
+      next.push_back(group.size() == 1 ? group[0] : merge(group, nullptr, nullptr));
+    }
+    runs_ = std::move(next);
+  }
+  std::FILE* out = std::fopen(path_.c_str(), "w");
+  if (out == nullptr) io_failure("creating", path_);
+  std::vector<char> out_buf(1u << 20);
+  std::setvbuf(out, out_buf.data(), _IOFBF, out_buf.size());
+  const std::string head = header(latest_);
+  std::fwrite(head.data(), 1, head.size(), out);
+  const std::uint64_t total = records_;
+  merge(runs_, out, [&](std::uint64_t done) {
+    if (progress) progress(done, total);
+  });
+  runs_.clear();
+  if (std::ferror(out) != 0 || std::fclose(out) != 0) io_failure("writing", path_);
+}
+
+}  // namespace perusetrace::prv

@@ -1,0 +1,193 @@
+#include "translator.hpp"
+
+#include <algorithm>
+#include <array>
+#include <string_view>
+
+#include "prv_codes.hpp"
+
+namespace perusetrace::prv {
+
+namespace {
+
+bool one_of(std::string_view name, std::initializer_list<std::string_view> names) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+}  // namespace
+
+std::uint32_t state_of(const RegionDef& r) {
+  if (r.kind == RegionKind::Tracer) return kStateTracer;
+  if (r.kind != RegionKind::MpiFunction) return kStateRunning;
+  const std::string_view n = r.name;
+  if (one_of(n, {"MPI_Recv", "MPI_Mrecv", "MPI_Probe", "MPI_Mprobe"})) return kStateWaitMessage;
+  if (one_of(n, {"MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend"})) return kStateBlockingSend;
+  if (one_of(n, {"MPI_Sendrecv", "MPI_Sendrecv_replace"})) return kStateSendRecv;
+  if (one_of(n,
+             {"MPI_Isend", "MPI_Issend", "MPI_Ibsend", "MPI_Irsend", "MPI_Start", "MPI_Startall"}))
+    return kStateImmediateSend;
+  if (one_of(n, {"MPI_Irecv", "MPI_Imrecv"})) return kStateImmediateRecv;
+  if (n.rfind("MPI_Wait", 0) == 0) return kStateWait;
+  if (n.rfind("MPI_Test", 0) == 0 || one_of(n, {"MPI_Iprobe", "MPI_Improbe"}))
+    return kStateTestProbe;
+  switch (r.role) {
+    case RegionRole::Barrier:
+      return kStateSynchronization;
+    case RegionRole::Collective:
+      return kStateCollective;
+    case RegionRole::FileIo:
+      return kStateIo;
+    default:
+      return kStateOtherMpi;
+  }
+}
+
+Translator::Translator(const Definitions& defs, PrvWriter& out,
+                       const std::vector<PrvObject>& objects)
+    : defs_(defs), out_(out), objects_(objects), messages_(defs, out, objects) {
+  threads_.resize(defs.locations.size());
+  for (std::size_t i = 0; i < threads_.size(); ++i)
+    threads_[i].state = defs.locations[i].thread == 0 ? kStateRunning : kStateNotCreated;
+  for (const RegionDef& r : defs.regions) region_state_.push_back(state_of(r));
+  for (const std::string& m : defs.metrics) {
+    metric_type_.push_back(m == "posted queue depth"       ? kTypePostedQueue
+                           : m == "unexpected queue depth" ? kTypeUnexpectedQueue
+                           : m == "bytes in flight"        ? kTypeBytesInFlight
+                                                           : 0);
+  }
+  for (std::size_t i = 0; i < defs.peruse_events.size(); ++i)
+    if (defs.peruse_events[i] == "REQ_XFER_CONTINUE")
+      xfer_continue_ = static_cast<std::uint32_t>(i);
+}
+
+void Translator::set_state(std::uint32_t loc, std::uint64_t t, std::uint32_t state) {
+  Thread& th = threads_[loc];
+  if (state == th.state) return;
+  if (t > th.since) out_.state(objects_[loc], th.since, t, th.state);
+  th.state = state;
+  th.since = std::max(th.since, t);
+}
+
+// A thread other than a rank's first exists from its first record on.
+void Translator::touch(std::uint32_t loc, std::uint64_t t) {
+  Thread& th = threads_[loc];
+  if (th.seen) return;
+  th.seen = true;
+  if (th.state == kStateNotCreated) set_state(loc, t, kStateRunning);
+}
+
+// The state and the MPI call event follow the innermost region.
+void Translator::update(std::uint32_t loc, std::uint64_t t) {
+  Thread& th = threads_[loc];
+  set_state(loc, t, th.stack.empty() ? kStateRunning : region_state_[th.stack.back()]);
+  std::uint64_t call = 0;
+  for (auto it = th.stack.rbegin(); it != th.stack.rend(); ++it) {
+    if (defs_.regions[*it].kind == RegionKind::MpiFunction) {
+      call = *it + 1;
+      break;
+    }
+  }
+  if (call != th.mpi_call) {
+    th.mpi_call = call;
+    const std::pair<std::uint64_t, std::uint64_t> e{kTypeMpiCall, call};
+    out_.event(objects_[loc], t, &e, 1);
+  }
+}
+
+void Translator::enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) {
+  touch(loc, t);
+  Thread& th = threads_[loc];
+  th.stack.push_back(region);
+  if (defs_.regions[region].kind == RegionKind::MpiFunction && th.mpi_depth++ == 0)
+    messages_.call_enter(loc);
+  update(loc, t);
+}
+
+void Translator::leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) {
+  touch(loc, t);
+  Thread& th = threads_[loc];
+  // Unwind to the region left (a missing Leave must not leave the thread stuck inside).
+  auto it = std::find(th.stack.rbegin(), th.stack.rend(), region);
+  if (it == th.stack.rend()) return;
+  const std::size_t keep = static_cast<std::size_t>(th.stack.rend() - it) - 1;
+  for (std::size_t i = keep; i < th.stack.size(); ++i) {
+    if (defs_.regions[th.stack[i]].kind == RegionKind::MpiFunction && th.mpi_depth > 0 &&
+        --th.mpi_depth == 0)
+      messages_.call_leave(loc);
+  }
+  th.stack.resize(keep);
+  update(loc, t);
+}
+
+void Translator::peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
+                        const PeruseFields& f) {
+  touch(loc, t);
+  const std::uint32_t index = defs_.regions[region].peruse_index;
+  std::array<std::pair<std::uint64_t, std::uint64_t>, 9> e;
+  std::size_t n = 0;
+  e[n++] = {kTypePeruseEvent, index + 1};
+  if (f.request != 0) e[n++] = {kTypePeruseRequest, f.request};
+  e[n++] = {kTypePerusePeer, static_cast<std::uint64_t>(std::max(f.peer, -1) + 1)};
+  if (f.tag >= 0) {
+    e[n++] = {kTypePeruseTag, static_cast<std::uint64_t>(f.tag)};
+  } else {
+    e[n++] = {kTypePeruseInternalTag,
+              static_cast<std::uint64_t>(-static_cast<std::int64_t>(f.tag))};
+  }
+  e[n++] = {kTypePeruseBytes, f.bytes};
+  e[n++] = {kTypePeruseOperation, static_cast<std::uint64_t>(f.operation) + 1};
+  if (f.comm != kNoComm) e[n++] = {kTypePeruseComm, static_cast<std::uint64_t>(f.comm) + 1};
+  if (index == xfer_continue_) e[n++] = {kTypeFragmentBytes, f.bytes};
+  out_.event(objects_[loc], t, e.data(), n);
+  messages_.peruse(loc, t, index, f);
+}
+
+void Translator::send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
+                      std::uint32_t tag, std::uint64_t bytes, std::uint64_t request,
+                      bool blocking) {
+  touch(loc, t);
+  messages_.send(loc, t, peer, comm, tag, bytes, request, blocking);
+}
+
+void Translator::send_complete(std::uint32_t loc, std::uint64_t t, std::uint64_t request) {
+  touch(loc, t);
+  messages_.send_complete(loc, request);
+}
+
+void Translator::recv_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) {
+  touch(loc, t);
+  messages_.recv_request(loc, request);
+}
+
+void Translator::recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
+                      std::uint32_t tag, std::uint64_t, std::uint64_t request, bool blocking) {
+  touch(loc, t);
+  messages_.recv(loc, t, peer, comm, tag, request, blocking);
+}
+
+void Translator::request_cancelled(std::uint32_t loc, std::uint64_t t, std::uint64_t request) {
+  touch(loc, t);
+  messages_.cancelled(loc, request);
+}
+
+void Translator::metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
+                        std::int64_t value) {
+  if (metric >= metric_type_.size() || metric_type_[metric] == 0) return;
+  touch(loc, t);
+  // A curve drifts below zero when only one event of a pair was selected: show 0 then.
+  const std::pair<std::uint64_t, std::uint64_t> e{
+      metric_type_[metric], static_cast<std::uint64_t>(std::max<std::int64_t>(value, 0))};
+  out_.event(objects_[loc], t, &e, 1);
+}
+
+void Translator::finish(std::uint64_t end) {
+  messages_.finish();
+  for (std::uint32_t loc = 0; loc < threads_.size(); ++loc) {
+    Thread& th = threads_[loc];
+    const std::uint64_t last = std::max(end, th.since);
+    if (last > th.since) out_.state(objects_[loc], th.since, last, th.state);
+    th.since = last;
+  }
+}
+
+}  // namespace perusetrace::prv

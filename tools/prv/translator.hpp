@@ -1,0 +1,64 @@
+// OTF2 events of a perusetrace archive to Paraver records: per-thread states from the MPI
+// regions, the MPI call in progress, Peruse events with their fields, the derived counters,
+// and (through MessageMatcher) the communications.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "archive_reader.hpp"
+#include "messages.hpp"
+#include "prv_writer.hpp"
+
+namespace perusetrace::prv {
+
+// The state a thread is in while the region is the innermost one it is inside.
+std::uint32_t state_of(const RegionDef& region);
+
+class Translator : public EventSink {
+ public:
+  Translator(const Definitions& defs, PrvWriter& out, const std::vector<PrvObject>& objects);
+
+  void enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
+  void leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
+  void peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
+              const PeruseFields& f) override;
+  void send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
+            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override;
+  void send_complete(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override;
+  void recv_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override;
+  void recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
+            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override;
+  void request_cancelled(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override;
+  void metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
+              std::int64_t value) override;
+
+  // Closes every thread's last state at `end` (or later, if a thread went on longer).
+  void finish(std::uint64_t end);
+
+  const MessageMatcher& messages() const { return messages_; }
+
+ private:
+  struct Thread {
+    std::vector<std::uint32_t> stack;  // regions entered, innermost last
+    std::uint32_t state;
+    std::uint64_t since = 0;
+    std::uint64_t mpi_call = 0;  // value of the MPI call event in effect
+    std::uint32_t mpi_depth = 0;
+    bool seen = false;
+  };
+  void touch(std::uint32_t loc, std::uint64_t t);
+  void set_state(std::uint32_t loc, std::uint64_t t, std::uint32_t state);
+  void update(std::uint32_t loc, std::uint64_t t);
+
+  const Definitions& defs_;
+  PrvWriter& out_;
+  const std::vector<PrvObject>& objects_;
+  std::vector<Thread> threads_;
+  std::vector<std::uint32_t> region_state_;
+  std::vector<std::uint64_t> metric_type_;     // by metric id, 0: not shown
+  std::uint32_t xfer_continue_ = 0xffffffffu;  // peruse index of REQ_XFER_CONTINUE
+  MessageMatcher messages_;
+};
+
+}  // namespace perusetrace::prv
