@@ -10,9 +10,10 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mpi_launch  # noqa: E402
 import trace_checks  # noqa: E402
 
-ENV = dict(os.environ, OMPI_MCA_btl_vader_single_copy_mechanism="none")
+ENV = mpi_launch.launcher_env()
 
 
 class Context:
@@ -23,12 +24,9 @@ class Context:
         self.launcher = os.path.join(build, "tools", "perusetrace")
 
     def mpirun_traced(self, env_vars, args, np=2):
-        cmd = [self.mpirun, "--allow-run-as-root", "--oversubscribe", "--bind-to", "none",
-               "-np", str(np), "-x", f"LD_PRELOAD={self.library}"]
-        for name, value in env_vars.items():
-            cmd += ["-x", f"{name}={value}"]
-        return subprocess.run(cmd + args, env=ENV, cwd=self.work, capture_output=True,
-                              text=True, timeout=120)
+        return subprocess.run(mpi_launch.command(self.mpirun, np, env_vars, self.library) + args,
+                              env=ENV, cwd=self.work, capture_output=True, text=True,
+                              timeout=120)
 
     def launch(self, args):
         return subprocess.run([self.launcher] + args, env=ENV, cwd=self.work,

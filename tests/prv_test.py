@@ -26,6 +26,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mpi_launch  # noqa: E402
 import prv_check  # noqa: E402
 
 STATE_WAIT_MESSAGE = 3
@@ -41,14 +42,10 @@ class Run:
     def trace(self, name, command, env=()):
         """Runs COMMAND on 2 ranks under the tracer; returns the trace directory."""
         trace_dir = os.path.join(self.work, name)
-        ranks_env = dict(env, MPITRACE_OUTPUT=trace_dir,
-                         OMPI_MCA_btl_vader_single_copy_mechanism="none")
-        args = [self.opts.mpirun, "--allow-run-as-root", "--oversubscribe", "--bind-to", "none",
-                "-np", "2", "-x", "LD_PRELOAD=" + self.opts.preload]
-        for key, value in ranks_env.items():
-            args += ["-x", f"{key}={value}"]
-        run = subprocess.run(args + command, env=dict(os.environ, **ranks_env), cwd=self.work,
-                             capture_output=True, text=True)
+        ranks_env = dict(env, MPITRACE_OUTPUT=trace_dir)
+        args = mpi_launch.command(self.opts.mpirun, 2, ranks_env, self.opts.preload)
+        run = subprocess.run(args + command, env=mpi_launch.launcher_env(ranks_env),
+                             cwd=self.work, capture_output=True, text=True)
         if run.returncode != 0 or not os.path.exists(os.path.join(trace_dir, "traces.otf2")):
             raise SystemExit(f"the traced run failed ({run.returncode}):\n{run.stdout}\n"
                              f"{run.stderr}")

@@ -17,6 +17,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mpi_launch  # noqa: E402
 import trace_checks  # noqa: E402
 
 
@@ -41,30 +42,18 @@ def main():
 
     work = tempfile.mkdtemp(prefix="perusetrace-test-")
     trace_dir = os.path.join(work, "trace")
-    env = dict(os.environ)
-    env.update({"MPITRACE_OUTPUT": trace_dir,
-                "OMPI_MCA_btl_vader_single_copy_mechanism": "none"})
-    forwarded = ["MPITRACE_OUTPUT", "OMPI_MCA_btl_vader_single_copy_mechanism"]
+    ranks = {"MPITRACE_OUTPUT": trace_dir}
     for item in opts.env:
         name, _, value = item.partition("=")
-        env[name] = value
-        forwarded.append(name)
-    if opts.style == "openmpi":
-        args = [opts.mpirun, "--allow-run-as-root", "--oversubscribe", "--bind-to", "none",
-                "-np", str(opts.np)]
-        setenv = lambda name, value: ["-x", f"{name}={value}"]
-    else:  # MPICH's hydra
-        args = [opts.mpirun, "-np", str(opts.np)]
-        setenv = lambda name, value: ["-genv", name, value]
-    if opts.preload:  # only the ranks load the tracer, not mpirun itself
-        args += setenv("LD_PRELOAD", opts.preload)
-    for name in forwarded:
-        args += setenv(name, env[name])
+        ranks[name] = value
+    args = mpi_launch.command(opts.mpirun, opts.np, ranks, opts.preload, opts.style)
+    env = mpi_launch.launcher_env(ranks)
     baseline = None
     if opts.baseline:
-        baseline = subprocess.run(args + ["-x", "MPITRACE_ENABLED=0"] + command,
-                                  env=dict(env, MPITRACE_ENABLED="0"), cwd=work,
-                                  capture_output=True, text=True)
+        untraced = mpi_launch.command(opts.mpirun, opts.np, dict(ranks, MPITRACE_ENABLED="0"),
+                                      opts.preload, opts.style)
+        baseline = subprocess.run(untraced + command, env=env, cwd=work, capture_output=True,
+                                  text=True)
     run = subprocess.run(args + command, env=env, cwd=work, capture_output=True, text=True)
     sys.stdout.write(run.stdout)
     sys.stderr.write(run.stderr)

@@ -1,0 +1,28 @@
+"""How the tests start real ranks: one place that knows each mpirun's options."""
+import os
+
+# Containers forbid the cross-memory attach Open MPI's shared memory uses by default.
+RANK_ENV = {"OMPI_MCA_btl_vader_single_copy_mechanism": "none"}
+
+
+def command(mpirun, np, env=None, preload=None, style="openmpi"):
+    """The mpirun command line (up to the program) that gives every rank `env` and, with
+    `preload`, LD_PRELOAD — only the ranks load the tracer, not mpirun itself."""
+    env = dict(RANK_ENV, **(env or {}))
+    if preload:
+        env["LD_PRELOAD"] = preload
+    if style == "openmpi":  # as root, more ranks than cores, no binding to busy cores
+        args = [mpirun, "--allow-run-as-root", "--oversubscribe", "--bind-to", "none",
+                "-np", str(np)]
+        for name, value in env.items():
+            args += ["-x", f"{name}={value}"]
+    else:  # MPICH's hydra
+        args = [mpirun, "-np", str(np)]
+        for name, value in env.items():
+            args += ["-genv", name, value]
+    return args
+
+
+def launcher_env(env=None):
+    """The environment for mpirun itself: the caller's, plus the ranks' settings."""
+    return dict(os.environ, **RANK_ENV, **(env or {}))
