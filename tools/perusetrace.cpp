@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "prv/convert.hpp"
+#include "report/report_main.hpp"
 #include "settings.hpp"
 
 extern char** environ;
@@ -23,6 +24,7 @@ namespace {
 
 constexpr const char* kUsage = R"(usage: perusetrace run [OPTIONS] -np N -- PROGRAM [ARGS...]
        perusetrace prv ARCHIVE [-o PREFIX]   (OTF2 trace to Paraver; prv --help)
+       perusetrace report ARCHIVE [--json FILE] [--html FILE]   (analysis; report --help)
 
 Runs PROGRAM on N ranks with libperusetrace preloaded and writes an OTF2 trace.
 
@@ -186,6 +188,7 @@ int run(int argc, char** argv) {
 int main(int argc, char** argv) {
   if (argc >= 2 && std::strcmp(argv[1], "run") == 0) return run(argc - 2, argv + 2);
   if (argc >= 2 && std::strcmp(argv[1], "prv") == 0) return prv_main(argc - 2, argv + 2);
+  if (argc >= 2 && std::strcmp(argv[1], "report") == 0) return report_main(argc - 2, argv + 2);
   if (argc >= 2 && (std::strcmp(argv[1], "--version") == 0)) {
     fmt::print("perusetrace {}\n", PERUSETRACE_VERSION);
     return 0;

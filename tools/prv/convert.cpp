@@ -7,7 +7,8 @@
 #include <chrono>
 #include <string>
 
-#include "archive_reader.hpp"
+#include "prv_archive.hpp"
+#include "command_line.hpp"
 #include "paraver_objects.hpp"
 #include "pcf_row.hpp"
 #include "prv_writer.hpp"
@@ -111,34 +112,10 @@ int convert(const std::string& archive, std::string prefix, bool quiet) {
 int prv_main(int argc, char** argv) {
   std::string archive, prefix;
   bool quiet = false;
-  for (int i = 0; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "-h" || arg == "--help") {
-      fmt::print("{}", kUsage);
-      return 0;
-    } else if (arg == "-o" || arg == "--output") {
-      if (i + 1 >= argc) {
-        fmt::print(stderr, "perusetrace prv: {} needs a value\n\n{}", arg, kUsage);
-        return 2;
-      }
-      prefix = argv[++i];
-    } else if (arg == "-q" || arg == "--quiet") {
-      quiet = true;
-    } else if (!arg.empty() && arg[0] == '-') {
-      fmt::print(stderr, "perusetrace prv: unknown option '{}'\n\n{}", arg, kUsage);
-      return 2;
-    } else if (archive.empty()) {
-      archive = arg;
-    } else {
-      fmt::print(stderr, "perusetrace prv: one archive only, '{}' is one too many\n\n{}", arg,
-                 kUsage);
-      return 2;
-    }
-  }
-  if (archive.empty()) {
-    fmt::print(stderr, "perusetrace prv: no archive given\n\n{}", kUsage);
-    return 2;
-  }
+  const int rc = perusetrace::archive::parse_command_line(
+      "prv", kUsage, argc, argv,
+      {{"-o", "--output", &prefix, nullptr}, {"-q", "--quiet", nullptr, &quiet}}, archive);
+  if (rc >= 0) return rc;
   if (!prefix.empty() && prefix.back() == '/') {
     fmt::print(stderr,
                "perusetrace prv: -o takes a file prefix (PREFIX.prv is written), not a "

@@ -15,7 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "archive_reader.hpp"
+#include "prv_archive.hpp"
 #include "prv_writer.hpp"
 
 namespace perusetrace::prv {

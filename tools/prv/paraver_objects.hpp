@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "archive_reader.hpp"
+#include "prv_archive.hpp"
 #include "prv_writer.hpp"
 
 namespace perusetrace::prv {

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "archive_reader.hpp"
+#include "prv_archive.hpp"
 #include "paraver_objects.hpp"
 
 namespace perusetrace::prv {

@@ -16,7 +16,7 @@
 #include <cstring>
 #include <queue>
 
-#include "archive_reader.hpp"
+#include "prv_archive.hpp"
 
 namespace perusetrace::prv {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "archive_reader.hpp"
+#include "prv_archive.hpp"
 #include "messages.hpp"
 #include "prv_writer.hpp"
 

@@ -1,6 +1,6 @@
-// An OTF2 archive written by perusetrace, as the Paraver converter needs it: the definitions in
-// plain C++ types and the events streamed in time order to an EventSink. The only file of
-// tools/prv that sees OTF2.
+// An OTF2 archive written by perusetrace, as its tools (the Paraver converter, the report) need
+// it: the definitions in plain C++ types and the events streamed in time order to an EventSink.
+// The only file of the tools that sees OTF2.
 #pragma once
 
 #include <cstdint>
@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-namespace perusetrace::prv {
+namespace perusetrace::archive {
 
 // A problem with the input, worded for the user: what is wrong and what to do.
-class ConvertError : public std::runtime_error {
+class ArchiveError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
@@ -58,13 +58,14 @@ struct Definitions {
   std::uint64_t trace_length = 0;  // in ns
   std::vector<NodeDef> nodes;
   std::vector<RankDef> ranks;              // by world rank
-  std::vector<LocationDef> locations;      // by rank, then thread: the converter's location index
+  std::vector<LocationDef> locations;      // by rank, then thread: the tools' location index
   std::vector<RegionDef> regions;          // by OTF2 region id
   std::vector<std::string> peruse_events;  // short names (REQ_ACTIVATE...) by peruse_index
   std::vector<CommDef> comms;              // by unified communicator id
   std::vector<std::string> metrics;        // metric names by OTF2 metric (class) id
   std::uint64_t total_events = 0;
   std::string creator;
+  std::string settings;  // the property PERUSETRACE::SETTINGS ("MPITRACE_PERUSE_EVENTS=..."), or ""
 };
 
 // The fields perusetrace attaches to every Peruse event.
@@ -104,7 +105,7 @@ class EventSink {
 class ArchiveReader {
  public:
   // Opens PATH (DIR/traces.otf2, or DIR holding it) and reads its definitions; throws
-  // ConvertError naming the problem and the fix.
+  // ArchiveError naming the problem and the fix.
   explicit ArchiveReader(const std::string& path);
   ~ArchiveReader();
   ArchiveReader(const ArchiveReader&) = delete;
@@ -125,4 +126,4 @@ class ArchiveReader {
   std::string anchor_;
 };
 
-}  // namespace perusetrace::prv
+}  // namespace perusetrace::archive

@@ -13,7 +13,7 @@
 #include <map>
 #include <unordered_map>
 
-namespace perusetrace::prv {
+namespace perusetrace::archive {
 
 namespace {
 
@@ -21,7 +21,7 @@ constexpr const char* kPerusePrefix = "PERUSE_COMM_";
 constexpr const char* kTracerRegion = "perusetrace flush";
 constexpr std::uint64_t kEventsPerBatch = 1 << 16;
 
-// OTF2 prints its own errors to stderr; the converter words them itself.
+// OTF2 prints its own errors to stderr; the tools word them themselves.
 std::string g_last_otf2_error;
 OTF2_ErrorCode quiet_errors(void*, const char*, uint64_t, const char*, OTF2_ErrorCode code,
                             const char* format, va_list va) {
@@ -321,7 +321,7 @@ OTF2_CallbackCode on_metric(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_
 ArchiveReader::ArchiveReader(const std::string& path) : impl_(std::make_unique<Impl>()) {
   impl_->defs = &defs_;
   if (!exists(path))
-    throw ConvertError(fmt::format(
+    throw ArchiveError(fmt::format(
         "{} does not exist. Give the trace directory perusetrace wrote (PROGRAM-trace) or the "
         "traces.otf2 inside it.",
         path));
@@ -329,14 +329,14 @@ ArchiveReader::ArchiveReader(const std::string& path) : impl_(std::make_unique<I
   if (is_directory(path)) {
     anchor_ = path + "/traces.otf2";
     if (!exists(anchor_))
-      throw ConvertError(fmt::format(
+      throw ArchiveError(fmt::format(
           "{} is a directory without traces.otf2, so it holds no perusetrace archive. Give the "
           "trace directory perusetrace wrote (PROGRAM-trace) or its traces.otf2.",
           path));
   }
   OTF2_Error_RegisterCallback(quiet_errors, nullptr);
   auto fail = [&](const char* what) {
-    throw ConvertError(
+    throw ArchiveError(
         fmt::format("{} is not a readable OTF2 archive ({}{}). Give the traces.otf2 of a complete "
                     "perusetrace trace (an archive is complete once the traced program has left "
                     "MPI_Finalize).",
@@ -351,6 +351,11 @@ ArchiveReader::ArchiveReader(const std::string& path) : impl_(std::make_unique<I
   if (OTF2_Reader_GetCreator(s.reader, &creator) != OTF2_SUCCESS) fail("it has no anchor data");
   defs_.creator = creator ? creator : "";
   std::free(creator);
+  char* settings = nullptr;
+  if (OTF2_Reader_GetProperty(s.reader, "PERUSETRACE::SETTINGS", &settings) == OTF2_SUCCESS &&
+      settings != nullptr)
+    defs_.settings = settings;
+  std::free(settings);
 
   OTF2_GlobalDefReader* gdr = OTF2_Reader_GetGlobalDefReader(s.reader);
   if (gdr == nullptr) fail("it has no global definitions");
@@ -381,10 +386,10 @@ ArchiveReader::ArchiveReader(const std::string& path) : impl_(std::make_unique<I
   for (const char* a : kAttrs)
     if (!s.attributes.count(a)) missing.emplace_back(a);
   if (!missing.empty() || !has_tracer_region || s.locations.empty()) {
-    throw ConvertError(fmt::format(
+    throw ArchiveError(fmt::format(
         "{} is an OTF2 archive (written by '{}') but not one perusetrace wrote: it lacks {}. "
-        "perusetrace prv converts only perusetrace's archives; trace the program with "
-        "`perusetrace run` (or libperusetrace preloaded) and convert that trace.",
+        "perusetrace's tools read only perusetrace's archives; trace the program with "
+        "`perusetrace run` (or libperusetrace preloaded) and give that trace.",
         anchor_, defs_.creator.empty() ? "an unknown tool" : defs_.creator,
         !missing.empty()    ? "the attribute " + missing.front()
         : has_tracer_region ? std::string("any location")
@@ -417,7 +422,7 @@ ArchiveReader::ArchiveReader(const std::string& path) : impl_(std::make_unique<I
   for (const auto& [ref, l] : s.locations) {
     auto it = rank_index.find(l.group);
     if (it == rank_index.end())
-      throw ConvertError(fmt::format(
+      throw ArchiveError(fmt::format(
           "{}: location {} belongs to no rank (its location group {} is not defined); the "
           "archive is damaged. Trace the program again.",
           anchor_, ref, l.group));
@@ -481,7 +486,7 @@ void ArchiveReader::read_events(EventSink& sink,
   // The local definitions carry each location's communicator mapping table.
   const bool have_defs = OTF2_Reader_OpenDefFiles(s.reader) == OTF2_SUCCESS;
   if (OTF2_Reader_OpenEvtFiles(s.reader) != OTF2_SUCCESS)
-    throw ConvertError(
+    throw ArchiveError(
         fmt::format("{}: the event files cannot be opened ({}). The archive is "
                     "incomplete; trace the program again.",
                     anchor_, g_last_otf2_error));
@@ -499,7 +504,7 @@ void ArchiveReader::read_events(EventSink& sink,
 
   OTF2_GlobalEvtReader* events = OTF2_Reader_GetGlobalEvtReader(s.reader);
   if (events == nullptr)
-    throw ConvertError(
+    throw ArchiveError(
         fmt::format("{}: the events cannot be read ({}). The archive is "
                     "incomplete; trace the program again.",
                     anchor_, g_last_otf2_error));
@@ -523,7 +528,7 @@ void ArchiveReader::read_events(EventSink& sink,
         OTF2_Reader_ReadGlobalEvents(s.reader, events, kEventsPerBatch, &read);
     if (rc != OTF2_SUCCESS) {
       OTF2_GlobalEvtReaderCallbacks_Delete(ec);
-      throw ConvertError(fmt::format(
+      throw ArchiveError(fmt::format(
           "{}: reading the events failed after {} of {} ({}). The archive is damaged or "
           "incomplete; trace the program again.",
           anchor_, total, defs_.total_events, g_last_otf2_error));
@@ -537,4 +542,4 @@ void ArchiveReader::read_events(EventSink& sink,
   OTF2_Reader_CloseEvtFiles(s.reader);
 }
 
-}  // namespace perusetrace::prv
+}  // namespace perusetrace::archive

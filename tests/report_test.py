@@ -1,0 +1,238 @@
+#!/usr/bin/python3
+"""Trace the bundled example, run `perusetrace report` on the trace, check what it reports.
+
+    report_test.py --mpirun MPIRUN --preload LIB --perusetrace EXE --scenarios EXE
+                   --schema docs/report.schema.json CASE
+
+CASE:
+  late_sender   scenarios late-sender -d 300: late sender of 300 ms (+-10 %), sender 0 -> 1
+  late_wait     scenarios late-wait -d 300: late wait of 300 ms (+-10 %) on rank 1
+  flood         scenarios flood -r 64 -d 100: rank 1's unexpected queue 64 deep (+-2)
+  long_message  scenarios long-message -r 4: fragmented messages, bandwidth 100 MB/s..100 GB/s
+  no_events     MPITRACE_PERUSE_EVENTS=none: every Peruse analysis names the setting instead
+  bad_input     a missing path and a file that is not OTF2: a clear error, exit 1
+Every traced case also writes --json (validated against the schema, by the small validator
+below: Python's standard library only) and --html (self-contained, with its four plots).
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mpi_launch  # noqa: E402
+
+PLOTS = ("plot-bandwidth", "plot-fragment-intervals", "plot-queue-depth", "plot-matrix")
+
+
+def validate(value, schema, root, path="$"):
+    """The JSON Schema keywords docs/report.schema.json uses; returns a list of problems."""
+    if "$ref" in schema:
+        target = root
+        for part in schema["$ref"].lstrip("#/").split("/"):
+            target = target[part]
+        return validate(value, target, root, path)
+    errors = []
+    kind = schema.get("type")
+    checks = {"object": lambda v: isinstance(v, dict), "array": lambda v: isinstance(v, list),
+              "string": lambda v: isinstance(v, str), "boolean": lambda v: isinstance(v, bool),
+              "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+              "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)}
+    if kind and not checks[kind](value):
+        return [f"{path}: {type(value).__name__} where the schema wants {kind}"]
+    if "enum" in schema and value not in schema["enum"]:
+        errors.append(f"{path}: {value!r} is not one of {schema['enum']}")
+    if "minimum" in schema and value < schema["minimum"]:
+        errors.append(f"{path}: {value} is below {schema['minimum']}")
+    if isinstance(value, dict):
+        for key in schema.get("required", []):
+            if key not in value:
+                errors.append(f"{path}: lacks '{key}'")
+        props = schema.get("properties", {})
+        for key, v in value.items():
+            if key in props:
+                errors += validate(v, props[key], root, f"{path}.{key}")
+            elif isinstance(schema.get("additionalProperties"), dict):
+                errors += validate(v, schema["additionalProperties"], root, f"{path}.{key}")
+            elif schema.get("additionalProperties") is False:
+                errors.append(f"{path}: unexpected '{key}'")
+    if isinstance(value, list):
+        if len(value) < schema.get("minItems", 0):
+            errors.append(f"{path}: fewer than {schema['minItems']} items")
+        if "maxItems" in schema and len(value) > schema["maxItems"]:
+            errors.append(f"{path}: more than {schema['maxItems']} items")
+        for i, item in enumerate(value):
+            if "items" in schema:
+                errors += validate(item, schema["items"], root, f"{path}[{i}]")
+    return errors
+
+
+class Case:
+    def __init__(self, opts, work):
+        self.opts, self.work = opts, work
+
+    def trace(self, name, args, events="all"):
+        trace_dir = os.path.join(self.work, name)
+        env = {"MPITRACE_OUTPUT": trace_dir, "MPITRACE_PERUSE_EVENTS": events}
+        cmd = mpi_launch.command(self.opts.mpirun, 2, env, self.opts.preload)
+        run = subprocess.run(cmd + [self.opts.scenarios] + args,
+                             env=mpi_launch.launcher_env(env), cwd=self.work,
+                             capture_output=True, text=True)
+        if run.returncode != 0 or not os.path.exists(os.path.join(trace_dir, "traces.otf2")):
+            raise SystemExit(f"the traced run failed ({run.returncode}):\n{run.stdout}\n"
+                             f"{run.stderr}")
+        return trace_dir
+
+    def report(self, trace_dir):
+        """Runs the report with --json and --html; returns (text, json, failures)."""
+        js, html = trace_dir + ".json", trace_dir + ".html"
+        run = subprocess.run([self.opts.perusetrace, "report", trace_dir, "--json", js,
+                              "--html", html], capture_output=True, text=True)
+        print(run.stdout)
+        if run.returncode != 0:
+            raise SystemExit(f"perusetrace report failed ({run.returncode}): {run.stderr}")
+        failures = []
+        if run.stderr.strip():  # not a terminal: no progress bar, nothing else either
+            failures.append(f"the report wrote to stderr: {run.stderr[:300]!r}")
+        with open(js) as f:
+            data = json.load(f)
+        with open(self.opts.schema) as f:
+            schema = json.load(f)
+        failures += [f"JSON: {e}" for e in validate(data, schema, schema)[:10]]
+        with open(html) as f:
+            page = f.read()
+        for plot in PLOTS:
+            if f'id="{plot}"' not in page:
+                failures.append(f"HTML: no plot with id {plot}")
+        if re.search(r"<script[^>]*src=|<link[^>]*href=|https?://(?!www\.w3\.org/2000/svg)", page):
+            failures.append("HTML: refers to something outside the page")
+        return run.stdout, data, failures
+
+
+def near(value_ms, want_ms, what):
+    if abs(value_ms - want_ms) > 0.1 * want_ms:
+        return [f"{what} is {value_ms:.1f} ms, expected {want_ms} ms +-10 %"]
+    print(f"{what}: {value_ms:.1f} ms (expected {want_ms} ms +-10 %)")
+    return []
+
+
+def case_late_sender(c):
+    _, data, f = c.report(c.trace("late_sender", ["late-sender", "-d", "300"]))
+    worst = data["patterns"]["late_sender"]["worst"]
+    if not worst:
+        return f + ["no late sender reported"]
+    w = worst[0]
+    if (w["sender"], w["receiver"], w["rank"]) != (0, 1, 1):
+        f.append(f"worst late sender is {w}, expected sender 0 -> receiver 1 on rank 1")
+    return f + near(w["lost_ns"] / 1e6, 300, "late sender 0 -> 1")
+
+
+def case_late_wait(c):
+    _, data, f = c.report(c.trace("late_wait", ["late-wait", "-d", "300"]))
+    worst = data["patterns"]["late_wait"]["worst"]
+    if not worst:
+        return f + ["no late wait reported"]
+    if worst[0]["rank"] != 1:
+        f.append(f"worst late wait is on rank {worst[0]['rank']}, expected rank 1")
+    f += near(worst[0]["lost_ns"] / 1e6, 300, "late wait on rank 1")
+    return f + near(data["ranks"][1]["late_wait_ns"] / 1e6, 300, "rank 1's late wait in total")
+
+
+def case_flood(c):
+    _, data, f = c.report(c.trace("flood", ["flood", "-r", "64", "-d", "100"]))
+    depth = data["queues"]["ranks"][1]["unexpected"]["max_depth"]
+    print(f"rank 1 unexpected queue depth: {depth}")
+    if abs(depth - 64) > 2:
+        f.append(f"rank 1's unexpected queue was {depth} deep, expected 64 (+-2)")
+    if max(data["queues"]["ranks"][1]["unexpected"]["depth_over_time"]) != depth:
+        f.append("the depth over time does not reach the maximum depth")
+    return f
+
+
+def case_long_message(c):
+    _, data, f = c.report(c.trace("long_message", ["long-message", "-r", "4"]))
+    frag = data["messages"]["fragments"]
+    if frag["count"] == 0:
+        f.append("no fragments reported")
+    groups = [g for g in data["messages"]["groups"] if g["protocol"] == "fragmented"]
+    for g in groups:
+        if g["count"] == 0:
+            f.append(f"no fragmented {g['operation']} messages")
+            continue
+        bw = g["bandwidth_bytes_per_s"]["median"]
+        print(f"{g['operation']}: {g['count']} fragmented messages, median bandwidth "
+              f"{bw / 1e6:.0f} MB/s, {g['fragments']['median']:.0f} fragments each")
+        if not 100e6 <= bw <= 100e9:
+            f.append(f"{g['operation']} bandwidth {bw:.3g} B/s outside 100 MB/s .. 100 GB/s")
+    print(f"fragment interval median {frag['interval_ns']['median']:.0f} ns, "
+          f"{frag['per_second']:.0f} fragments/s")
+    if max(data["messages"]["bandwidth_over_time_bytes_per_s"]) <= 0:
+        f.append("the bandwidth over time is empty")
+    return f
+
+
+def case_no_events(c):
+    text, data, f = c.report(c.trace("no_events", ["late-sender", "-d", "50"], events="none"))
+    missing = {m["analysis"]: m for m in data["missing"]}
+    for analysis in ("messages", "late_sender", "late_receiver", "late_wait", "queue_search",
+                     "queue_depth", "collectives"):
+        if analysis not in missing:
+            f.append(f"{analysis} is not reported missing")
+        elif missing[analysis]["setting"] not in text:
+            f.append(f"the text does not name the setting for {analysis}")
+    if "MPITRACE_PERUSE_EVENTS=REQ_INSERT_IN_POSTED_Q:REQ_REMOVE_FROM_POSTED_Q" not in text:
+        f.append("the late-sender hint is not the expected setting")
+    if data["patterns"]["late_sender"]["available"]:
+        f.append("late sender claims to be available")
+    if re.search(r"Late sender[^\n]*\n\s+none found", text):
+        f.append("the late-sender section prints a result instead of the setting")
+    return f
+
+
+def case_bad_input(c):
+    f = []
+    garbage = os.path.join(c.work, "garbage.otf2")
+    with open(garbage, "w") as out:
+        out.write("not an archive\n")
+    for path, expect in ((os.path.join(c.work, "no-such-trace"), "does not exist"),
+                         (garbage, "not a readable OTF2 archive")):
+        run = subprocess.run([c.opts.perusetrace, "report", path], capture_output=True, text=True)
+        print(f"{os.path.basename(path)}: exit {run.returncode}: {run.stderr.strip()}")
+        if run.returncode != 1 or expect not in run.stderr or \
+                not run.stderr.startswith("perusetrace report: "):
+            f.append(f"{path}: exit {run.returncode}, {run.stderr.strip()!r}; expected exit 1 "
+                     f"and '{expect}'")
+    usage = subprocess.run([c.opts.perusetrace, "report"], capture_output=True, text=True)
+    if usage.returncode != 2 or "usage: perusetrace report" not in usage.stderr:
+        f.append(f"'perusetrace report' without an archive: exit {usage.returncode}")
+    return f
+
+
+CASES = {"late_sender": case_late_sender, "late_wait": case_late_wait, "flood": case_flood,
+         "long_message": case_long_message, "no_events": case_no_events,
+         "bad_input": case_bad_input}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    for name in ("--mpirun", "--preload", "--perusetrace", "--scenarios", "--schema"):
+        parser.add_argument(name, required=True)
+    parser.add_argument("case", choices=sorted(CASES))
+    opts = parser.parse_args()
+    work = tempfile.mkdtemp(prefix="perusetrace-report-")
+    failures = CASES[opts.case](Case(opts, work))
+    if failures:
+        print(f"\nFAILED {opts.case} (files kept in {work}):", file=sys.stderr)
+        for x in failures:
+            print(f"  - {x}", file=sys.stderr)
+        sys.exit(1)
+    print(f"{opts.case} passed")
+    shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,23 @@
+// The shared archive reader (tools/archive) under the names the converter uses.
+#pragma once
+
+#include "archive_reader.hpp"
+
+namespace perusetrace::prv {
+
+using archive::ArchiveReader;
+using archive::CommDef;
+using archive::Definitions;
+using archive::EventSink;
+using archive::kNoComm;
+using archive::LocationDef;
+using archive::NodeDef;
+using archive::PeruseFields;
+using archive::RankDef;
+using archive::RegionDef;
+using archive::RegionKind;
+using archive::RegionRole;
+// The converter's errors are worded for the user like the reader's.
+using ConvertError = archive::ArchiveError;
+
+}  // namespace perusetrace::prv

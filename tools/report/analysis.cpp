@@ -1,0 +1,427 @@
+#include "analysis.hpp"
+
+#include <algorithm>
+
+#include "requirements.hpp"
+
+namespace perusetrace::report {
+
+namespace {
+
+enum Event : int {
+  kActivate,
+  kMatchUnex,
+  kInsertPosted,
+  kRemovePosted,
+  kXferBegin,
+  kXferContinue,
+  kXferEnd,
+  kComplete,
+  kNotify,
+  kMsgArrived,
+  kInsertUnex,
+  kRemoveUnex,
+  kMatchPosted,
+  kSearchPostedBegin,
+  kSearchPostedEnd,
+  kSearchUnexBegin,
+  kSearchUnexEnd,
+};
+
+int event_index(const std::string& name) {
+  const auto& names = peruse_event_names();
+  const auto it = std::find(names.begin(), names.end(), name);
+  return it == names.end() ? -1 : static_cast<int>(it - names.begin());
+}
+
+}  // namespace
+
+Analysis::Analysis(const archive::Definitions& defs, Report& out) : defs_(defs), out_(out) {
+  out_.events = defs.total_events;
+  out_.creator = defs.creator;
+  out_.settings = defs.settings;
+  out_.trace_ns = defs.trace_length;
+  out_.bin_ns = std::max<std::uint64_t>(1, (defs.trace_length + kTimeBins - 1) / kTimeBins);
+  const std::size_t n = defs.ranks.size();
+  out_.ranks.resize(n);
+  for (std::size_t r = 0; r < n; ++r) out_.ranks[r].name = defs.ranks[r].name;
+  out_.matrix_count.assign(n * n, 0);
+  out_.matrix_bytes.assign(n * n, 0);
+  ranks_.resize(n);
+  locations_.resize(defs.locations.size());
+  for (std::size_t l = 0; l < defs.locations.size(); ++l)
+    locations_[l].rank = defs.locations[l].rank;
+  event_of_region_.assign(defs.regions.size(), -1);
+  for (std::size_t r = 0; r < defs.regions.size(); ++r)
+    if (defs.regions[r].kind == archive::RegionKind::Peruse)
+      event_of_region_[r] = event_index(defs.peruse_events[defs.regions[r].peruse_index]);
+
+  // What the archive can have: the selection it records, or else the regions it defines.
+  bool found = false;
+  std::vector<std::string> have = selected_events(defs.settings, found);
+  if (!found) have = defs.peruse_events;
+  auto has = [&](const char* e) { return std::find(have.begin(), have.end(), e) != have.end(); };
+  remove_unexpected_selected_ = has("MSG_REMOVE_FROM_UNEX_Q");
+  track_requests_ = has("REQ_COMPLETE");
+}
+
+std::size_t Analysis::bin(std::uint64_t t) const {
+  return std::min<std::size_t>(kTimeBins - 1, t / out_.bin_ns);
+}
+
+std::int32_t Analysis::world_rank(std::uint32_t comm, std::uint32_t peer,
+                                  std::uint32_t self) const {
+  if (comm < defs_.comms.size()) {
+    const auto& c = defs_.comms[comm];
+    if (c.self) return static_cast<std::int32_t>(self);
+    if (peer < c.world_ranks.size()) return static_cast<std::int32_t>(c.world_ranks[peer]);
+    return -1;
+  }
+  return static_cast<std::int32_t>(peer);  // no communicator definition: assume world
+}
+
+// ---- MPI calls ---------------------------------------------------------------------------
+
+void Analysis::enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) {
+  if (region >= defs_.regions.size() ||
+      defs_.regions[region].kind != archive::RegionKind::MpiFunction)
+    return;
+  Location& l = locations_[loc];
+  const auto role = defs_.regions[region].role;
+  if (l.stack.empty() &&
+      (role == archive::RegionRole::Collective || role == archive::RegionRole::Barrier)) {
+    l.collective = defs_.regions[region].name;
+    ++out_.collectives[l.collective].calls;
+  }
+  l.stack.push_back({region, t});
+}
+
+void Analysis::leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) {
+  if (region >= defs_.regions.size() ||
+      defs_.regions[region].kind != archive::RegionKind::MpiFunction)
+    return;
+  Location& l = locations_[loc];
+  if (l.stack.empty()) return;
+  const Frame f = l.stack.back();
+  l.stack.pop_back();
+  RankStats& rs = out_.ranks[l.rank];
+  FunctionStat& fs = rs.functions[defs_.regions[f.region].name];
+  ++fs.calls;
+  fs.ns += t - std::min(t, f.since);
+  if (!l.stack.empty()) return;
+  rs.mpi_ns += t - std::min(t, f.since);
+  l.collective.clear();
+  // Requests that completed in this call: blocking ones are done with now.
+  for (const std::uint64_t id : l.completed) {
+    auto& reqs = ranks_[l.rank].requests;
+    auto it = reqs.find(id);
+    if (it == reqs.end()) continue;
+    it->second.settled = true;
+    maybe_forget(l.rank, id);
+  }
+  l.completed.clear();
+}
+
+// ---- point-to-point records --------------------------------------------------------------
+
+void Analysis::send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
+                    std::uint32_t, std::uint64_t bytes, std::uint64_t request, bool blocking) {
+  const std::uint32_t rank = locations_[loc].rank;
+  RankStats& rs = out_.ranks[rank];
+  ++rs.sent;
+  rs.sent_bytes += bytes;
+  const std::int32_t to = world_rank(comm, peer, rank);
+  if (to >= 0 && static_cast<std::size_t>(to) < out_.ranks.size()) {
+    const std::size_t cell = rank * out_.ranks.size() + static_cast<std::size_t>(to);
+    ++out_.matrix_count[cell];
+    out_.matrix_bytes[cell] += bytes;
+  }
+  if (!blocking && request != 0 && track_requests_) request_nonblocking(loc, t, request);
+}
+
+void Analysis::recv_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) {
+  if (request != 0 && track_requests_) request_nonblocking(loc, t, request);
+}
+
+void Analysis::request_nonblocking(std::uint32_t loc, std::uint64_t t, std::uint64_t id) {
+  Request& r = request(locations_[loc].rank, id, t, nullptr);
+  r.nonblocking = true;
+}
+
+void Analysis::recv(std::uint32_t loc, std::uint64_t t, std::uint32_t, std::uint32_t, std::uint32_t,
+                    std::uint64_t bytes, std::uint64_t request, bool blocking) {
+  RankStats& rs = out_.ranks[locations_[loc].rank];
+  ++rs.received;
+  rs.received_bytes += bytes;
+  if (!blocking && request != 0) collected(loc, t, request);
+}
+
+void Analysis::send_complete(std::uint32_t loc, std::uint64_t t, std::uint64_t request) {
+  if (request != 0) collected(loc, t, request);
+}
+
+void Analysis::request_cancelled(std::uint32_t loc, std::uint64_t, std::uint64_t request) {
+  const std::uint32_t rank = locations_[loc].rank;
+  if (ranks_[rank].requests.erase(request) > 0) --in_flight_;
+  ranks_[rank].posted.erase(request);
+}
+
+// The program collected a nonblocking request in the MPI call running on `loc`: if MPI had
+// completed it before that call began, the difference is a late wait.
+void Analysis::collected(std::uint32_t loc, std::uint64_t, std::uint64_t id) {
+  const Location& l = locations_[loc];
+  auto& reqs = ranks_[l.rank].requests;
+  auto it = reqs.find(id);
+  if (it == reqs.end()) return;
+  Request& r = it->second;
+  const std::uint64_t entered = l.stack.empty() ? kNever : l.stack.front().since;
+  if (r.complete != kNever && entered != kNever && r.complete < entered) {
+    PatternCase c;
+    c.lost = entered - r.complete;
+    c.time = r.complete;
+    c.rank = l.rank;
+    c.tag = r.tag;
+    const auto self = static_cast<std::int32_t>(l.rank);
+    c.sender = r.operation == 0 ? self : r.peer;
+    c.receiver = r.operation == 0 ? r.peer : self;
+    out_.late_wait.add(c);
+    out_.ranks[l.rank].late_wait_ns += c.lost;
+  }
+  if (r.complete != kNever) count_message(l.rank, r);
+  reqs.erase(it);
+  --in_flight_;
+}
+
+// ---- Peruse ------------------------------------------------------------------------------
+
+Analysis::Request& Analysis::request(std::uint32_t rank, std::uint64_t id, std::uint64_t t,
+                                     const archive::PeruseFields* f) {
+  auto [it, fresh] = ranks_[rank].requests.try_emplace(id);
+  Request& r = it->second;
+  if (fresh) {
+    ++in_flight_;
+    out_.requests_in_flight_max = std::max(out_.requests_in_flight_max, in_flight_);
+  }
+  if (r.first == kNever) r.first = t;
+  if (f != nullptr) {
+    if (r.peer < 0) r.peer = f->peer;
+    if (r.bytes == 0) r.bytes = f->bytes;
+    if (fresh || r.activate == kNever) {
+      r.tag = f->tag;
+      r.operation = f->operation;
+    }
+  }
+  return r;
+}
+
+void Analysis::depth(QueueStat& q, std::uint64_t t, int change) {
+  if (t > q.last_change) {
+    q.depth_area += static_cast<long double>(q.depth) * static_cast<long double>(t - q.last_change);
+    q.last_change = t;
+  }
+  q.depth = std::max<std::int64_t>(0, q.depth + change);
+  q.max_depth = std::max(q.max_depth, q.depth);
+  auto& b = q.max_in_bin[bin(t)];
+  b = std::max(b, q.depth);
+}
+
+void Analysis::peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
+                      const archive::PeruseFields& f) {
+  const int e = region < event_of_region_.size() ? event_of_region_[region] : -1;
+  if (e < 0) return;
+  ++out_.observed[peruse_event_names()[static_cast<std::size_t>(e)]];
+  Location& l = locations_[loc];
+  const std::uint32_t rank = l.rank;
+  RankStats& rs = out_.ranks[rank];
+  RankState& st = ranks_[rank];
+  const auto self = static_cast<std::int32_t>(rank);
+
+  switch (e) {
+    case kActivate:
+      if (f.tag < 0) {
+        CollectiveStat& c =
+            out_.collectives[l.collective.empty() ? std::string("(outside a collective call)")
+                                                  : l.collective];
+        if (f.operation == 0) {
+          ++c.sends;
+          c.send_bytes += f.bytes;
+        } else {
+          ++c.receives;
+          c.receive_bytes += f.bytes;
+        }
+      }
+      if (track_requests_) {
+        Request& r = request(rank, f.request, t, &f);
+        r.activate = t;
+        r.tag = f.tag;
+        r.operation = f.operation;
+        r.peer = f.peer;
+        r.bytes = f.bytes;
+      }
+      break;
+    case kInsertPosted:
+      depth(rs.posted, t, +1);
+      st.posted[f.request] = {t, f.peer, f.tag};
+      break;
+    case kRemovePosted: {
+      depth(rs.posted, t, -1);
+      auto it = st.posted.find(f.request);
+      if (it != st.posted.end()) {
+        PatternCase c;
+        c.lost = t - std::min(t, it->second.since);
+        c.time = it->second.since;
+        c.sender = f.peer >= 0 ? f.peer : it->second.peer;
+        c.receiver = self;
+        c.tag = it->second.tag;
+        c.rank = rank;
+        out_.late_sender.add(c);
+        rs.late_sender_ns += c.lost;
+        st.posted.erase(it);
+      }
+      break;
+    }
+    case kInsertUnex:
+      depth(rs.unexpected, t, +1);
+      st.unexpected.push_back({t, f.peer, f.tag, f.comm});
+      break;
+    case kRemoveUnex:
+    case kMatchUnex: {
+      if (e == kRemoveUnex) depth(rs.unexpected, t, -1);
+      if ((e == kRemoveUnex) != remove_unexpected_selected_) break;
+      // The oldest waiting message this removal (or wildcard match) fits.
+      auto it = std::find_if(st.unexpected.begin(), st.unexpected.end(), [&](const Unexpected& u) {
+        return (f.peer < 0 || u.peer == f.peer) && (f.tag < 0 || u.tag == f.tag) &&
+               (f.comm == archive::kNoComm || u.comm == f.comm);
+      });
+      if (it == st.unexpected.end()) it = st.unexpected.begin();
+      if (it == st.unexpected.end()) break;
+      PatternCase c;
+      c.lost = t - std::min(t, it->since);
+      c.time = it->since;
+      c.sender = it->peer;
+      c.receiver = self;
+      c.tag = it->tag;
+      c.rank = rank;
+      out_.late_receiver.add(c);
+      rs.late_receiver_ns += c.lost;
+      st.unexpected.erase(it);
+      break;
+    }
+    case kSearchPostedBegin:
+      l.search_posted = t;
+      break;
+    case kSearchUnexBegin:
+      l.search_unexpected = t;
+      break;
+    case kSearchPostedEnd:
+    case kSearchUnexEnd: {
+      std::uint64_t& since = e == kSearchPostedEnd ? l.search_posted : l.search_unexpected;
+      if (since == kNever) break;
+      QueueStat& q = e == kSearchPostedEnd ? rs.posted : rs.unexpected;
+      const std::uint64_t d = t - std::min(t, since);
+      ++q.searches;
+      q.search_ns += d;
+      q.search_max_ns = std::max(q.search_max_ns, d);
+      since = kNever;
+      break;
+    }
+    case kXferBegin:
+    case kXferContinue:
+    case kXferEnd:
+    case kComplete: {
+      if (!track_requests_) break;
+      Request& r = request(rank, f.request, t, &f);
+      if (e == kXferBegin) {
+        if (r.xfer_begin == kNever) r.xfer_begin = t;
+      } else if (e == kXferContinue) {
+        ++r.fragments;
+        if (r.last_fragment != kNever)
+          out_.messages.fragment_interval_ns.add(static_cast<double>(t - r.last_fragment));
+        if (r.first_fragment == kNever) r.first_fragment = t;
+        r.last_fragment = t;
+      } else if (e == kXferEnd) {
+        r.xfer_end = t;
+        if (r.complete != kNever) {
+          count_message(rank, r);
+          maybe_forget(rank, f.request);
+        }
+      } else {
+        r.complete = t;
+        if (r.xfer_end != kNever || r.xfer_begin == kNever) count_message(rank, r);
+        l.completed.push_back(f.request);
+        if (l.stack.empty()) {  // completed outside any MPI call (another thread's progress)
+          r.settled = true;
+          maybe_forget(rank, f.request);
+        }
+      }
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+void Analysis::count_message(std::uint32_t rank, Request& r) {
+  if (r.counted) return;
+  r.counted = true;
+  const bool fragmented = r.fragments > 0;
+  MessageGroup& g = out_.messages.groups[r.operation ? 1 : 0][fragmented ? 1 : 0];
+  ++g.count;
+  g.bytes += r.bytes;
+  const std::uint64_t start = r.activate != kNever ? r.activate : r.first;
+  MessageCase m;
+  m.rank = rank;
+  m.peer = r.peer;
+  m.tag = r.tag;
+  m.operation = r.operation;
+  m.bytes = r.bytes;
+  m.time = start;
+  m.fragments = r.fragments;
+  if (r.complete != kNever && r.complete >= start) {
+    m.logical = r.complete - start;
+    g.logical_ns.add(static_cast<double>(m.logical));
+  }
+  const std::uint64_t phys_start = std::min(r.xfer_begin, r.first_fragment);
+  if (phys_start != kNever && r.xfer_end != kNever && r.xfer_end >= phys_start) {
+    m.physical = r.xfer_end - phys_start;
+    g.physical_ns.add(static_cast<double>(m.physical));
+    if (m.physical > 0 && r.bytes > 0) {
+      g.bandwidth.add(static_cast<double>(r.bytes) * 1e9 / static_cast<double>(m.physical));
+      const std::size_t b = bin(r.xfer_end);
+      out_.messages.bin_bytes[b] += static_cast<double>(r.bytes);
+      out_.messages.bin_ns[b] += static_cast<double>(m.physical);
+    }
+    if (fragmented) out_.messages.fragmented_ns += m.physical;
+  }
+  if (fragmented) {
+    g.fragments.add(r.fragments);
+    out_.messages.fragments += r.fragments;
+  }
+  out_.messages.slowest.add(m, static_cast<double>(m.logical));
+}
+
+// A request is forgotten once MPI completed it, its statistics are taken and, when nonblocking,
+// the program collected it (see collected()).
+void Analysis::maybe_forget(std::uint32_t rank, std::uint64_t id) {
+  auto& reqs = ranks_[rank].requests;
+  auto it = reqs.find(id);
+  if (it == reqs.end()) return;
+  const Request& r = it->second;
+  if (r.settled && r.counted && !r.nonblocking) {
+    reqs.erase(it);
+    --in_flight_;
+  }
+}
+
+void Analysis::finish() {
+  for (RankStats& rs : out_.ranks)
+    for (QueueStat* q : {&rs.posted, &rs.unexpected}) {
+      const std::uint64_t end = std::max(out_.trace_ns, q->last_change);
+      q->depth_area +=
+          static_cast<long double>(q->depth) * static_cast<long double>(end - q->last_change);
+      q->last_change = end;
+    }
+  find_missing(out_);
+}
+
+}  // namespace perusetrace::report

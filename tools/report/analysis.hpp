@@ -1,0 +1,99 @@
+// The report's analyses as one pass over the archive's events in time order. State is kept only
+// for what is in flight: requests between activation and completion (and, for nonblocking ones,
+// until the program collects them), receives in the posted queue, messages in the unexpected
+// queue, open queue searches and the MPI call stack of each location.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "archive_reader.hpp"
+#include "report_data.hpp"
+
+namespace perusetrace::report {
+
+class Analysis : public archive::EventSink {
+ public:
+  Analysis(const archive::Definitions& defs, Report& out);
+
+  void enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
+  void leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
+  void peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
+              const archive::PeruseFields& f) override;
+  void send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
+            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override;
+  void send_complete(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override;
+  void recv_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override;
+  void recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
+            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override;
+  void request_cancelled(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override;
+  void metric(std::uint32_t, std::uint64_t, std::uint32_t, std::int64_t) override {}
+
+  // Closes the time integrals at the trace's end and decides what is missing.
+  void finish();
+
+ private:
+  static constexpr std::uint64_t kNever = ~std::uint64_t{0};
+
+  struct Request {
+    std::int32_t peer = -1;
+    std::int32_t tag = 0;
+    std::uint64_t bytes = 0;
+    std::uint8_t operation = 0;
+    std::uint64_t first = kNever, activate = kNever, xfer_begin = kNever, first_fragment = kNever,
+                  last_fragment = kNever, xfer_end = kNever, complete = kNever;
+    std::uint32_t fragments = 0;
+    bool nonblocking = false;  // posted by MPI_Isend/Irecv/Start: the program collects it
+    bool settled = false;      // the MPI call it completed in has returned
+    bool counted = false;      // its message statistics are taken
+  };
+  struct Posted {
+    std::uint64_t since;
+    std::int32_t peer, tag;
+  };
+  struct Unexpected {
+    std::uint64_t since;
+    std::int32_t peer, tag;
+    std::uint32_t comm;
+  };
+  struct Frame {
+    std::uint32_t region;
+    std::uint64_t since;
+  };
+  struct Location {
+    std::uint32_t rank = 0;
+    std::vector<Frame> stack;  // MPI calls
+    std::string collective;    // the outermost collective call, if inside one
+    std::uint64_t search_posted = kNever, search_unexpected = kNever;
+    std::vector<std::uint64_t> completed;  // requests completed during the current MPI call
+  };
+  struct RankState {
+    std::unordered_map<std::uint64_t, Request> requests;
+    std::unordered_map<std::uint64_t, Posted> posted;
+    std::deque<Unexpected> unexpected;
+  };
+
+  Request& request(std::uint32_t rank, std::uint64_t id, std::uint64_t t,
+                   const archive::PeruseFields* f);
+  void count_message(std::uint32_t rank, Request& r);
+  void maybe_forget(std::uint32_t rank, std::uint64_t id);
+  void collected(std::uint32_t loc, std::uint64_t t, std::uint64_t request);
+  void request_nonblocking(std::uint32_t loc, std::uint64_t t, std::uint64_t id);
+  void depth(QueueStat& q, std::uint64_t t, int change);
+  std::int32_t world_rank(std::uint32_t comm, std::uint32_t peer, std::uint32_t self) const;
+  std::size_t bin(std::uint64_t t) const;
+
+  const archive::Definitions& defs_;
+  Report& out_;
+  std::vector<int> event_of_region_;  // index into peruse_event_names(), or -1
+  std::vector<Location> locations_;
+  std::vector<RankState> ranks_;
+  bool remove_unexpected_selected_ = false;  // else REQ_MATCH_UNEX ends the unexpected wait
+  bool track_requests_ = false;              // REQ_COMPLETE selected: requests end
+  std::uint64_t in_flight_ = 0;
+};
+
+}  // namespace perusetrace::report

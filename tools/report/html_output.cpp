@@ -1,0 +1,202 @@
+#include "html_output.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "text_output.hpp"
+
+namespace perusetrace::report {
+
+namespace {
+
+constexpr int kWidth = 640, kHeight = 240, kLeft = 70, kBottom = 30, kTop = 10, kRight = 10;
+
+std::string escape(const std::string& s) {
+  std::string out;
+  for (const char c : s) {
+    switch (c) {
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+struct Series {
+  std::string label;
+  std::vector<double> y;
+};
+
+const char* const kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
+                                "#9467bd", "#8c564b", "#e377c2", "#17becf"};
+
+// A line plot of series over the time bins, with axis labels.
+std::string line_plot(const std::string& id, const std::string& title, const std::string& unit,
+                      double x_span_s, const std::vector<Series>& series) {
+  double top = 0;
+  for (const auto& s : series)
+    for (double v : s.y) top = std::max(top, v);
+  if (top <= 0) top = 1;
+  const double w = kWidth - kLeft - kRight, h = kHeight - kTop - kBottom;
+  std::string svg = fmt::format(
+      R"svg(<h3>{}</h3><svg id="{}" xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" viewBox="0 0 {} {}">)svg",
+      escape(title), id, kWidth, kHeight, kWidth, kHeight);
+  svg +=
+      fmt::format(R"svg(<rect x="{}" y="{}" width="{}" height="{}" fill="none" stroke="#888"/>)svg",
+                  kLeft, kTop, w, h);
+  svg += fmt::format(R"svg(<text x="4" y="{}" font-size="11">{:.3g}</text>)svg", kTop + 10, top);
+  svg +=
+      fmt::format(R"svg(<text x="4" y="{}" font-size="11">0 {}</text>)svg", kTop + h, escape(unit));
+  svg += fmt::format(R"svg(<text x="{}" y="{}" font-size="11">0 s</text>)svg", kLeft, kHeight - 8);
+  svg +=
+      fmt::format(R"svg(<text x="{}" y="{}" font-size="11" text-anchor="end">{:.3f} s</text>)svg",
+                  kWidth - kRight, kHeight - 8, x_span_s);
+  for (std::size_t k = 0; k < series.size(); ++k) {
+    const auto& s = series[k];
+    if (s.y.empty()) continue;
+    std::string points;
+    for (std::size_t i = 0; i < s.y.size(); ++i) {
+      const double x = kLeft + w * (static_cast<double>(i) + 0.5) / static_cast<double>(s.y.size());
+      const double y = kTop + h - h * s.y[i] / top;
+      points += fmt::format("{:.1f},{:.1f} ", x, y);
+    }
+    const char* colour = kColours[k % std::size(kColours)];
+    svg +=
+        fmt::format(R"svg(<polyline fill="none" stroke="{}" stroke-width="1.5" points="{}"/>)svg",
+                    colour, points);
+    svg += fmt::format(R"svg(<text x="{}" y="{}" font-size="11" fill="{}">{}</text>)svg", kLeft + 6,
+                       kTop + 14 + 12 * static_cast<int>(k), colour, escape(s.label));
+  }
+  return svg + "</svg>\n";
+}
+
+std::string interval_histogram(const Distribution& d) {
+  int first = Distribution::kBins, last = -1;
+  for (int b = 0; b < Distribution::kBins; ++b)
+    if (d.bin(b) > 0) {
+      first = std::min(first, b);
+      last = b;
+    }
+  std::string svg = fmt::format(
+      R"svg(<h3>Intervals between fragments</h3><svg id="plot-fragment-intervals" xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" viewBox="0 0 {} {}">)svg",
+      kWidth, kHeight, kWidth, kHeight);
+  const double w = kWidth - kLeft - kRight, h = kHeight - kTop - kBottom;
+  svg +=
+      fmt::format(R"svg(<rect x="{}" y="{}" width="{}" height="{}" fill="none" stroke="#888"/>)svg",
+                  kLeft, kTop, w, h);
+  if (last < 0) {
+    svg +=
+        fmt::format(R"svg(<text x="{}" y="{}" font-size="13">no fragments in this trace</text>)svg",
+                    kLeft + 10, kTop + 30);
+    return svg + "</svg>\n";
+  }
+  std::uint64_t top = 1;
+  for (int b = first; b <= last; ++b) top = std::max(top, d.bin(b));
+  const int bars = last - first + 1;
+  const double bw = w / bars;
+  for (int b = first; b <= last; ++b) {
+    const double bh = h * static_cast<double>(d.bin(b)) / static_cast<double>(top);
+    svg += fmt::format(
+        R"svg(<rect x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}" fill="#1f77b4"><title>{:.0f}-{:.0f} ns: {}</title></rect>)svg",
+        kLeft + bw * (b - first), kTop + h - bh, std::max(1.0, bw - 1), bh, Distribution::lower(b),
+        Distribution::lower(b + 1), d.bin(b));
+  }
+  svg += fmt::format(R"svg(<text x="4" y="{}" font-size="11">{}</text>)svg", kTop + 10, top);
+  svg += fmt::format(R"svg(<text x="{}" y="{}" font-size="11">{:.0f} ns</text>)svg", kLeft,
+                     kHeight - 8, Distribution::lower(first));
+  svg += fmt::format(
+      R"svg(<text x="{}" y="{}" font-size="11" text-anchor="end">{:.0f} ns (log scale)</text>)svg",
+      kWidth - kRight, kHeight - 8, Distribution::lower(last + 1));
+  return svg + "</svg>\n";
+}
+
+std::string heat_map(const Report& r) {
+  const std::size_t n = r.ranks.size();
+  const int cell =
+      static_cast<int>(std::clamp<std::size_t>(400 / std::max<std::size_t>(n, 1), 4, 60));
+  const int size = cell * static_cast<int>(n) + 40;
+  std::string svg = fmt::format(
+      R"svg(<h3>Message matrix (bytes, sender row, receiver column)</h3><svg id="plot-matrix" xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" viewBox="0 0 {} {}">)svg",
+      size, size, size, size);
+  std::uint64_t top = 1;
+  for (std::uint64_t v : r.matrix_bytes) top = std::max(top, v);
+  for (std::size_t s = 0; s < n; ++s)
+    for (std::size_t d = 0; d < n; ++d) {
+      const std::uint64_t v = r.matrix_bytes[s * n + d];
+      const int shade =
+          255 - static_cast<int>(255.0 * static_cast<double>(v) / static_cast<double>(top));
+      svg += fmt::format(
+          R"svg(<rect x="{}" y="{}" width="{}" height="{}" fill="rgb(255,{},{})" stroke="#ccc"><title>{} -> {}: {} messages, {} bytes</title></rect>)svg",
+          30 + cell * static_cast<int>(d), 30 + cell * static_cast<int>(s), cell, cell, shade,
+          shade, s, d, r.matrix_count[s * n + d], v);
+    }
+  svg += R"svg(<text x="30" y="20" font-size="11">receiver &#8594;</text>)svg";
+  svg +=
+      R"svg(<text x="12" y="30" font-size="11" transform="rotate(90 12 30)">sender &#8594;</text>)svg";
+  return svg + "</svg>\n";
+}
+
+}  // namespace
+
+std::string to_html(const Report& r) {
+  const double span_s = static_cast<double>(r.trace_ns) / 1e9;
+  std::vector<Series> bandwidth(1);
+  bandwidth[0].label = "transfer bandwidth (bytes/s)";
+  for (int b = 0; b < kTimeBins; ++b) {
+    const auto i = static_cast<std::size_t>(b);
+    bandwidth[0].y.push_back(
+        r.messages.bin_ns[i] > 0 ? r.messages.bin_bytes[i] * 1e9 / r.messages.bin_ns[i] : 0.0);
+  }
+  std::vector<Series> depth;
+  for (std::size_t k = 0; k < r.ranks.size() && depth.size() < 16; ++k) {
+    for (const auto& [label, q] :
+         {std::pair<const char*, const QueueStat*>{"posted", &r.ranks[k].posted},
+          std::pair<const char*, const QueueStat*>{"unexpected", &r.ranks[k].unexpected}}) {
+      if (q->max_depth == 0) continue;
+      Series s{fmt::format("rank {} {} queue", k, label), {}};
+      for (std::int64_t v : q->max_in_bin) s.y.push_back(static_cast<double>(v));
+      depth.push_back(std::move(s));
+    }
+  }
+
+  // The text report, as the page's reference section.
+  char* buffer = nullptr;
+  std::size_t size = 0;
+  std::string text;
+  if (std::FILE* mem = ::open_memstream(&buffer, &size)) {
+    write_text(mem, r);
+    std::fclose(mem);
+    text.assign(buffer, size);
+    std::free(buffer);
+  }
+
+  std::string page = R"svg(<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>perusetrace report</title>
+<style>body{font-family:sans-serif;margin:2em;max-width:60em}pre{background:#f6f6f6;padding:1em;overflow-x:auto}</style>
+</head><body>
+)svg";
+  page += fmt::format("<h1>perusetrace report</h1><p>{}</p>\n", escape(r.archive));
+  page += line_plot("plot-bandwidth", "Transfer bandwidth over time", "B/s", span_s, bandwidth);
+  page += interval_histogram(r.messages.fragment_interval_ns);
+  page += line_plot("plot-queue-depth", "Queue depth over time (maximum per time bin)", "entries",
+                    span_s, depth);
+  page += heat_map(r);
+  page += "<h2>Full report</h2><pre>" + escape(text) + "</pre>\n</body></html>\n";
+  return page;
+}
+
+}  // namespace perusetrace::report

@@ -1,0 +1,195 @@
+#include "json_output.hpp"
+
+#include <fmt/core.h>
+
+#include <cmath>
+
+namespace perusetrace::report {
+
+namespace {
+
+std::string quote(const std::string& s) {
+  std::string out = "\"";
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (c < 0x20) {
+      out += fmt::format("\\u{:04x}", c);
+    } else {
+      out += ch;
+    }
+  }
+  return out + "\"";
+}
+
+std::string number(double v) {
+  return std::isfinite(v) ? fmt::format("{}", v) : std::string("0");
+}
+
+std::string distribution(const Distribution& d) {
+  return fmt::format(R"({{"count":{},"min":{},"median":{},"max":{},"mean":{}}})", d.count(),
+                     number(d.min()), number(d.median()), number(d.max()), number(d.mean()));
+}
+
+template <class Range, class F>
+std::string array(const Range& items, F&& each) {
+  std::string out = "[";
+  bool first = true;
+  for (const auto& item : items) {
+    if (!first) out += ',';
+    first = false;
+    out += each(item);
+  }
+  return out + "]";
+}
+
+std::string available(const Report& r, const char* analysis) {
+  return r.missing_for(analysis) ? "false" : "true";
+}
+
+std::string pattern(const Report& r, const char* analysis, const Pattern& p) {
+  std::string worst = array(p.worst.items(), [](const auto& e) {
+    const PatternCase& c = e.second;
+    return fmt::format(
+        R"({{"lost_ns":{},"time_ns":{},"rank":{},"sender":{},"receiver":{},"tag":{}}})", c.lost,
+        c.time, c.rank, c.sender, c.receiver, c.tag);
+  });
+  std::string pairs = array(p.pairs, [](const auto& e) {
+    return fmt::format(R"({{"sender":{},"receiver":{},"count":{},"lost_ns":{}}})", e.first.first,
+                       e.first.second, e.second.count, e.second.lost);
+  });
+  return fmt::format(R"({{"available":{},"count":{},"total_ns":{},"worst":{},"pairs":{}}})",
+                     available(r, analysis), p.count, p.total, worst, pairs);
+}
+
+std::string queue(const QueueStat& q, double span) {
+  return fmt::format(
+      R"({{"searches":{},"search_ns":{},"search_max_ns":{},"max_depth":{},"mean_depth":{},"depth_over_time":{}}})",
+      q.searches, q.search_ns, q.search_max_ns, q.max_depth,
+      number(static_cast<double>(q.depth_area) / span),
+      array(q.max_in_bin, [](std::int64_t v) { return std::to_string(v); }));
+}
+
+}  // namespace
+
+std::string to_json(const Report& r) {
+  const std::size_t n = r.ranks.size();
+  std::string j = "{";
+  j += fmt::format(R"("schema_version":1,"archive":{},"creator":{},"settings":{},"events":{},)",
+                   quote(r.archive), quote(r.creator), quote(r.settings), r.events);
+  j += fmt::format(R"("trace_ns":{},"bin_ns":{},)", r.trace_ns, r.bin_ns);
+  j += fmt::format(R"("peruse":{{"selected":{},"observed":{{{}}}}},)", array(r.selected, quote),
+                   [&] {
+                     std::string o;
+                     for (const auto& [name, count] : r.observed)
+                       o += (o.empty() ? "" : ",") + quote(name) + ":" + std::to_string(count);
+                     return o;
+                   }());
+  j += R"("missing":)" +
+       array(r.missing,
+             [](const Missing& m) {
+               return fmt::format(R"({{"analysis":{},"events":{},"setting":{}}})",
+                                  quote(m.analysis), array(m.events, quote), quote(m.setting));
+             }) +
+       ",";
+
+  std::vector<std::size_t> ranks(n);
+  for (std::size_t i = 0; i < n; ++i) ranks[i] = i;
+  j +=
+      R"("ranks":)" +
+      array(
+          ranks,
+          [&](std::size_t i) {
+            const RankStats& s = r.ranks[i];
+            return fmt::format(
+                R"({{"rank":{},"name":{},"mpi_ns":{},"functions":{},"sent":{},"sent_bytes":{},"received":{},"received_bytes":{},"late_sender_ns":{},"late_receiver_ns":{},"late_wait_ns":{}}})",
+                i, quote(s.name), s.mpi_ns,
+                array(s.functions,
+                      [](const auto& f) {
+                        return fmt::format(R"({{"name":{},"calls":{},"ns":{}}})", quote(f.first),
+                                           f.second.calls, f.second.ns);
+                      }),
+                s.sent, s.sent_bytes, s.received, s.received_bytes, s.late_sender_ns,
+                s.late_receiver_ns, s.late_wait_ns);
+          }) +
+      ",";
+  auto matrix = [&](const std::vector<std::uint64_t>& m) {
+    return array(ranks, [&](std::size_t row) {
+      return array(ranks, [&](std::size_t col) { return std::to_string(m[row * n + col]); });
+    });
+  };
+  j += fmt::format(R"("matrix":{{"messages":{},"bytes":{}}},)", matrix(r.matrix_count),
+                   matrix(r.matrix_bytes));
+
+  const Messages& m = r.messages;
+  std::string groups = "[";
+  static const char* kOps[] = {"send", "receive"};
+  static const char* kProtocols[] = {"eager", "fragmented"};
+  for (int o = 0; o < 2; ++o)
+    for (int p = 0; p < 2; ++p) {
+      const MessageGroup& g = m.groups[o][p];
+      if (groups.size() > 1) groups += ',';
+      groups += fmt::format(
+          R"({{"operation":"{}","protocol":"{}","count":{},"bytes":{},"logical_ns":{},"physical_ns":{},"bandwidth_bytes_per_s":{},"fragments":{}}})",
+          kOps[o], kProtocols[p], g.count, g.bytes, distribution(g.logical_ns),
+          distribution(g.physical_ns), distribution(g.bandwidth), distribution(g.fragments));
+    }
+  groups += "]";
+  std::vector<std::size_t> bins(kTimeBins);
+  for (std::size_t i = 0; i < bins.size(); ++i) bins[i] = i;
+  const std::string over_time = array(bins, [&](std::size_t b) {
+    return number(m.bin_ns[b] > 0 ? m.bin_bytes[b] * 1e9 / m.bin_ns[b] : 0.0);
+  });
+  std::string histogram = "[";
+  for (int b = 0; b < Distribution::kBins; ++b) {
+    if (m.fragment_interval_ns.bin(b) == 0) continue;
+    if (histogram.size() > 1) histogram += ',';
+    histogram +=
+        fmt::format(R"({{"from_ns":{},"to_ns":{},"count":{}}})", number(Distribution::lower(b)),
+                    number(Distribution::lower(b + 1)), m.fragment_interval_ns.bin(b));
+  }
+  histogram += "]";
+  j += fmt::format(
+      R"("messages":{{"available":{},"groups":{},"fragments":{{"count":{},"interval_ns":{},"interval_histogram":{},"per_second":{}}},"slowest":{},"bandwidth_over_time_bytes_per_s":{}}},)",
+      available(r, "messages"), groups, m.fragments, distribution(m.fragment_interval_ns),
+      histogram,
+      number(m.fragmented_ns
+                 ? static_cast<double>(m.fragments) * 1e9 / static_cast<double>(m.fragmented_ns)
+                 : 0.0),
+      array(
+          m.slowest.items(),
+          [](const auto& e) {
+            const MessageCase& c = e.second;
+            return fmt::format(
+                R"({{"rank":{},"peer":{},"tag":{},"operation":"{}","bytes":{},"time_ns":{},"logical_ns":{},"physical_ns":{},"fragments":{}}})",
+                c.rank, c.peer, c.tag, c.operation ? "receive" : "send", c.bytes, c.time, c.logical,
+                c.physical, c.fragments);
+          }),
+      over_time);
+
+  j += fmt::format(R"("patterns":{{"late_sender":{},"late_receiver":{},"late_wait":{}}},)",
+                   pattern(r, "late_sender", r.late_sender),
+                   pattern(r, "late_receiver", r.late_receiver),
+                   pattern(r, "late_wait", r.late_wait));
+  const double span = static_cast<double>(r.trace_ns ? r.trace_ns : 1);
+  j += fmt::format(
+      R"("queues":{{"search_available":{},"depth_available":{},"ranks":{}}},)",
+      available(r, "queue_search"), available(r, "queue_depth"), array(ranks, [&](std::size_t i) {
+        return fmt::format(R"({{"rank":{},"posted":{},"unexpected":{}}})", i,
+                           queue(r.ranks[i].posted, span), queue(r.ranks[i].unexpected, span));
+      }));
+  j += fmt::format(
+      R"("collectives":{{"available":{},"functions":{}}},)", available(r, "collectives"),
+      array(r.collectives, [](const auto& e) {
+        const CollectiveStat& c = e.second;
+        return fmt::format(
+            R"({{"name":{},"calls":{},"sends":{},"send_bytes":{},"receives":{},"receive_bytes":{}}})",
+            quote(e.first), c.calls, c.sends, c.send_bytes, c.receives, c.receive_bytes);
+      }));
+  j += fmt::format(R"("requests_in_flight_max":{})", r.requests_in_flight_max);
+  return j + "}\n";
+}
+
+}  // namespace perusetrace::report

@@ -1,0 +1,139 @@
+// What `perusetrace report` finds in an archive: the analyses' results, independent of how they
+// are printed (text_output, json_output, html_output).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "stats.hpp"
+
+namespace perusetrace::report {
+
+// Time bins of the over-time series (bandwidth, queue depths).
+inline constexpr int kTimeBins = 200;
+
+// An analysis the selected Peruse events cannot feed, and the setting that would.
+struct Missing {
+  std::string analysis;             // "late_sender", "messages", ...
+  std::vector<std::string> events;  // the Peruse events it needs but the archive lacks
+  std::string setting;              // MPITRACE_PERUSE_EVENTS=... that enables it
+};
+
+struct FunctionStat {
+  std::uint64_t calls = 0;
+  std::uint64_t ns = 0;  // inclusive time
+};
+
+struct QueueStat {
+  // Searches (SEARCH_*_BEGIN .. END).
+  std::uint64_t searches = 0;
+  std::uint64_t search_ns = 0;
+  std::uint64_t search_max_ns = 0;
+  // Depth (insertions minus removals), integrated over time for the mean.
+  std::int64_t depth = 0;
+  std::int64_t max_depth = 0;
+  long double depth_area = 0;  // depth x ns
+  std::uint64_t last_change = 0;
+  std::array<std::int64_t, kTimeBins> max_in_bin{};
+};
+
+struct RankStats {
+  std::string name;
+  std::uint64_t mpi_ns = 0;  // outermost MPI calls only
+  std::map<std::string, FunctionStat> functions;
+  std::uint64_t sent = 0, sent_bytes = 0, received = 0, received_bytes = 0;
+  QueueStat posted, unexpected;
+  std::uint64_t late_sender_ns = 0, late_receiver_ns = 0, late_wait_ns = 0;
+};
+
+// One occurrence of a pattern: `lost` ns on `rank`, for the message sender -> receiver.
+struct PatternCase {
+  std::uint64_t lost = 0;
+  std::uint64_t time = 0;  // when the waiting began, ns since the trace start
+  std::int32_t sender = -1, receiver = -1;
+  std::int32_t tag = 0;
+  std::uint32_t rank = 0;  // where the time was lost
+};
+
+struct PairTotal {
+  std::uint64_t count = 0;
+  std::uint64_t lost = 0;
+};
+
+struct Pattern {
+  std::uint64_t count = 0;
+  std::uint64_t total = 0;
+  Worst<PatternCase> worst{5};
+  std::map<std::pair<std::int32_t, std::int32_t>, PairTotal> pairs;  // (sender, receiver)
+  void add(const PatternCase& c) {
+    ++count;
+    total += c.lost;
+    worst.add(c, static_cast<double>(c.lost));
+    auto& p = pairs[{c.sender, c.receiver}];
+    ++p.count;
+    p.lost += c.lost;
+  }
+};
+
+// Messages as Peruse sees them, one per request (a message has a send and a receive request).
+struct MessageCase {
+  std::uint32_t rank = 0;
+  std::int32_t peer = -1;
+  std::int32_t tag = 0;
+  std::uint8_t operation = 0;  // 0 send, 1 receive
+  std::uint64_t bytes = 0;
+  std::uint64_t time = 0;  // logical start
+  std::uint64_t logical = 0;
+  std::uint64_t physical = 0;
+  std::uint32_t fragments = 0;
+};
+
+struct MessageGroup {  // one operation (send / receive) and one protocol (eager / fragmented)
+  std::uint64_t count = 0;
+  std::uint64_t bytes = 0;
+  Distribution logical_ns, physical_ns, bandwidth, fragments;
+};
+
+struct Messages {
+  MessageGroup groups[2][2];  // [operation][fragmented]
+  Distribution fragment_interval_ns;
+  std::uint64_t fragments = 0;
+  std::uint64_t fragmented_ns = 0;  // physical time of the fragmented messages
+  Worst<MessageCase> slowest{10};
+  // Transfer bandwidth over time: bytes and physical ns of the transfers ending in each bin.
+  std::array<double, kTimeBins> bin_bytes{};
+  std::array<double, kTimeBins> bin_ns{};
+};
+
+struct CollectiveStat {
+  std::uint64_t calls = 0;
+  std::uint64_t sends = 0, send_bytes = 0;  // internal (negative tag) requests
+  std::uint64_t receives = 0, receive_bytes = 0;
+};
+
+struct Report {
+  std::string archive, creator, settings;
+  std::uint64_t events = 0;
+  std::uint64_t trace_ns = 0;
+  std::uint64_t bin_ns = 1;                       // width of a time bin
+  std::vector<std::string> selected;              // Peruse events selected (settings)
+  std::map<std::string, std::uint64_t> observed;  // Peruse events seen, by short name
+  std::vector<Missing> missing;
+  std::vector<RankStats> ranks;
+  std::vector<std::uint64_t> matrix_count, matrix_bytes;  // [sender * ranks + receiver]
+  Messages messages;
+  Pattern late_sender, late_receiver, late_wait;
+  std::map<std::string, CollectiveStat> collectives;
+  std::uint64_t requests_in_flight_max = 0;  // the analysis' own state, for the record
+
+  const Missing* missing_for(const std::string& analysis) const {
+    for (const auto& m : missing)
+      if (m.analysis == analysis) return &m;
+    return nullptr;
+  }
+};
+
+}  // namespace perusetrace::report

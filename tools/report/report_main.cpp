@@ -1,0 +1,94 @@
+#include "report_main.hpp"
+
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "command_line.hpp"
+#include "analysis.hpp"
+#include "archive_reader.hpp"
+#include "html_output.hpp"
+#include "json_output.hpp"
+#include "text_output.hpp"
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: perusetrace report ARCHIVE [--json FILE] [--html FILE]
+
+Analyses an OTF2 trace written by perusetrace and prints, per rank, per message, per wait
+pattern (late sender, late receiver, late wait), per queue and per collective, what its
+Peruse events show. Analyses whose Peruse events were not traced name the setting to use.
+
+  ARCHIVE        the trace directory (PROGRAM-trace) or its traces.otf2
+  --json FILE    also write the report as JSON (docs/report-schema.md)
+  --html FILE    also write one self-contained HTML page with plots
+  -q, --quiet    no progress bar
+)";
+
+using namespace perusetrace;
+
+bool write_file(const std::string& path, const std::string& content) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) {
+    fmt::print(stderr, "perusetrace report: cannot write {}: {}\n", path, std::strerror(errno));
+    return false;
+  }
+  const bool ok = std::fwrite(content.data(), 1, content.size(), f) == content.size();
+  if (std::fclose(f) != 0 || !ok) {
+    fmt::print(stderr, "perusetrace report: writing {} failed: {}\n", path, std::strerror(errno));
+    return false;
+  }
+  return true;
+}
+
+int run_report(const std::string& path, const std::string& json, const std::string& html,
+               bool quiet) {
+  archive::ArchiveReader reader(path);
+  report::Report result;
+  result.archive = reader.anchor();
+  report::Analysis analysis(reader.definitions(), result);
+  const bool bar = !quiet && ::isatty(2) == 1;
+  int shown = -1;
+  reader.read_events(analysis, [&](std::uint64_t done, std::uint64_t total) {
+    if (!bar || total == 0) return;
+    const int percent = static_cast<int>(std::min<std::uint64_t>(100, done * 100 / total));
+    if (percent == shown) return;
+    shown = percent;
+    fmt::print(stderr, "\rreading [{:<40}] {:3}%", std::string(percent * 40 / 100, '#'), percent);
+    std::fflush(stderr);
+  });
+  if (bar && shown >= 0) fmt::print(stderr, "\r{:60}\r", "");
+  analysis.finish();
+  report::write_text(stdout, result);
+  bool ok = true;
+  if (!json.empty()) ok = write_file(json, report::to_json(result)) && ok;
+  if (!html.empty()) ok = write_file(html, report::to_html(result)) && ok;
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+
+int report_main(int argc, char** argv) {
+  std::string path, json, html;
+  bool quiet = false;
+  const int rc = perusetrace::archive::parse_command_line("report", kUsage, argc, argv,
+                                                          {{"", "--json", &json, nullptr},
+                                                           {"", "--html", &html, nullptr},
+                                                           {"-q", "--quiet", nullptr, &quiet}},
+                                                          path);
+  if (rc >= 0) return rc;
+  try {
+    return run_report(path, json, html, quiet);
+  } catch (const archive::ArchiveError& e) {
+    fmt::print(stderr, "perusetrace report: {}\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "perusetrace report: the report failed: {}\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,178 @@
+#include "text_output.hpp"
+
+#include <fmt/core.h>
+
+#include <string>
+
+namespace perusetrace::report {
+
+namespace {
+
+double ms(double ns) {
+  return ns / 1e6;
+}
+
+std::string rank_name(std::int32_t r) {
+  return r < 0 ? std::string("any") : std::to_string(r);
+}
+
+std::string seconds_text(double ns) {
+  if (ns >= 1e9) return fmt::format("{:.3f} s", ns / 1e9);
+  if (ns >= 1e6) return fmt::format("{:.3f} ms", ns / 1e6);
+  if (ns >= 1e3) return fmt::format("{:.3f} us", ns / 1e3);
+  return fmt::format("{:.0f} ns", ns);
+}
+
+std::string rate_text(double bytes_per_s) {
+  if (bytes_per_s >= 1e9) return fmt::format("{:.2f} GB/s", bytes_per_s / 1e9);
+  if (bytes_per_s >= 1e6) return fmt::format("{:.2f} MB/s", bytes_per_s / 1e6);
+  return fmt::format("{:.2f} kB/s", bytes_per_s / 1e3);
+}
+
+// Prints the hint and returns true when `analysis` lacks events.
+bool missing(std::FILE* out, const Report& report, const char* analysis) {
+  const Missing* m = report.missing_for(analysis);
+  if (m == nullptr) return false;
+  std::string events;
+  for (const auto& e : m->events) events += (events.empty() ? "" : ", ") + e;
+  fmt::print(out, "  not available: the trace lacks the Peruse events {}.\n  Trace again with {}\n",
+             events, m->setting);
+  return true;
+}
+
+void pattern(std::FILE* out, const Report& report, const char* title, const char* analysis,
+             const Pattern& p) {
+  fmt::print(out, "\n{}\n", title);
+  if (missing(out, report, analysis)) return;
+  if (p.count == 0) {
+    fmt::print(out, "  none found\n");
+    return;
+  }
+  fmt::print(out, "  {} cases, {:.3f} ms lost in total\n", p.count,
+             ms(static_cast<double>(p.total)));
+  for (const auto& [lost, c] : p.worst.items())
+    fmt::print(out,
+               "  {:>10.3f} ms on rank {} (sender {} -> receiver {}, tag {}) from t = {:.3f} ms\n",
+               ms(lost), c.rank, rank_name(c.sender), rank_name(c.receiver), c.tag,
+               ms(static_cast<double>(c.time)));
+}
+
+}  // namespace
+
+void write_text(std::FILE* out, const Report& report) {
+  fmt::print(out, "perusetrace report: {}\n", report.archive);
+  fmt::print(out, "  {} ranks, {} events, {:.3f} s traced; {}\n", report.ranks.size(),
+             report.events, static_cast<double>(report.trace_ns) / 1e9,
+             report.settings.empty() ? std::string("settings not recorded") : report.settings);
+  const std::size_t n = report.ranks.size();
+
+  fmt::print(out, "\nRanks: time in MPI and messages (MPI calls)\n");
+  fmt::print(out, "  {:<6}{:>12}{:>9}{:>14}{:>9}{:>14}\n", "rank", "in MPI ms", "sent",
+             "sent bytes", "recvd", "recvd bytes");
+  for (std::size_t r = 0; r < n; ++r) {
+    const RankStats& rs = report.ranks[r];
+    fmt::print(out, "  {:<6}{:>12.3f}{:>9}{:>14}{:>9}{:>14}\n", r,
+               ms(static_cast<double>(rs.mpi_ns)), rs.sent, rs.sent_bytes, rs.received,
+               rs.received_bytes);
+    for (const auto& [name, f] : rs.functions)
+      fmt::print(out, "        {:<24}{:>8} calls {:>12.3f} ms\n", name, f.calls,
+                 ms(static_cast<double>(f.ns)));
+  }
+  fmt::print(out, "\nMessage matrix (messages / bytes, sender row -> receiver column)\n  {:<6}",
+             "");
+  for (std::size_t c = 0; c < n; ++c) fmt::print(out, "{:>20}", c);
+  fmt::print(out, "\n");
+  for (std::size_t r = 0; r < n; ++r) {
+    fmt::print(out, "  {:<6}", r);
+    for (std::size_t c = 0; c < n; ++c)
+      fmt::print(
+          out, "{:>20}",
+          fmt::format("{} / {}", report.matrix_count[r * n + c], report.matrix_bytes[r * n + c]));
+    fmt::print(out, "\n");
+  }
+
+  fmt::print(out, "\nMessages (Peruse, one per request)\n");
+  if (!missing(out, report, "messages")) {
+    static const char* kOps[] = {"send", "receive"};
+    static const char* kProtocols[] = {"eager", "fragmented"};
+    for (int o = 0; o < 2; ++o)
+      for (int p = 0; p < 2; ++p) {
+        const MessageGroup& g = report.messages.groups[o][p];
+        if (g.count == 0) continue;
+        fmt::print(out, "  {} {}: {} requests, {} bytes\n", kOps[o], kProtocols[p], g.count,
+                   g.bytes);
+        fmt::print(out, "    logical  (call to completion)  min {} median {} max {}\n",
+                   seconds_text(g.logical_ns.min()), seconds_text(g.logical_ns.median()),
+                   seconds_text(g.logical_ns.max()));
+        fmt::print(out, "    physical (XFER_BEGIN..END)     min {} median {} max {}\n",
+                   seconds_text(g.physical_ns.min()), seconds_text(g.physical_ns.median()),
+                   seconds_text(g.physical_ns.max()));
+        if (g.bandwidth.count() > 0)
+          fmt::print(out, "    bandwidth                      min {} median {} max {}\n",
+                     rate_text(g.bandwidth.min()), rate_text(g.bandwidth.median()),
+                     rate_text(g.bandwidth.max()));
+        if (g.fragments.count() > 0)
+          fmt::print(out,
+                     "    fragments per message          min {:.0f} median {:.0f} max {:.0f}\n",
+                     g.fragments.min(), g.fragments.median(), g.fragments.max());
+      }
+    const Messages& m = report.messages;
+    if (m.fragments > 0) {
+      fmt::print(out, "  fragments: {}, interval min {} median {} max {}, {:.0f} fragments/s\n",
+                 m.fragments, seconds_text(m.fragment_interval_ns.min()),
+                 seconds_text(m.fragment_interval_ns.median()),
+                 seconds_text(m.fragment_interval_ns.max()),
+                 m.fragmented_ns
+                     ? static_cast<double>(m.fragments) * 1e9 / static_cast<double>(m.fragmented_ns)
+                     : 0.0);
+    } else {
+      fmt::print(out, "  no fragmented (rendezvous) messages\n");
+    }
+    fmt::print(out, "  slowest (logical duration):\n");
+    for (const auto& [key, c] : m.slowest.items())
+      fmt::print(out,
+                 "    {:>10.3f} ms  rank {} {} peer {} tag {} {} bytes, physical {:.3f} ms, "
+                 "{} fragments, t = {:.3f} ms\n",
+                 ms(key), c.rank, c.operation ? "receive from" : "send to", rank_name(c.peer),
+                 c.tag, c.bytes, ms(static_cast<double>(c.physical)), c.fragments,
+                 ms(static_cast<double>(c.time)));
+  }
+
+  pattern(out, report, "Late sender (receive posted before its message arrived)", "late_sender",
+          report.late_sender);
+  pattern(out, report, "Late receiver (message waited in the unexpected queue)", "late_receiver",
+          report.late_receiver);
+  pattern(out, report, "Late wait (request complete before the Wait/Test that collected it)",
+          "late_wait", report.late_wait);
+
+  fmt::print(out, "\nQueues\n");
+  const bool no_search = missing(out, report, "queue_search");
+  const bool no_depth = missing(out, report, "queue_depth");
+  const double span = static_cast<double>(report.trace_ns ? report.trace_ns : 1);
+  for (std::size_t r = 0; r < n; ++r) {
+    const RankStats& rs = report.ranks[r];
+    for (const auto& [label, q] :
+         {std::pair<const char*, const QueueStat*>{"posted", &rs.posted},
+          std::pair<const char*, const QueueStat*>{"unexpected", &rs.unexpected}}) {
+      std::string line = fmt::format("  rank {} {:<11}", r, label);
+      if (!no_depth)
+        line += fmt::format(" depth max {} mean {:.3f}", q->max_depth,
+                            static_cast<double>(q->depth_area) / span);
+      if (!no_search)
+        line += fmt::format("  searches {} taking {} (longest {})", q->searches,
+                            seconds_text(static_cast<double>(q->search_ns)),
+                            seconds_text(static_cast<double>(q->search_max_ns)));
+      if (!no_depth || !no_search) fmt::print(out, "{}\n", line);
+    }
+  }
+
+  fmt::print(out, "\nCollectives: internal point-to-point traffic (negative tags)\n");
+  if (!missing(out, report, "collectives")) {
+    if (report.collectives.empty()) fmt::print(out, "  no collective calls\n");
+    for (const auto& [name, c] : report.collectives)
+      fmt::print(out, "  {:<28}{:>7} calls {:>7} sends ({} bytes) {:>7} receives ({} bytes)\n",
+                 name, c.calls, c.sends, c.send_bytes, c.receives, c.receive_bytes);
+  }
+}
+
+}  // namespace perusetrace::report
