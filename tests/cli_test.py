@@ -77,6 +77,15 @@ def case_launcher_traces_the_paper_events(c):
            "bytes, not the 800000 sent")
 
 
+def case_output_path_with_spaces(c):
+    out = os.path.join(c.work, "my traces", "run one")
+    os.makedirs(os.path.dirname(out))
+    run = c.launch(["run", "-o", out, "-np", "2", "--", c.scenarios, "late-sender", "-d", "10"])
+    expect(run.returncode == 0, f"exit {run.returncode}", run)
+    trace = trace_checks.load(os.path.join(out, "traces.otf2"))
+    expect(trace.of_kind("MpiSend"), "the trace in a path with spaces holds no message")
+
+
 def case_bad_settings_stop_at_init(c):
     run = c.mpirun_traced({"MPITRACE_PERUSE_EVENTS": "BOGUS", "MPITRACE_BUFFER_SIZE": "huge"},
                           [c.scenarios, "late-sender", "-d", "10"])
