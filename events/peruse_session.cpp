@@ -77,15 +77,9 @@ int on_event(peruse_event_h, MPI_Aint unique_id, peruse_comm_spec_t* spec, void*
   if constexpr (event == PeruseEvent::REQ_XFER_BEGIN) aux = g_bytes_in_flight += bytes;
   if constexpr (event == PeruseEvent::REQ_XFER_END) aux = g_bytes_in_flight -= bytes;
 
-  emit(Record{0,
-              RecordKind::Peruse,
-              static_cast<std::uint8_t>(E),
-              static_cast<std::uint16_t>(spec->operation),
-              comm->local_id,
-              comm->world_rank_of(spec->peer),
-              spec->tag,
-              bytes,
-              request,
+  emit(Record{0, RecordKind::Peruse, static_cast<std::uint8_t>(E),
+              static_cast<std::uint16_t>(spec->operation), comm->local_id,
+              comm->world_rank_of(spec->peer), spec->tag, bytes, request,
               static_cast<std::uint64_t>(aux)});
   return MPI_SUCCESS;
 }
