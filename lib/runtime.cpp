@@ -170,8 +170,17 @@ void on_finalize() {
   if (!error.empty() && (ok || g_run.rank == 0))
     std::fprintf(stderr, "perusetrace rank %d: %s\n", g_run.rank, error.c_str());
   if (g_run.rank == 0 && error.empty()) {
-    std::fprintf(stderr, "perusetrace: trace %s in %s/traces.otf2\n",
-                 ok ? "written" : "written incompletely", g_run.directory.c_str());
+    // Only what is on disk counts: the directory may have gone since the last drain.
+    const std::string anchor = g_run.directory + "/traces.otf2";
+    if (exists(anchor)) {
+      std::fprintf(stderr, "perusetrace: trace %s in %s\n", ok ? "written" : "written incompletely",
+                   anchor.c_str());
+    } else {
+      std::fprintf(stderr,
+                   "perusetrace: no trace was written: %s is missing (was the directory removed "
+                   "while the program ran?).\n",
+                   anchor.c_str());
+    }
   }
 }
 

@@ -168,7 +168,16 @@ void* open_location(std::uint32_t thread_index) noexcept {
 }
 
 void write(void* location, const Record* records, std::size_t count) noexcept {
-  if (location == nullptr || count == 0 || state().failed) return;
+  State& s = state();
+  if (location == nullptr || count == 0 || s.failed) return;
+  // Files already open keep accepting writes after their directory is removed, and the trace
+  // would vanish without a word: look once per drain (a buffer's worth of records).
+  if (::access(s.spec.directory.c_str(), W_OK | X_OK) != 0) {
+    fail("the output directory " + s.spec.directory +
+         " is gone or no longer writable. Tracing stops here and the program goes on; set "
+         "MPITRACE_OUTPUT to a directory that stays for the whole run.");
+    return;
+  }
   encode(*static_cast<Location*>(location), records, count);
 }
 

@@ -5,9 +5,11 @@
 """
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mpi_launch  # noqa: E402
@@ -84,6 +86,29 @@ def case_output_path_with_spaces(c):
     expect(run.returncode == 0, f"exit {run.returncode}", run)
     trace = trace_checks.load(os.path.join(out, "traces.otf2"))
     expect(trace.of_kind("MpiSend"), "the trace in a path with spaces holds no message")
+
+
+def case_vanishing_output_directory(c):
+    """The output directory is removed while the program runs."""
+    out = os.path.join(c.work, "vanishing")
+    args = mpi_launch.command(c.mpirun, 2, {"MPITRACE_OUTPUT": out,
+                                            "MPITRACE_BUFFER_SIZE": "64K"}, c.library)
+    program = subprocess.Popen(args + [os.path.join(c.build, "tests", "many_events"), "300000"],
+                               env=ENV, cwd=c.work, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    for _ in range(200):  # wait until the ranks have written into it
+        if os.path.isdir(os.path.join(out, "traces")):
+            break
+        time.sleep(0.05)
+    time.sleep(0.3)
+    shutil.rmtree(out, ignore_errors=True)
+    stdout, stderr = program.communicate(timeout=120)
+    run = subprocess.CompletedProcess(args, program.returncode, stdout, stderr)
+    expect(run.returncode == 0, f"the program failed (exit {run.returncode})", run)
+    expect(run.stdout.count("peak_kib") == 2, "the ranks did not run to their end", run)
+    expect(run.stderr.count("is gone or no longer writable") == 2, "not one message per rank",
+           run)
+    expect("trace written" not in run.stderr, "a vanished trace was reported as written", run)
 
 
 def case_bad_settings_stop_at_init(c):
