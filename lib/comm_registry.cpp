@@ -53,11 +53,10 @@ const CommEntry* CommRegistry::add(MPI_Comm comm, const char* creator) {
   info.inter = e->inter;
 
   std::lock_guard lock(g_creation);
-  e->local_id = static_cast<std::uint32_t>(all_.size());
+  e->local_id = static_cast<std::uint32_t>(infos_.size());
   info.local_id = e->local_id;
   info.name =
       length > 0 ? std::string(name) : "comm " + std::to_string(e->local_id) + " (" + creator + ")";
-  all_.push_back(e);
   infos_.push_back(std::move(info));
   if (Slot* s = table_.find(handle_key(comm), true)) s->entry.store(e, std::memory_order_release);
   return e;

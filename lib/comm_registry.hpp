@@ -56,8 +56,7 @@ class CommRegistry {
     std::atomic<const CommEntry*> entry{nullptr};
   };
   mutable HandleTable<Slot, kCapacity> table_;
-  std::vector<const CommEntry*> all_;  // guarded by the creation mutex in the .cpp
-  std::vector<trace::CommInfo> infos_;
+  std::vector<trace::CommInfo> infos_;  // guarded by the creation mutex in the .cpp
 };
 
 extern CommRegistry g_comms;

@@ -153,10 +153,6 @@ void on_request_free(const Call&, MPI_Request request) noexcept {
     slot->kind = RequestKind::Unknown;
 }
 
-void on_cancel(const Call&, MPI_Request) noexcept {
-  // Recorded at completion, where MPI_Test_cancelled tells whether the cancel took effect.
-}
-
 Completion::Completion(const Call& call, int count, const MPI_Request* requests) noexcept
     : traced_(call.traced()), count_(0) {
   CompletionScratch* s = traced_ ? scratch() : nullptr;

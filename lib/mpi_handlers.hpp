@@ -103,7 +103,6 @@ void on_request_free(const Call&, MPI_Request) noexcept;
 // Matched probes: MPI_Message does not tell its communicator, so the probe's is remembered.
 void on_mprobe(const Call&, int rc, MPI_Comm, MPI_Message) noexcept;
 MPI_Comm message_comm(MPI_Message) noexcept;
-void on_cancel(const Call&, MPI_Request) noexcept;
 void on_collective_begin(const Call&) noexcept;
 void on_collective_end(const Call&, int rc, const CollArgs&) noexcept;
 void on_comm_created(const Call&, int rc, MPI_Comm) noexcept;

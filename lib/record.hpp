@@ -7,16 +7,17 @@
 namespace perusetrace {
 
 enum class RecordKind : std::uint8_t {
-  Enter,             // region
-  Leave,             // region
-  Peruse,            // event, region = Operation, comm, peer (world rank), tag, bytes, request,
-                     // aux = the derived counter the event changed (queue depth, bytes in flight)
-  MpiSend,           // comm, peer (comm rank), tag, bytes
-  MpiRecv,           // comm, peer (comm rank), tag, bytes
-  MpiIsend,          // comm, peer, tag, bytes, request
-  MpiIsendComplete,  // request
-  MpiIrecvRequest,   // request
-  MpiIrecv,          // comm, peer, tag, bytes, request
+  Enter,   // region
+  Leave,   // region
+  Peruse,  // event, region = operation (peruse.h: 0 send, 1 receive), comm, peer (world rank), tag,
+           // bytes, request, aux = the derived counter the event changed (queue depth, bytes in
+           // flight)
+  MpiSend,              // comm, peer (comm rank), tag, bytes
+  MpiRecv,              // comm, peer (comm rank), tag, bytes
+  MpiIsend,             // comm, peer, tag, bytes, request
+  MpiIsendComplete,     // request
+  MpiIrecvRequest,      // request
+  MpiIrecv,             // comm, peer, tag, bytes, request
   MpiRequestCancelled,  // request
   CollectiveBegin,      //
   CollectiveEnd,        // region, comm, peer = root (comm rank, -1 none), bytes = sent,
@@ -35,9 +36,6 @@ enum class IoOperation : std::int32_t { Read, Write };
 inline constexpr std::int32_t kIoCreate = 1, kIoExclusive = 2;        // creation bits
 inline constexpr std::int32_t kIoAppend = 1, kIoDeleteOnClose = 2;    // status bits
 inline constexpr std::int32_t kIoNonBlocking = 1, kIoCollective = 2;  // operation bits
-
-// Operation of a Peruse event, as peruse.h numbers them (PERUSE_SEND 0, PERUSE_RECV 1).
-enum class Operation : std::uint8_t { Send = 0, Recv = 1 };
 
 // Derived counters, written as OTF2 metrics next to the Peruse events that change them.
 enum class Metric : std::uint8_t { PostedQueueDepth, UnexpectedQueueDepth, BytesInFlight, Count };

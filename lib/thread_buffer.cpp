@@ -25,7 +25,6 @@ void drain(ThreadBuffer* b) noexcept {
   const std::uint64_t t0 = now_ns();
   const auto n = static_cast<std::size_t>(b->next - b->begin);
   trace::write(b->stream, b->begin, n);
-  b->written += n;
   b->next = b->begin;
   if (trace::failed()) {  // nowhere to write (disk full, directory gone): stop recording
     g_state.store(TraceState::Stopped);
@@ -42,7 +41,6 @@ void close(std::uint32_t index) noexcept {
   if (b == nullptr) return;
   const auto n = static_cast<std::size_t>(b->next - b->begin);
   trace::write(b->stream, b->begin, n);
-  b->written += n;
   b->next = b->begin;
   trace::close_location(b->stream);
 }
@@ -79,7 +77,7 @@ ThreadBuffer* detail::attach_or_drain() noexcept {
     delete[] records;
     return nullptr;
   }
-  *b = ThreadBuffer{records, records + g_capacity, records, index, 0, stream};
+  *b = ThreadBuffer{records, records + g_capacity, records, index, stream};
   g_buffers[index].store(b, std::memory_order_release);
   t_buffer = b;
   (void)&t_exit;  // constructs the thread's exit hook
@@ -94,11 +92,6 @@ void drain_all_buffers() noexcept {
 std::uint32_t thread_count() noexcept {
   const std::uint32_t n = g_thread_count.load();
   return n < kMaxThreads ? n : kMaxThreads;
-}
-
-std::uint64_t records_written(std::uint32_t thread_index) noexcept {
-  ThreadBuffer* b = g_buffers[thread_index].load(std::memory_order_acquire);
-  return b ? b->written : 0;
 }
 
 }  // namespace perusetrace

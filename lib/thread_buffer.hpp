@@ -18,7 +18,6 @@ struct ThreadBuffer {
   Record* end;
   Record* begin;
   std::uint32_t thread_index;  // 0 = the thread that called MPI_Init
-  std::uint64_t written;       // records handed to the writer so far
   void* stream;                // the writer's per-location state
 };
 
@@ -71,6 +70,5 @@ void configure_buffers(std::size_t bytes) noexcept;
 // when the other threads no longer call MPI.
 void drain_all_buffers() noexcept;
 std::uint32_t thread_count() noexcept;
-std::uint64_t records_written(std::uint32_t thread_index) noexcept;
 
 }  // namespace perusetrace

@@ -35,7 +35,6 @@ void fail(const std::string& what) {
   State& s = state();
   std::lock_guard lock(s.mutex);
   if (s.failed.exchange(true)) return;
-  s.failure = what;
   std::fprintf(stderr, "perusetrace rank %d: %s\n", s.spec.rank, what.c_str());
 }
 
@@ -192,8 +191,8 @@ void close_location(void* location) noexcept {
   // Closing flushes what OTF2 still holds; later records of this thread have nowhere to go.
   if (OTF2_Archive_CloseEvtWriter(state().archive, loc->writer) != OTF2_SUCCESS)
     fail("writing the last events of thread " + std::to_string(loc->thread_index) +
-         " failed (disk full or output directory gone?); the events written before stay "
-         "readable.");
+         " failed (disk full or output directory gone?). Free space there or set "
+         "MPITRACE_OUTPUT elsewhere.");
   loc->writer = nullptr;
   OTF2_AttributeList_Delete(loc->attributes);
   loc->attributes = nullptr;
@@ -218,7 +217,6 @@ bool close_archive(const ProcessInfo& process, std::string& error) {
   mine.start_time = process.start_time;
   mine.end_time = process.end_time;
   mine.realtime_start = process.realtime_start;
-  mine.dropped = process.dropped_records;
   {
     std::lock_guard lock(s.mutex);
     for (Location* loc : s.locations) mine.location_events.push_back(loc ? loc->events : 0);
@@ -265,12 +263,6 @@ bool close_archive(const ProcessInfo& process, std::string& error) {
 
 bool failed() noexcept {
   return state().failed.load(std::memory_order_relaxed);
-}
-
-std::string failure() {
-  State& s = state();
-  std::lock_guard lock(s.mutex);
-  return s.failure;
 }
 
 }  // namespace perusetrace::trace

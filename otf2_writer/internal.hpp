@@ -38,7 +38,6 @@ struct State {
   std::mutex mutex;  // guards `locations` (open/close), never taken per event
   std::vector<Location*> locations;
   std::atomic<bool> failed{false};
-  std::string failure;
 };
 
 State& state();
@@ -52,7 +51,7 @@ void encode(Location& location, const Record* records, std::size_t count);
 struct RankReport {
   std::string host;
   std::vector<std::uint64_t> location_events;  // per thread
-  std::uint64_t start_time = 0, end_time = 0, realtime_start = 0, dropped = 0;
+  std::uint64_t start_time = 0, end_time = 0, realtime_start = 0;
 };
 struct UnifiedComm {
   std::string name;

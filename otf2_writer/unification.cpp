@@ -71,7 +71,6 @@ std::vector<char> serialize(const ProcessInfo& process, const RankReport& mine) 
   w.u64(mine.start_time);
   w.u64(mine.end_time);
   w.u64(mine.realtime_start);
-  w.u64(mine.dropped);
   w.u64(mine.location_events.size());
   for (std::uint64_t e : mine.location_events) w.u64(e);
   w.u64(process.comms.size());
@@ -151,7 +150,6 @@ Unified unify(const ProcessInfo& process, const RankReport& mine) {
       report.start_time = in.u64();
       report.end_time = in.u64();
       report.realtime_start = in.u64();
-      report.dropped = in.u64();
       report.location_events.resize(in.u64());
       for (auto& e : report.location_events) e = in.u64();
       std::map<Key, std::size_t> seen;

@@ -85,7 +85,6 @@ struct ProcessInfo {
   std::vector<CommInfo> comms;  // every communicator this rank created, in creation order
   std::vector<FileInfo> files;  // every file handle, in opening order
   std::uint64_t start_time = 0, end_time = 0, realtime_start = 0;
-  std::uint64_t dropped_records = 0;
   std::vector<std::pair<std::uint64_t, std::int64_t>> clock_offsets;  // (local time, offset)
   std::vector<double> clock_offset_errors;
 };
@@ -100,8 +99,7 @@ void close_location(void* location) noexcept;
 // Collective: unifies the definitions, writes them, and closes the archive.
 bool close_archive(const ProcessInfo& process, std::string& error);
 // The writer stopped (an I/O error, a full disk): later records are dropped, what was written
-// stays readable. failure() names the problem and the fix; empty while all is well.
+// stays on disk; the message naming the problem and the fix was printed when it happened.
 bool failed() noexcept;
-std::string failure();
 
 }  // namespace perusetrace::trace

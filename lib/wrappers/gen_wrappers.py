@@ -24,7 +24,7 @@ ROLES = {
 RECORDS = {
     "plain", "send", "recv", "sendrecv", "sendrecv_replace", "isend", "irecv", "send_init",
     "recv_init", "start", "startall", "wait", "waitall", "waitany", "waitsome", "test", "testall",
-    "testany", "testsome", "request_free", "cancel", "mprobe", "mrecv", "imrecv", "coll", "icoll",
+    "testany", "testsome", "request_free", "mprobe", "mrecv", "imrecv", "coll", "icoll",
     "comm_new", "comm_free", "file_open", "file_close", "file_read", "file_write", "file_iread",
     "file_iwrite", "file_end", "init", "init_thread", "finalize",
 }
@@ -245,9 +245,9 @@ def body(f):
                 f"const int rc = {call};",
                 "perusetrace::on_post(call, rc, mark, perusetrace::RequestKind::Recv, count, "
                 "datatype, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, request);", "return rc;"]
-    if r in ("request_free", "cancel"):
+    if r == "request_free":
         f.need("request")
-        return [f"perusetrace::on_{r}(call, *request);", f"return {call};"]
+        return ["perusetrace::on_request_free(call, *request);", f"return {call};"]
     if r in ("coll", "icoll"):
         return ["perusetrace::on_collective_begin(call);", f"const int rc = {call};",
                 f"perusetrace::on_collective_end(call, rc, {coll_args(f)});", "return rc;"]
