@@ -38,11 +38,17 @@ struct State {
   std::mutex mutex;  // guards `locations` (open/close), never taken per event
   std::vector<Location*> locations;
   std::atomic<bool> failed{false};
+  bool quiet_failures = false;  // `perusetrace recover` reports the failure itself
+  std::string first_failure;
 };
 
 State& state();
 std::uint64_t location_id(int rank, int size, std::uint32_t thread_index);
 void fail(const std::string& what);  // records the first failure and tells the user once
+
+// streams.cpp: what the MPI archive and the offline one share.
+OTF2_Archive* create_archive(const ArchiveSpec& spec, std::string& error);  // sets state().spec
+Location* open_stream(int rank, std::uint32_t thread_index);
 
 // events.cpp
 void encode(Location& location, const Record* records, std::size_t count);
@@ -70,11 +76,26 @@ struct Unified {
   std::vector<UnifiedComm> comms;
   std::vector<std::string> files;  // global IoFile id -> name
   std::vector<UnifiedHandle> handles;
+  std::vector<std::vector<std::uint64_t>> comm_maps;    // per rank (rank 0 only)
+  std::vector<std::vector<std::uint64_t>> handle_maps;  // per rank (rank 0 only)
   std::vector<std::uint64_t> comm_map;    // this rank: local -> global communicator id
   std::vector<std::uint64_t> handle_map;  // this rank: local -> global I/O handle id
 };
+void write_local_definitions(OTF2_DefWriter* defs, const std::vector<std::uint64_t>& comm_map,
+                             const std::vector<std::uint64_t>& handle_map,
+                             const ProcessInfo& process);
 void write_global_definitions(OTF2_GlobalDefWriter* writer, const ArchiveSpec& spec,
                               const Unified& unified);
+
+// rank_reports.cpp: what one rank contributes to the unification, and the unification itself.
+struct RankInput {
+  RankReport report;
+  std::vector<CommInfo> comms;
+  std::vector<FileInfo> files;
+};
+std::vector<char> serialize(const RankInput& input);
+RankInput deserialize(const char* data, std::size_t length);
+Unified unify_all(const std::vector<RankInput>& inputs);
 
 // unification.cpp: collective over MPI_COMM_WORLD.
 Unified unify(const ProcessInfo& process, const RankReport& mine);

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -89,6 +90,8 @@ struct ProcessInfo {
   std::vector<double> clock_offset_errors;
 };
 
+// The archive is written at MPI_Finalize, by every rank for its own threads, from the records
+// the run left in its journal (lib/journal.hpp).
 // Collective over MPI_COMM_WORLD (through PMPI). On failure, `error` says why and what to do.
 bool open_archive(const ArchiveSpec& spec, std::string& error);
 // One event stream per (rank, thread); thread-safe; nullptr when the writer has stopped.
@@ -101,5 +104,17 @@ bool close_archive(const ProcessInfo& process, std::string& error);
 // The writer stopped (an I/O error, a full disk): later records are dropped, what was written
 // stays on disk; the message naming the problem and the fix was printed when it happened.
 bool failed() noexcept;
+
+// Without MPI, for `perusetrace recover`: one process writes the archive of every rank from
+// what the ranks left behind. `read(rank, thread, out, capacity)` fills `out` with that
+// thread's next records and returns how many, 0 at the end.
+struct OfflineRank {
+  ProcessInfo process;
+  std::uint32_t threads = 0;
+};
+using RecordSource =
+    std::function<std::size_t(int rank, std::uint32_t thread, Record* out, std::size_t capacity)>;
+bool write_archive_offline(const ArchiveSpec& spec, const std::vector<OfflineRank>& ranks,
+                           const RecordSource& read, std::string& error);
 
 }  // namespace perusetrace::trace

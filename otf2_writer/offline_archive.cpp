@@ -1,0 +1,91 @@
+// The archive written by one process for all ranks (`perusetrace recover`), with OTF2's serial
+// collectives: the same streams, unification and definitions as at MPI_Finalize.
+#include <algorithm>
+#include <memory>
+
+#include "internal.hpp"
+
+namespace perusetrace::trace {
+
+using namespace detail;
+
+bool write_archive_offline(const ArchiveSpec& spec, const std::vector<OfflineRank>& ranks,
+                           const RecordSource& read, std::string& error) {
+  State& s = state();
+  s.quiet_failures = true;
+  s.archive = create_archive(spec, error);
+  if (s.archive == nullptr) return false;
+  auto give_up = [&](const std::string& what) {
+    error = what;
+    s.archive = nullptr;  // after a failed write OTF2 cannot close it safely
+    return false;
+  };
+  OTF2_ErrorCode rc = OTF2_Archive_SetSerialCollectiveCallbacks(s.archive);
+  if (rc == OTF2_SUCCESS) rc = OTF2_Archive_OpenEvtFiles(s.archive);
+  if (rc != OTF2_SUCCESS)
+    return give_up(std::string("cannot set up the OTF2 archive in ") + spec.directory + ": " +
+                   OTF2_Error_GetDescription(rc) + ".");
+
+  std::vector<RankInput> inputs(ranks.size());
+  constexpr std::size_t kBlock = 1 << 14;
+  auto block = std::make_unique<Record[]>(kBlock);
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    const ProcessInfo& p = ranks[r].process;
+    inputs[r].report.host = p.host;
+    inputs[r].report.start_time = p.start_time;
+    inputs[r].report.end_time = p.end_time;
+    inputs[r].report.realtime_start = p.realtime_start;
+    inputs[r].comms = p.comms;
+    inputs[r].files = p.files;
+    for (std::uint32_t t = 0; t < std::max<std::uint32_t>(ranks[r].threads, 1); ++t) {
+      Location* loc = open_stream(static_cast<int>(r), t);
+      if (loc == nullptr) return give_up(s.first_failure);
+      std::size_t n = 0;
+      while (!s.failed && (n = read(static_cast<int>(r), t, block.get(), kBlock)) > 0) {
+        encode(*loc, block.get(), n);
+        // A rank that died has no end time of its own: its last record is its end.
+        inputs[r].report.end_time = std::max(inputs[r].report.end_time, block[n - 1].time);
+      }
+      close_location(loc);
+      inputs[r].report.location_events.push_back(loc->events);
+      delete loc;
+      if (s.failed) return give_up(s.first_failure);
+    }
+  }
+
+  Unified unified = unify_all(inputs);
+  rc = OTF2_Archive_CloseEvtFiles(s.archive);
+  if (rc == OTF2_SUCCESS) rc = OTF2_Archive_OpenDefFiles(s.archive);
+  for (std::size_t r = 0; rc == OTF2_SUCCESS && r < ranks.size(); ++r) {
+    for (std::size_t t = 0; t < inputs[r].report.location_events.size(); ++t) {
+      OTF2_DefWriter* defs = OTF2_Archive_GetDefWriter(
+          s.archive, location_id(static_cast<int>(r), spec.size, static_cast<std::uint32_t>(t)));
+      if (defs == nullptr) {
+        rc = OTF2_ERROR_FILE_INTERACTION;
+        break;
+      }
+      write_local_definitions(defs, unified.comm_maps[r], unified.handle_maps[r], ranks[r].process);
+      OTF2_Archive_CloseDefWriter(s.archive, defs);
+    }
+  }
+  if (rc == OTF2_SUCCESS) rc = OTF2_Archive_CloseDefFiles(s.archive);
+  if (rc == OTF2_SUCCESS) {
+    OTF2_GlobalDefWriter* global = OTF2_Archive_GetGlobalDefWriter(s.archive);
+    if (global == nullptr) {
+      rc = OTF2_ERROR_FILE_INTERACTION;
+    } else {
+      write_global_definitions(global, spec, unified);
+    }
+  }
+  const OTF2_ErrorCode closed = OTF2_Archive_Close(s.archive);
+  s.archive = nullptr;
+  if (rc == OTF2_SUCCESS) rc = closed;
+  if (rc != OTF2_SUCCESS) {
+    error = std::string("writing the OTF2 definitions failed: ") + OTF2_Error_GetDescription(rc) +
+            ". Check free space in " + spec.directory + ".";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace perusetrace::trace

@@ -1,0 +1,209 @@
+// What both ways of writing an archive share (MPI_Finalize on every rank, `perusetrace recover`
+// in one process): the archive's settings, OTF2's chunk memory kept within a budget, one event
+// stream per (rank, thread), and each location's local definitions.
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+
+#include "internal.hpp"
+
+#include <otf2/OTF2_Pthread_Locks.h>
+
+namespace perusetrace::trace {
+
+namespace detail {
+
+State& state() {
+  static State s;
+  return s;
+}
+
+std::uint64_t location_id(int rank, int size, std::uint32_t thread_index) {
+  // Thread 0 of rank r is location r; further threads follow in blocks of `size`.
+  return static_cast<std::uint64_t>(thread_index) * static_cast<std::uint64_t>(size) +
+         static_cast<std::uint64_t>(rank);
+}
+
+void fail(const std::string& what) {
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  if (s.failed.exchange(true)) return;
+  if (s.quiet_failures) {
+    s.first_failure = what;
+  } else {
+    std::fprintf(stderr, "perusetrace rank %d: %s\n", s.spec.rank, what.c_str());
+  }
+}
+
+namespace {
+
+// OTF2 asks for chunks one at a time; past the per-buffer budget we return nothing, which makes
+// OTF2 flush the buffer to disk and hand all its chunks back through free_all.
+struct ChunkList {
+  void* head = nullptr;
+  std::size_t count = 0;
+};
+
+void* allocate_chunk(void*, OTF2_FileType type, OTF2_LocationRef, void** per_buffer,
+                     std::uint64_t chunk_size) {
+  auto* list = static_cast<ChunkList*>(*per_buffer);
+  if (list == nullptr) {
+    list = new (std::nothrow) ChunkList{};
+    if (list == nullptr) return nullptr;
+    *per_buffer = list;
+  }
+  const std::size_t budget = state().spec.otf2_memory_bytes / chunk_size;
+  if (type == OTF2_FILETYPE_EVENTS && list->count >= (budget < 2 ? 2 : budget)) return nullptr;
+  // Each chunk carries a link to the previous one in front of the part OTF2 uses.
+  auto* raw = static_cast<void**>(std::malloc(chunk_size + sizeof(void*)));
+  if (raw == nullptr) return nullptr;
+  raw[0] = list->head;
+  list->head = raw;
+  ++list->count;
+  return raw + 1;
+}
+
+void free_chunks(void*, OTF2_FileType, OTF2_LocationRef, void** per_buffer, bool final) {
+  auto* list = static_cast<ChunkList*>(*per_buffer);
+  if (list == nullptr) return;
+  while (list->head != nullptr) {
+    void** chunk = static_cast<void**>(list->head);
+    list->head = chunk[0];
+    std::free(chunk);
+  }
+  list->count = 0;
+  if (final) {
+    delete list;
+    *per_buffer = nullptr;
+  }
+}
+
+// OTF2 would print several lines per failure; the tracer says it once, in its own words.
+OTF2_ErrorCode quiet(void*, const char*, std::uint64_t, const char*, OTF2_ErrorCode code,
+                     const char*, va_list) {
+  return code;
+}
+
+OTF2_FlushType pre_flush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) {
+  return OTF2_FLUSH;
+}
+
+const OTF2_FlushCallbacks kFlushCallbacks = {pre_flush, nullptr};
+const OTF2_MemoryCallbacks kMemoryCallbacks = {allocate_chunk, free_chunks};
+
+// With optimizeSize OTF2 returns no map at all for an identity mapping: none is needed then.
+void write_mapping(OTF2_DefWriter* defs, OTF2_MappingType type,
+                   const std::vector<std::uint64_t>& map) {
+  if (map.empty()) return;
+  OTF2_IdMap* id_map = OTF2_IdMap_CreateFromUint64Array(map.size(), map.data(), true);
+  if (id_map == nullptr) return;
+  OTF2_DefWriter_WriteMappingTable(defs, type, id_map);
+  OTF2_IdMap_Free(id_map);
+}
+
+}  // namespace
+
+OTF2_Archive* create_archive(const ArchiveSpec& spec, std::string& error) {
+  State& s = state();
+  s.spec = spec;
+  s.failed = false;
+  s.locations.clear();
+  OTF2_Error_RegisterCallback(quiet, nullptr);
+  OTF2_Archive* archive =
+      OTF2_Archive_Open(spec.directory.c_str(), "traces", OTF2_FILEMODE_WRITE, 1024 * 1024,
+                        4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+  if (archive == nullptr) {
+    error = "cannot create the OTF2 archive in " + spec.directory +
+            ": check that it exists and is writable, or set MPITRACE_OUTPUT to another place.";
+    return nullptr;
+  }
+  OTF2_ErrorCode rc = OTF2_Archive_SetFlushCallbacks(archive, &kFlushCallbacks, nullptr);
+  if (rc == OTF2_SUCCESS) rc = OTF2_Archive_SetMemoryCallbacks(archive, &kMemoryCallbacks, nullptr);
+  if (rc == OTF2_SUCCESS) rc = OTF2_Pthread_Archive_SetLockingCallbacks(archive, nullptr);
+  if (rc == OTF2_SUCCESS) rc = OTF2_Archive_SetCreator(archive, "perusetrace " PERUSETRACE_VERSION);
+  if (rc == OTF2_SUCCESS)
+    rc = OTF2_Archive_SetDescription(archive, "MPI calls and Open MPI Peruse events");
+  if (rc == OTF2_SUCCESS)
+    rc = OTF2_Archive_SetProperty(archive, "PERUSETRACE::SETTINGS", spec.settings.c_str(), true);
+  if (rc != OTF2_SUCCESS) {
+    error = std::string("cannot set up the OTF2 archive in ") + spec.directory + ": " +
+            OTF2_Error_GetDescription(rc) + ".";
+    OTF2_Archive_Close(archive);
+    return nullptr;
+  }
+  return archive;
+}
+
+Location* open_stream(int rank, std::uint32_t thread_index) {
+  State& s = state();
+  if (s.archive == nullptr || s.failed) return nullptr;
+  auto* loc = new (std::nothrow) Location{};
+  if (loc == nullptr) return nullptr;
+  loc->thread_index = thread_index;
+  loc->id = location_id(rank, s.spec.size, thread_index);
+  loc->writer = OTF2_Archive_GetEvtWriter(s.archive, loc->id);
+  loc->attributes = OTF2_AttributeList_New();
+  if (loc->writer == nullptr || loc->attributes == nullptr) {
+    fail("cannot open the OTF2 event stream of rank " + std::to_string(rank) + " thread " +
+         std::to_string(thread_index) + ".");
+    if (loc->attributes != nullptr) OTF2_AttributeList_Delete(loc->attributes);
+    delete loc;
+    return nullptr;
+  }
+  return loc;
+}
+
+void write_local_definitions(OTF2_DefWriter* defs, const std::vector<std::uint64_t>& comm_map,
+                             const std::vector<std::uint64_t>& handle_map,
+                             const ProcessInfo& process) {
+  write_mapping(defs, OTF2_MAPPING_COMM, comm_map);
+  write_mapping(defs, OTF2_MAPPING_IO_HANDLE, handle_map);
+  for (std::size_t i = 0; i < process.clock_offsets.size(); ++i) {
+    const double error =
+        i < process.clock_offset_errors.size() ? process.clock_offset_errors[i] : 0;
+    OTF2_DefWriter_WriteClockOffset(defs, process.clock_offsets[i].first,
+                                    process.clock_offsets[i].second, error);
+  }
+}
+
+}  // namespace detail
+
+using namespace detail;
+
+void* open_location(std::uint32_t thread_index) noexcept {
+  State& s = state();
+  Location* loc = open_stream(s.spec.rank, thread_index);
+  if (loc == nullptr) return nullptr;
+  std::lock_guard lock(s.mutex);
+  if (s.locations.size() <= thread_index) s.locations.resize(thread_index + 1, nullptr);
+  s.locations[thread_index] = loc;
+  return loc;
+}
+
+void write(void* location, const Record* records, std::size_t count) noexcept {
+  if (location == nullptr || count == 0 || state().failed) return;
+  encode(*static_cast<Location*>(location), records, count);
+}
+
+void close_location(void* location) noexcept {
+  auto* loc = static_cast<Location*>(location);
+  if (loc == nullptr || loc->closed) return;
+  loc->closed = true;
+  // After a failed write OTF2's buffers are in no state to be flushed again: closing the
+  // writer would crash the program. The writer is left as it is.
+  if (state().failed) return;
+  OTF2_EvtWriter_GetNumberOfEvents(loc->writer, &loc->events);
+  // Closing flushes what OTF2 still holds.
+  if (OTF2_Archive_CloseEvtWriter(state().archive, loc->writer) != OTF2_SUCCESS)
+    fail("writing the last events of thread " + std::to_string(loc->thread_index) +
+         " failed (disk full or output directory gone?).");
+  loc->writer = nullptr;
+  OTF2_AttributeList_Delete(loc->attributes);
+  loc->attributes = nullptr;
+}
+
+bool failed() noexcept {
+  return state().failed.load(std::memory_order_relaxed);
+}
+
+}  // namespace perusetrace::trace
