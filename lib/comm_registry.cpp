@@ -3,6 +3,8 @@
 #include <cstring>
 #include <mutex>
 
+#include "journal.hpp"
+
 namespace perusetrace {
 
 CommRegistry g_comms;
@@ -57,6 +59,7 @@ const CommEntry* CommRegistry::add(MPI_Comm comm, const char* creator) {
   info.local_id = e->local_id;
   info.name =
       length > 0 ? std::string(name) : "comm " + std::to_string(e->local_id) + " (" + creator + ")";
+  journal::note_comm(info);  // before any record can name it
   infos_.push_back(std::move(info));
   if (Slot* s = table_.find(handle_key(comm), true)) s->entry.store(e, std::memory_order_release);
   return e;

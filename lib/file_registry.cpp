@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "handle_key.hpp"
+#include "journal.hpp"
 
 namespace perusetrace {
 
@@ -16,6 +17,7 @@ std::uint32_t FileRegistry::add(MPI_File fh, const char* name, std::uint32_t com
   std::lock_guard lock(g_opening);
   const auto id = static_cast<std::uint32_t>(files_.size());
   files_.push_back({id, name ? name : "", comm});
+  journal::note_file(files_.back());
   if (Slot* s = table_.find(handle_key(fh), true)) s->id.store(id, std::memory_order_release);
   return id;
 }

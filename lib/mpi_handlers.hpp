@@ -91,6 +91,7 @@ class Completion {
 
 void on_init(int rc, Fn fn, std::uint64_t start, int provided);
 void on_finalize();
+void save_before_abort(int errorcode) noexcept;  // crash_guard.cpp
 
 void on_send(const Call&, int count, MPI_Datatype, int dest, int tag, MPI_Comm) noexcept;
 void on_recv(const Call&, int rc, MPI_Datatype, MPI_Comm, const MPI_Status*) noexcept;

@@ -9,10 +9,14 @@
 
 #include "clock_sync.hpp"
 #include "comm_registry.hpp"
+#include "crash_guard.hpp"
 #include "file_registry.hpp"
+#include "journal.hpp"
+#include "journal_format.hpp"
 #include "mpi_handlers.hpp"
 #include "peruse_session.hpp"
 #include "regions.hpp"
+#include "record_file.hpp"
 #include "settings.hpp"
 
 extern char* program_invocation_short_name;  // glibc
@@ -27,6 +31,7 @@ struct Run {
   std::string directory;
   std::uint64_t start_time = 0;
   std::uint64_t realtime_start = 0;
+  std::string settings;
   ClockOffsets offsets;
 };
 Run g_run;
@@ -61,6 +66,7 @@ std::string choose_directory(const Settings& s, std::string& why) {
           ". Set MPITRACE_OUTPUT to a directory path in a writable place.";
     return "";
   }
+  if (!journal::create_directories(dir, why)) return "";
   return dir;
 }
 
@@ -84,6 +90,70 @@ std::string broadcast(std::string text) {
   std::exit(2);
 }
 
+std::string host_name() {
+  char host[256] = {0};
+  ::gethostname(host, sizeof host - 1);
+  return host;
+}
+
+bool all_ranks(bool ok) {
+  int mine = ok ? 1 : 0, all = 0;
+  PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  return all == 1;
+}
+
+void note_offsets(std::size_t from) {
+  for (std::size_t i = from; i < g_run.offsets.points.size(); ++i)
+    journal::note_clock_offset(g_run.offsets.points[i].first, g_run.offsets.points[i].second,
+                               g_run.offsets.errors[i]);
+}
+
+// Encodes this rank's journal into the OTF2 archive (collective). The journal goes once the
+// archive is complete on every rank; otherwise it stays for `perusetrace recover`.
+void write_archive(const trace::ProcessInfo& process, std::uint32_t threads) {
+  trace::ArchiveSpec spec;
+  spec.directory = g_run.directory;
+  spec.rank = g_run.rank;
+  spec.size = g_run.size;
+  spec.regions = region_table();
+  spec.peruse_region_base = kPeruseRegionBase;
+  spec.otf2_memory_bytes = 2u << 20;
+  spec.settings = g_run.settings;
+  const std::string keep = " The records are kept in " + journal::directory(g_run.directory) +
+                           ": once the cause is fixed, `perusetrace recover " + g_run.directory +
+                           "` makes the archive from them.";
+
+  std::string error;
+  const bool opened = trace::open_archive(spec, error);
+  if (!all_ranks(opened)) {
+    if (!opened)
+      std::fprintf(stderr, "perusetrace rank %d: %s%s\n", g_run.rank, error.c_str(), keep.c_str());
+    return;
+  }
+  constexpr std::size_t kBlock = 1 << 14;
+  static Record block[kBlock];  // finalize runs once, on one thread
+  for (std::uint32_t t = 0; t < threads; ++t) {
+    void* location = trace::open_location(t);
+    RecordFile file(kRegionCount, static_cast<std::uint8_t>(kPeruseEventCount));
+    std::string ignored;  // a thread whose journal file could not be created has no records
+    if (location != nullptr && file.open(journal::records_file(t), ignored)) {
+      std::size_t n = 0;
+      while ((n = file.read(block, kBlock)) > 0) trace::write(location, block, n);
+    }
+    trace::close_location(location);
+  }
+  const bool ok = trace::close_archive(process, error);
+  if (!error.empty() && (ok || g_run.rank == 0))
+    std::fprintf(stderr, "perusetrace rank %d: %s%s\n", g_run.rank, error.c_str(),
+                 ok ? "" : keep.c_str());
+  if (all_ranks(ok)) journal::remove(threads);
+  if (g_run.rank == 0 && ok) {
+    std::fprintf(stderr, "perusetrace: trace %s in %s/traces.otf2\n",
+                 g_state.load() == TraceState::Stopped ? "written incompletely" : "written",
+                 g_run.directory.c_str());
+  }
+}
+
 }  // namespace
 
 void on_init(int rc, Fn fn, std::uint64_t start, int provided) {
@@ -104,19 +174,19 @@ void on_init(int rc, Fn fn, std::uint64_t start, int provided) {
     return;
   }
 
-  trace::ArchiveSpec spec;
-  spec.directory = g_run.directory;
-  spec.rank = g_run.rank;
-  spec.size = g_run.size;
-  spec.regions = region_table();
-  spec.peruse_region_base = kPeruseRegionBase;
-  spec.otf2_memory_bytes = 2u << 20;
-  spec.settings = describe(settings);
+  g_run.start_time = start;
+  g_run.realtime_start = realtime_ns() - (now_ns() - start);
+  g_run.settings = describe(settings);
+  journal::Header header;
+  header.rank = g_run.rank;
+  header.size = g_run.size;
+  header.host = host_name();
+  header.start_time = g_run.start_time;
+  header.realtime_start = g_run.realtime_start;
+  header.settings = g_run.settings;
   std::string error;
-  int ok = trace::open_archive(spec, error) ? 1 : 0;
-  int all_ok = 0;
-  PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (!all_ok) {
+  const bool ok = journal::open(g_run.directory, header, error);
+  if (!all_ranks(ok)) {
     if (!ok)
       std::fprintf(stderr, "perusetrace rank %d: %s The program runs untraced.\n", g_run.rank,
                    error.c_str());
@@ -134,9 +204,9 @@ void on_init(int rc, Fn fn, std::uint64_t start, int provided) {
   peruse::attach(MPI_COMM_SELF, g_comms.find(MPI_COMM_SELF));
 
   g_run.offsets.measure();
-  g_run.start_time = start;
-  g_run.realtime_start = realtime_ns() - (now_ns() - start);
+  note_offsets(0);
   g_state.store(TraceState::On);
+  install_crash_guard();
   const auto region = static_cast<std::uint16_t>(fn);
   emit_first(Record{start, RecordKind::Enter, 0, region, 0, 0, 0, 0, 0, 0});
   record_region(RecordKind::Leave, region);
@@ -147,17 +217,28 @@ void on_finalize() {
   const auto region = static_cast<std::uint16_t>(Fn::MPI_Finalize);
   record_region(RecordKind::Enter, region);
   peruse::stop();
+  const std::size_t known_offsets = g_run.offsets.points.size();
   g_run.offsets.measure();
+  note_offsets(known_offsets);
   record_region(RecordKind::Leave, region);
   const std::uint64_t end = now_ns();
 
-  g_state.store(TraceState::Off);
+  const bool stopped = g_state.exchange(TraceState::Off) == TraceState::Stopped;
   drain_all_buffers();
+  remove_crash_guard();
+  journal::note_end(end);
 
+  // Only what is on disk counts: the directory may have gone since the last drain.
+  if (!all_ranks(journal::still_writable())) {
+    if (g_run.rank == 0)
+      std::fprintf(stderr,
+                   "perusetrace: no trace was written: %s is missing or not writable (was the "
+                   "directory removed while the program ran?).\n",
+                   g_run.directory.c_str());
+    return;
+  }
   trace::ProcessInfo process;
-  char host[256] = {0};
-  ::gethostname(host, sizeof host - 1);
-  process.host = host;
+  process.host = host_name();
   process.comms = g_comms.snapshot();
   process.files = g_files.snapshot();
   process.start_time = g_run.start_time;
@@ -165,23 +246,8 @@ void on_finalize() {
   process.realtime_start = g_run.realtime_start;
   process.clock_offsets = g_run.offsets.points;
   process.clock_offset_errors = g_run.offsets.errors;
-  std::string error;
-  const bool ok = trace::close_archive(process, error);
-  if (!error.empty() && (ok || g_run.rank == 0))
-    std::fprintf(stderr, "perusetrace rank %d: %s\n", g_run.rank, error.c_str());
-  if (g_run.rank == 0 && error.empty()) {
-    // Only what is on disk counts: the directory may have gone since the last drain.
-    const std::string anchor = g_run.directory + "/traces.otf2";
-    if (exists(anchor)) {
-      std::fprintf(stderr, "perusetrace: trace %s in %s\n", ok ? "written" : "written incompletely",
-                   anchor.c_str());
-    } else {
-      std::fprintf(stderr,
-                   "perusetrace: no trace was written: %s is missing (was the directory removed "
-                   "while the program ran?).\n",
-                   anchor.c_str());
-    }
-  }
+  if (stopped) g_state.store(TraceState::Stopped);  // the archive says it is incomplete
+  write_archive(process, thread_count());
 }
 
 }  // namespace perusetrace

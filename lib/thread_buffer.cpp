@@ -1,9 +1,11 @@
 #include "thread_buffer.hpp"
 
+#include <unistd.h>
+
 #include <new>
 
+#include "journal.hpp"
 #include "regions.hpp"
-#include "writer.hpp"
 
 namespace perusetrace {
 
@@ -21,13 +23,28 @@ std::atomic<bool> g_closed[kMaxThreads];
 std::atomic<std::uint32_t> g_thread_count{0};
 std::size_t g_capacity = 0;  // records per buffer, at least 4 (room for the flush region)
 
+void stop() noexcept {
+  TraceState on = TraceState::On;
+  g_state.compare_exchange_strong(on, TraceState::Stopped);
+}
+
+// Writes the buffer out unless a crash handler has it; either way the buffer is empty after.
+bool write_out(ThreadBuffer* b, bool from_signal) noexcept {
+  if (b->busy.exchange(true, std::memory_order_acquire)) return from_signal;
+  const auto n = static_cast<std::size_t>(b->next - b->begin);
+  const bool ok = n == 0 || journal::append(b->fd, b->begin, n, from_signal);
+  b->next = b->begin;
+  if (!from_signal) b->busy.store(false, std::memory_order_release);
+  return ok;
+}
+
 void drain(ThreadBuffer* b) noexcept {
   const std::uint64_t t0 = now_ns();
-  const auto n = static_cast<std::size_t>(b->next - b->begin);
-  trace::write(b->stream, b->begin, n);
-  b->next = b->begin;
-  if (trace::failed()) {  // nowhere to write (disk full, directory gone): stop recording
-    g_state.store(TraceState::Stopped);
+  // Files already open keep accepting writes after their directory is removed, and the trace
+  // would vanish without a word: look once per drain (a buffer's worth of records).
+  if (!journal::still_writable() || !write_out(b, false)) {
+    b->next = b->begin;
+    stop();
     return;
   }
   const std::uint64_t t1 = now_ns();
@@ -39,10 +56,9 @@ void close(std::uint32_t index) noexcept {
   if (g_closed[index].exchange(true)) return;
   ThreadBuffer* b = g_buffers[index].load(std::memory_order_acquire);
   if (b == nullptr) return;
-  const auto n = static_cast<std::size_t>(b->next - b->begin);
-  trace::write(b->stream, b->begin, n);
-  b->next = b->begin;
-  trace::close_location(b->stream);
+  if (g_state.load() != TraceState::Stopped) write_out(b, false);
+  ::close(b->fd);
+  b->fd = -1;
 }
 
 // Runs when a thread other than the finalizing one ends: its records must not wait for
@@ -65,19 +81,22 @@ void configure_buffers(std::size_t bytes) noexcept {
 ThreadBuffer* detail::attach_or_drain() noexcept {
   if (ThreadBuffer* b = t_buffer) {
     drain(b);
-    return b;
+    return g_state.load(std::memory_order_relaxed) == TraceState::On ? b : nullptr;
   }
   const std::uint32_t index = g_thread_count.fetch_add(1);
   if (index >= kMaxThreads) return nullptr;  // more threads than locations: not traced
   auto* b = new (std::nothrow) ThreadBuffer{};
   auto* records = new (std::nothrow) Record[g_capacity];
-  void* stream = trace::open_location(index);
-  if (b == nullptr || records == nullptr || stream == nullptr) {
+  const int fd = b != nullptr && records != nullptr ? journal::open_records(index) : -1;
+  if (fd < 0) {
     delete b;
     delete[] records;
     return nullptr;
   }
-  *b = ThreadBuffer{records, records + g_capacity, records, index, stream};
+  b->begin = b->next = records;
+  b->end = records + g_capacity;
+  b->thread_index = index;
+  b->fd = fd;
   g_buffers[index].store(b, std::memory_order_release);
   t_buffer = b;
   (void)&t_exit;  // constructs the thread's exit hook
@@ -87,6 +106,15 @@ ThreadBuffer* detail::attach_or_drain() noexcept {
 void drain_all_buffers() noexcept {
   const std::uint32_t n = thread_count();
   for (std::uint32_t i = 0; i < n; ++i) close(i);
+}
+
+void save_all_buffers() noexcept {
+  if (g_state.exchange(TraceState::Stopped) != TraceState::On) return;
+  const std::uint32_t n = thread_count();
+  for (std::uint32_t i = 0; i < n; ++i) {
+    ThreadBuffer* b = g_buffers[i].load(std::memory_order_acquire);
+    if (b != nullptr && !g_closed[i].load()) write_out(b, true);
+  }
 }
 
 std::uint32_t thread_count() noexcept {

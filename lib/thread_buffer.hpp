@@ -1,7 +1,7 @@
 // The hot path: every wrapper and Peruse callback writes one fixed-size Record into its own
 // thread's buffer. No allocation, no lock, no system call: reserve a slot, fill it, commit.
-// A full buffer is drained (encoded to OTF2 and, when OTF2's bounded memory is full, written to
-// disk) on the same thread; the drain shows up in the trace as the "perusetrace flush" region.
+// A full buffer is drained on the same thread: one write of the raw records to the thread's
+// journal file (journal.hpp), shown in the trace as the "perusetrace flush" region.
 #pragma once
 
 #include <atomic>
@@ -18,7 +18,10 @@ struct ThreadBuffer {
   Record* end;
   Record* begin;
   std::uint32_t thread_index;  // 0 = the thread that called MPI_Init
-  void* stream;                // the writer's per-location state
+  int fd;                      // the thread's journal file
+  // Taken by whoever writes the buffer out: its thread draining it, or a crash handler saving
+  // every thread's records. Never waited for: the loser drops what it would have written.
+  std::atomic<bool> busy;
 };
 
 enum class TraceState : int { Off, On, Stopped };
@@ -66,9 +69,12 @@ inline void emit_first(Record record) noexcept {
 
 // Sets up buffers of `bytes` each (rounded down to whole records); called once at init.
 void configure_buffers(std::size_t bytes) noexcept;
-// Drains every thread's buffer and closes its stream; called once at finalize, by one thread,
-// when the other threads no longer call MPI.
+// Drains every thread's buffer and closes its journal file; called once at finalize, by one
+// thread, when the other threads no longer call MPI.
 void drain_all_buffers() noexcept;
+// The program is dying: writes what every thread has recorded to the journal and stops
+// tracing. Async-signal-safe.
+void save_all_buffers() noexcept;
 std::uint32_t thread_count() noexcept;
 
 }  // namespace perusetrace

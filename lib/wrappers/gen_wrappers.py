@@ -26,7 +26,7 @@ RECORDS = {
     "recv_init", "start", "startall", "wait", "waitall", "waitany", "waitsome", "test", "testall",
     "testany", "testsome", "request_free", "mprobe", "mrecv", "imrecv", "coll", "icoll",
     "comm_new", "comm_free", "file_open", "file_close", "file_read", "file_write", "file_iread",
-    "file_iwrite", "file_end", "init", "init_thread", "finalize",
+    "file_iwrite", "file_end", "init", "init_thread", "finalize", "abort",
 }
 # OTF2 collective operation of a collective, from its name without MPI_/I/Neighbor_ prefixes.
 COLLECTIVE_OPS = {
@@ -310,6 +310,11 @@ def wrapper(f):
                  "return rc;"]
     elif f.record == "finalize":
         lines = ["perusetrace::on_finalize();", f"return {call};"]
+    elif f.record == "abort":
+        # The journal is saved whether or not the env group is traced: the job ends here.
+        f.need("errorcode")
+        lines = [f"perusetrace::Call call(perusetrace::Fn::{f.name});",
+                 "perusetrace::save_before_abort(errorcode);", f"return {call};"]
     elif f.record in ("comm_new", "comm_free"):
         # Peruse registration follows communicators even when their group is not traced.
         lines = [f"perusetrace::Call call(perusetrace::Fn::{f.name});"] + body(f)

@@ -1,0 +1,194 @@
+#include "journal.hpp"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+
+#include "journal_format.hpp"
+#include "regions.hpp"
+
+namespace perusetrace::journal {
+
+namespace {
+
+std::string g_trace_dir;
+std::string g_journal_dir;
+int g_rank = 0;
+int g_defs_fd = -1;
+std::mutex g_defs_mutex;  // definitions are appended by whichever thread creates a communicator
+std::atomic<bool> g_failed{false};
+
+bool write_all(int fd, const void* data, std::size_t bytes) noexcept {
+  const char* p = static_cast<const char*>(data);
+  while (bytes > 0) {
+    const ssize_t n = ::write(fd, p, bytes);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n;
+    bytes -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+void say_failure(const std::string& what) {
+  if (g_failed.exchange(true)) return;
+  std::fprintf(stderr, "perusetrace rank %d: %s\n", g_rank, what.c_str());
+}
+
+void append_line(std::string line) {
+  for (char& ch : line)
+    if (ch == '\n') ch = ' ';  // one fact per line, whatever a name holds
+  line += '\n';
+  std::lock_guard lock(g_defs_mutex);
+  if (g_defs_fd >= 0 && !write_all(g_defs_fd, line.data(), line.size()))
+    say_failure("writing " + journal::definitions_path(g_trace_dir, g_rank) +
+                " failed: " + std::strerror(errno) +
+                ". Tracing stops here and the program goes on; free space there or set "
+                "MPITRACE_OUTPUT elsewhere.");
+}
+
+std::string ranks_text(const std::vector<int>& ranks) {
+  std::string s = std::to_string(ranks.size());
+  for (int r : ranks) s += ' ' + std::to_string(r);
+  return s;
+}
+
+// Decimal digits without the C library, for the signal handler.
+char* put_number(char* p, long v) {
+  char digits[24];
+  int n = 0;
+  const bool negative = v < 0;
+  unsigned long u = negative ? 0ul - static_cast<unsigned long>(v) : static_cast<unsigned long>(v);
+  do {
+    digits[n++] = static_cast<char>('0' + u % 10);
+    u /= 10;
+  } while (u != 0);
+  if (negative) *p++ = '-';
+  while (n > 0) *p++ = digits[--n];
+  return p;
+}
+
+}  // namespace
+
+bool create_directories(const std::string& trace_dir, std::string& error) {
+  for (const std::string& dir : {trace_dir, journal::directory(trace_dir)}) {
+    if (::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST) {
+      error = "cannot create " + dir + ": " + std::strerror(errno) +
+              ". Set MPITRACE_OUTPUT to a directory path in a writable place.";
+      return false;
+    }
+  }
+  return true;
+}
+
+bool open(const std::string& trace_dir, const Header& h, std::string& error) {
+  g_trace_dir = trace_dir;
+  g_journal_dir = journal::directory(trace_dir);
+  g_rank = h.rank;
+  const std::string path = journal::definitions_path(trace_dir, h.rank);
+  g_defs_fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
+  if (g_defs_fd < 0) {
+    error = "cannot create " + path + ": " + std::strerror(errno) +
+            ". Set MPITRACE_OUTPUT to a directory path in a writable place.";
+    return false;
+  }
+  append_line("perusetrace-journal " + std::to_string(kFormatVersion) + " regions " +
+              std::to_string(kRegionCount));
+  append_line("rank " + std::to_string(h.rank) + " of " + std::to_string(h.size));
+  append_line("host " + h.host);
+  append_line("clock " + std::to_string(h.start_time) + ' ' + std::to_string(h.realtime_start));
+  append_line("settings " + h.settings);
+  if (g_failed) {
+    error = "cannot write " + path + ". Free space there or set MPITRACE_OUTPUT elsewhere.";
+    return false;
+  }
+  return true;
+}
+
+void note_comm(const trace::CommInfo& c) {
+  append_line("comm " + std::to_string(c.local_id) + ' ' + (c.inter ? "1 " : "0 ") +
+              ranks_text(c.world_ranks) + ' ' + ranks_text(c.remote_world_ranks) + ' ' + c.name);
+}
+
+void note_file(const trace::FileInfo& f) {
+  append_line("file " + std::to_string(f.local_id) + ' ' + std::to_string(f.comm) + ' ' + f.name);
+}
+
+void note_clock_offset(std::uint64_t local_time, std::int64_t offset, double error) {
+  char text[96];
+  std::snprintf(text, sizeof text, "offset %llu %lld %.1f",
+                static_cast<unsigned long long>(local_time), static_cast<long long>(offset), error);
+  append_line(text);
+}
+
+void note_end(std::uint64_t end_time) {
+  append_line("end " + std::to_string(end_time));
+}
+
+void note_stopped(const char* reason, long code) noexcept {
+  if (g_defs_fd < 0) return;
+  char line[128];
+  char* p = line;
+  const char keyword[] = "stopped ";
+  std::memcpy(p, keyword, sizeof keyword - 1);
+  p += sizeof keyword - 1;
+  for (const char* r = reason; *r != '\0' && p < line + 96; ++r) *p++ = *r;
+  *p++ = ' ';
+  p = put_number(p, code);
+  *p++ = '\n';
+  write_all(g_defs_fd, line, static_cast<std::size_t>(p - line));
+}
+
+std::string records_file(std::uint32_t thread) {
+  return journal::records_path(g_trace_dir, g_rank, thread);
+}
+
+int open_records(std::uint32_t thread) noexcept {
+  const std::string path = records_file(thread);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
+  if (fd < 0)
+    say_failure("cannot create " + path + ": " + std::strerror(errno) + "; thread " +
+                std::to_string(thread) + " is not traced.");
+  return fd;
+}
+
+bool append(int fd, const Record* records, std::size_t count, bool from_signal) noexcept {
+  if (fd < 0) return false;
+  if (write_all(fd, records, count * sizeof(Record))) return true;
+  if (!from_signal)
+    say_failure("writing the trace to " + g_journal_dir + " failed: " + std::strerror(errno) +
+                ". Tracing stops here and the program goes on; what was written so far is "
+                "kept. Free space there or set MPITRACE_OUTPUT elsewhere.");
+  return false;
+}
+
+bool still_writable() noexcept {
+  if (::access(g_journal_dir.c_str(), W_OK | X_OK) == 0) return true;
+  say_failure("the output directory " + g_trace_dir +
+              " is gone or no longer writable. Tracing stops here and the program goes on; set "
+              "MPITRACE_OUTPUT to a directory that stays for the whole run.");
+  return false;
+}
+
+void remove(std::uint32_t threads) {
+  for (std::uint32_t t = 0; t < threads; ++t) ::unlink(records_file(t).c_str());
+  {
+    std::lock_guard lock(g_defs_mutex);
+    if (g_defs_fd >= 0) ::close(g_defs_fd);
+    g_defs_fd = -1;
+  }
+  ::unlink(journal::definitions_path(g_trace_dir, g_rank).c_str());
+  ::rmdir(g_journal_dir.c_str());  // the last rank to finish removes the directory
+}
+
+const std::string& trace_directory() {
+  return g_trace_dir;
+}
+
+}  // namespace perusetrace::journal

@@ -1,0 +1,52 @@
+// The journal: what this rank has recorded, on disk while the program runs, in a form that needs
+// no finishing step to stay readable. Each thread's records go to a file of their own exactly as
+// they sit in memory (fixed-size, one write per full buffer: no encoding on the program's time);
+// the definitions those records refer to (communicators, files, clock offsets) go to one text
+// file per rank as they appear. MPI_Finalize turns the journal into the OTF2 archive and removes
+// it; when the program never gets there, `perusetrace recover` does the same from what is left.
+// Paths and the definitions file's grammar: journal_format.hpp.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "record.hpp"
+#include "writer.hpp"
+
+namespace perusetrace::journal {
+
+// Rank 0, before any rank opens its files: creates TRACE_DIR and TRACE_DIR/journal.
+bool create_directories(const std::string& trace_dir, std::string& error);
+
+struct Header {
+  int rank = 0, size = 1;
+  std::string host;
+  std::uint64_t start_time = 0, realtime_start = 0;
+  std::string settings;
+};
+// Opens this rank's definitions file and writes the header.
+bool open(const std::string& trace_dir, const Header& header, std::string& error);
+
+// Facts the records refer to, appended as they appear (never on the hot path).
+void note_comm(const trace::CommInfo& comm);
+void note_file(const trace::FileInfo& file);
+void note_clock_offset(std::uint64_t local_time, std::int64_t offset, double error);
+void note_end(std::uint64_t end_time);
+// Async-signal-safe: the program is dying; `reason` says how ("signal 11", "MPI_Abort").
+void note_stopped(const char* reason, long code) noexcept;
+
+// The records file of one thread of this rank: a file descriptor, or -1 (after saying why).
+int open_records(std::uint32_t thread) noexcept;
+// Appends `count` records. Async-signal-safe. On an error the first failure is reported once
+// per rank (from a signal handler: not at all) and false is returned.
+bool append(int fd, const Record* records, std::size_t count, bool from_signal = false) noexcept;
+// Whether the journal's directory is still there and writable (it may be removed under us).
+bool still_writable() noexcept;
+std::string records_file(std::uint32_t thread);
+
+// After the archive is written: the journal is no longer needed.
+void remove(std::uint32_t threads);
+const std::string& trace_directory();
+
+}  // namespace perusetrace::journal

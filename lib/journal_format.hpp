@@ -1,0 +1,36 @@
+// Where the journal lives and how its files are named; shared by the runtime that writes it and
+// by `perusetrace recover`, which reads it. See lib/journal.hpp for what the journal is.
+#pragma once
+
+#include <string>
+
+namespace perusetrace::journal {
+
+// Written in the first line of every rank's definitions file; a reader refuses other versions.
+inline constexpr int kFormatVersion = 1;
+
+inline std::string directory(const std::string& trace_dir) {
+  return trace_dir + "/journal";
+}
+inline std::string definitions_path(const std::string& trace_dir, int rank) {
+  return directory(trace_dir) + "/rank-" + std::to_string(rank) + ".defs";
+}
+inline std::string records_path(const std::string& trace_dir, int rank, unsigned thread) {
+  return directory(trace_dir) + "/rank-" + std::to_string(rank) + ".thread-" +
+         std::to_string(thread) + ".records";
+}
+
+// The definitions file is text, one fact per line, the keyword first; names come last on their
+// line and run to its end, so they may hold spaces:
+//   perusetrace-journal VERSION regions COUNT
+//   rank RANK of SIZE
+//   host NAME
+//   clock START_NS REALTIME_START_NS
+//   settings TEXT
+//   comm LOCAL_ID INTER N_MEMBERS WORLD_RANK... N_REMOTE WORLD_RANK... NAME
+//   file LOCAL_ID COMM_LOCAL_ID NAME
+//   offset LOCAL_TIME OFFSET_NS ERROR_NS
+//   stopped REASON            (the program died; written by the crash handlers)
+//   end END_NS                (MPI_Finalize reached; the archive is being written)
+
+}  // namespace perusetrace::journal

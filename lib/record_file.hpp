@@ -1,0 +1,49 @@
+// Reads one thread's journal file back (at MPI_Finalize, and in `perusetrace recover`). A file
+// left by a dying program may end in a half-written record, hold a torn record from a thread
+// that was writing while a crash handler saved its buffer, or stop inside MPI calls: such
+// records are dropped, and the regions the thread never left are closed at its last timestamp,
+// so the archive stays well-formed.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "record.hpp"
+
+namespace perusetrace {
+
+class RecordFile {
+ public:
+  struct Counts {
+    std::uint64_t kept = 0;
+    std::uint64_t dropped = 0;         // not a record this build writes, or out of order
+    std::uint64_t closed_regions = 0;  // Leaves added at the end
+    std::uint64_t torn_bytes = 0;      // a partial record at the end of the file
+    std::uint64_t last_time = 0;
+  };
+
+  RecordFile(std::uint16_t region_count, std::uint8_t peruse_event_count)
+      : region_count_(region_count), event_count_(peruse_event_count) {}
+  ~RecordFile();
+  RecordFile(const RecordFile&) = delete;
+  RecordFile& operator=(const RecordFile&) = delete;
+
+  bool open(const std::string& path, std::string& error);
+  // Fills `out` with the next valid records; 0 at the end.
+  std::size_t read(Record* out, std::size_t capacity);
+  const Counts& counts() const { return counts_; }
+
+ private:
+  bool valid(const Record& r);
+  int fd_ = -1;
+  bool at_end_ = false;
+  std::uint16_t region_count_;
+  std::uint8_t event_count_;
+  static constexpr int kMaxDepth = 64;
+  std::uint16_t open_regions_[kMaxDepth];
+  int depth_ = 0;
+  Counts counts_;
+};
+
+}  // namespace perusetrace
