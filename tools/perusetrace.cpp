@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "prv/convert.hpp"
+#include "recover/recover.hpp"
 #include "report/report_main.hpp"
 #include "settings.hpp"
 
@@ -25,6 +26,7 @@ namespace {
 constexpr const char* kUsage = R"(usage: perusetrace run [OPTIONS] -np N -- PROGRAM [ARGS...]
        perusetrace prv ARCHIVE [-o PREFIX]   (OTF2 trace to Paraver; prv --help)
        perusetrace report ARCHIVE [--json FILE] [--html FILE]   (analysis; report --help)
+       perusetrace recover DIR   (archive of a run that died before MPI_Finalize)
 
 Runs PROGRAM on N ranks with libperusetrace preloaded and writes an OTF2 trace.
 
@@ -183,12 +185,39 @@ int run(int argc, char** argv) {
   return 127;
 }
 
+// `prv` and `report` on a run that died before MPI_Finalize: say what to do instead of failing
+// to open an archive that does not exist yet.
+bool needs_recovery(const char* command, int argc, char** argv) {
+  for (int i = 0; i < argc; ++i) {
+    std::string path = argv[i];
+    if (path.empty() || path[0] == '-') continue;
+    const std::string anchor = "/traces.otf2";
+    if (path.size() >= anchor.size() &&
+        path.compare(path.size() - anchor.size(), anchor.size(), anchor) == 0)
+      path.resize(path.size() - anchor.size());
+    struct stat st;
+    if (::stat((path + anchor).c_str(), &st) == 0 ||
+        ::stat((path + "/journal").c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+      return false;
+    fmt::print(stderr,
+               "perusetrace {}: {} holds the journal of a run that did not reach MPI_Finalize, "
+               "not an archive yet: run `perusetrace recover {}` first.\n",
+               command, path, path);
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 2 && (std::strcmp(argv[1], "prv") == 0 || std::strcmp(argv[1], "report") == 0) &&
+      needs_recovery(argv[1], argc - 2, argv + 2))
+    return 1;
   if (argc >= 2 && std::strcmp(argv[1], "run") == 0) return run(argc - 2, argv + 2);
   if (argc >= 2 && std::strcmp(argv[1], "prv") == 0) return prv_main(argc - 2, argv + 2);
   if (argc >= 2 && std::strcmp(argv[1], "report") == 0) return report_main(argc - 2, argv + 2);
+  if (argc >= 2 && std::strcmp(argv[1], "recover") == 0) return recover_main(argc - 2, argv + 2);
   if (argc >= 2 && (std::strcmp(argv[1], "--version") == 0)) {
     fmt::print("perusetrace {}\n", PERUSETRACE_VERSION);
     return 0;
