@@ -97,7 +97,7 @@ def case_vanishing_output_directory(c):
                                env=ENV, cwd=c.work, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
     for _ in range(200):  # wait until the ranks have written into it
-        if os.path.isdir(os.path.join(out, "traces")):
+        if os.path.isdir(os.path.join(out, "journal")):
             break
         time.sleep(0.05)
     time.sleep(0.3)

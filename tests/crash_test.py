@@ -1,0 +1,136 @@
+#!/usr/bin/python3
+"""A traced program dies before MPI_Finalize; its trace must survive.
+
+    crash_test.py --build BUILD_DIR --mpirun MPIRUN CASE
+
+Every case runs tests/apps/dies.c on 2 ranks with a small buffer (many flushes during the run),
+then checks: the program's own failure is what the user gets (no hang, no tracer crash), the
+journal is there, `perusetrace report` points to `perusetrace recover`, recover says how each
+rank ended, and the recovered archive reads back with otf2-print and python3-otf2 holding every
+message the ranks exchanged before the end (all of them where a handler could save the buffer,
+those up to the last flush for SIGKILL).
+"""
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mpi_launch  # noqa: E402
+import trace_checks  # noqa: E402
+
+MESSAGES = 3000
+BUFFER = "64K"  # 1365 records: the journal is written to about 30 times per rank
+
+
+def expect(condition, message, run=None):
+    if not condition:
+        detail = f"\n--- stdout:\n{run.stdout}\n--- stderr:\n{run.stderr}" if run else ""
+        raise AssertionError(message + detail)
+
+
+def run_dying(c, mode, kill=None):
+    out = os.path.join(c.work, mode)
+    args = mpi_launch.command(c.mpirun, 2, {"MPITRACE_OUTPUT": out, "MPITRACE_BUFFER_SIZE": BUFFER},
+                              c.library) + [os.path.join(c.build, "tests", "dies"), mode,
+                                            str(MESSAGES)]
+    program = subprocess.Popen(args, env=mpi_launch.launcher_env(), cwd=c.work,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if kill is not None:  # rank 1 says its pid once the messages are exchanged
+        for line in program.stdout:
+            if line.startswith("pid "):
+                os.kill(int(line.split()[1]), kill)
+                break
+    stdout, stderr = program.communicate(timeout=120)
+    return out, subprocess.CompletedProcess(args, program.returncode, stdout, stderr)
+
+
+def launcher(c, *args):
+    return subprocess.run([os.path.join(c.build, "tools", "perusetrace")] + list(args),
+                          capture_output=True, text=True, timeout=300)
+
+
+def check(c, mode, ended, kill=None, exact=(True, True)):
+    out, run = run_dying(c, mode, kill)
+    expect(run.returncode != 0, "mpirun reported success for a job that died", run)
+    expect(os.path.isdir(os.path.join(out, "journal")), "no journal was left behind", run)
+    expect(not os.path.exists(os.path.join(out, "traces.otf2")), "an archive appeared by itself")
+
+    report = launcher(c, "report", os.path.join(out, "traces.otf2"))
+    expect(report.returncode > 0,
+           f"report on an unrecovered trace: exit {report.returncode}", report)
+    expect("perusetrace recover" in report.stderr, "report does not point to recover", report)
+
+    recovered = launcher(c, "recover", out)
+    expect(recovered.returncode == 0, f"recover failed (exit {recovered.returncode})", recovered)
+    for rank, how in enumerate(ended):
+        expect(f"rank {rank}: {how}" in recovered.stdout, f"rank {rank} not said to have {how}",
+               recovered)
+    again = launcher(c, "recover", out)
+    expect(again.returncode == 1 and "nothing to recover" in again.stderr,
+           "a second recover did not say the archive is complete", again)
+
+    anchor = os.path.join(out, "traces.otf2")
+    printed = subprocess.run(["otf2-print", anchor], capture_output=True, text=True)
+    expect(printed.returncode == 0 and "error" not in printed.stderr.lower()
+           and "warning" not in printed.stderr.lower(),
+           f"otf2-print rejects the recovered archive: {printed.stderr[:2000]}")
+    trace = trace_checks.load(anchor)
+    for rank in (0, 1):
+        events = trace.rank_events(rank)
+        sends = sum(1 for e in events if e.kind == "MpiSend")
+        depth = 0
+        for e in events:  # every region closed: a well-formed archive
+            depth += 1 if e.kind == "Enter" else -1 if e.kind == "Leave" else 0
+            expect(depth >= 0, f"rank {rank}: a Leave without its Enter")
+        expect(depth == 0, f"rank {rank}: {depth} regions left open")
+        if exact[rank]:
+            expect(sends == MESSAGES, f"rank {rank}: {sends} of {MESSAGES} sends recovered")
+        else:
+            expect(0 < sends <= MESSAGES, f"rank {rank}: {sends} sends recovered")
+            print(f"rank {rank}: {sends} of {MESSAGES} sends kept (killed with SIGKILL)")
+    summary = launcher(c, "report", anchor)
+    expect(summary.returncode == 0, "report cannot read the recovered archive", summary)
+    prv = launcher(c, "prv", anchor, "-q", "-o", os.path.join(out, "paraver"))
+    expect(prv.returncode == 0, "prv cannot read the recovered archive", prv)
+    print(recovered.stdout)
+
+
+KILLED = "killed by signal 15 (Terminated)"  # what mpirun does to the ranks left
+CASES = {
+    "mpi_abort": lambda c: check(c, "mpi-abort", [KILLED, "MPI_Abort with error code 3"]),
+    "abort": lambda c: check(c, "abort", [KILLED, "killed by signal 6 (Aborted)"]),
+    "segfault": lambda c: check(c, "segv", [KILLED, "killed by signal 11 (Segmentation fault)"]),
+    "exit_without_finalize": lambda c: check(c, "exit", ["exit() without MPI_Finalize"] * 2),
+    "sigterm": lambda c: check(c, "wait", [KILLED, KILLED], kill=signal.SIGTERM),
+    "sigkill": lambda c: check(c, "wait", [KILLED, "no word from the rank"], kill=signal.SIGKILL,
+                               exact=(True, False)),
+}
+
+
+class Context:
+    def __init__(self, build, mpirun, work):
+        self.build, self.mpirun, self.work = build, mpirun, work
+        self.library = os.path.join(build, "lib", "libperusetrace.so")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--build", required=True)
+    parser.add_argument("--mpirun", required=True)
+    parser.add_argument("case", choices=sorted(CASES))
+    opts = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="perusetrace-crash-") as work:
+        try:
+            CASES[opts.case](Context(opts.build, opts.mpirun, work))
+        except AssertionError as e:
+            print(f"FAILED {opts.case}: {e}", file=sys.stderr)
+            sys.exit(1)
+    print(f"{opts.case} passed")
+
+
+if __name__ == "__main__":
+    main()
