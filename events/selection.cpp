@@ -6,10 +6,8 @@
 
 namespace perusetrace {
 
-namespace {
-
-// Edit distance, for the "did you mean" hint on a misspelt event name.
-std::size_t distance(std::string_view a, std::string_view b) {
+// Case-insensitive in `a` only: `b` is a known name, upper case.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);
   for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i) {
@@ -23,6 +21,12 @@ std::size_t distance(std::string_view a, std::string_view b) {
     }
   }
   return row[b.size()];
+}
+
+namespace {
+
+std::size_t distance(std::string_view a, std::string_view b) {
+  return edit_distance(a, b);
 }
 
 std::string valid_names() {

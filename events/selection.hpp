@@ -24,6 +24,9 @@ EventSet default_events();
 // "all", "none", or names separated by colons (full or short names, any letter case).
 EventSelection parse_event_list(std::string_view list);
 
+// Edits between a name as typed (any case) and a known upper-case name: "did you mean" hints.
+std::size_t edit_distance(std::string_view typed, std::string_view known);
+
 // "REQ_ACTIVATE:REQ_XFER_BEGIN:..." for messages and the trace's own record of its settings.
 std::string format_event_list(const EventSet& events);
 

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <string_view>
 
 #include "mpi_functions.hpp"
 
@@ -32,7 +33,44 @@ std::string group_list() {
   return out;
 }
 
+// Every MPITRACE_* variable anything in the project reads: the runtime's settings, the
+// launcher's and tools/setup's (CI exports those into the ranks' environment too).
+constexpr const char* kKnownVariables[] = {
+    "MPITRACE_ENABLED",     "MPITRACE_PERUSE_EVENTS",  "MPITRACE_OUTPUT",
+    "MPITRACE_BUFFER_SIZE", "MPITRACE_GROUPS",         "MPITRACE_MPIRUN",
+    "MPITRACE_CLOCK",       "MPITRACE_OMPI_PREFIX",    "MPITRACE_OMPI_TARBALL",
+    "MPITRACE_BUILD_DIR",   "MPITRACE_SETUP_SKIP_APT",
+};
+
 }  // namespace
+
+std::string unknown_variables(const char* const* environment) {
+  std::string out;
+  constexpr std::string_view prefix = "MPITRACE_";
+  for (; environment && *environment; ++environment) {
+    const std::string_view entry = *environment;
+    if (entry.substr(0, prefix.size()) != prefix) continue;
+    const std::string_view name = entry.substr(0, entry.find('='));
+    const char* closest = nullptr;
+    std::size_t best = 4;  // beyond three edits a suggestion is a guess
+    bool known = false;
+    for (const char* k : kKnownVariables) {
+      const std::size_t d = edit_distance(name, k);
+      if (d == 0 && name == k) known = true;
+      if (d < best) best = d, closest = k;
+    }
+    if (known) continue;
+    out += std::string(name) + " is not a perusetrace setting and is ignored";
+    if (closest)
+      out += std::string("; did you mean ") + closest + "?";
+    else
+      out +=
+          ". Settings: MPITRACE_ENABLED, MPITRACE_PERUSE_EVENTS, MPITRACE_OUTPUT, "
+          "MPITRACE_BUFFER_SIZE, MPITRACE_GROUPS (README.md, Settings).";
+    out += '\n';
+  }
+  return out;
+}
 
 bool parse_size(const std::string& text, std::size_t& out) {
   if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) return false;
@@ -64,6 +102,13 @@ std::uint32_t default_group_mask() {
 
 bool parse_groups(const std::string& text, std::uint32_t& mask, std::string& error) {
   const std::string value = lower(text);
+  if (value.empty()) {
+    error =
+        "MPITRACE_GROUPS is set but empty. Unset it for the default groups. Allowed: all, "
+        "default, or a comma-separated list of " +
+        group_list() + ".";
+    return false;
+  }
   if (value == "all") {
     mask = default_group_mask() | 1u << static_cast<unsigned>(Group::timer);
     return true;
@@ -144,6 +189,20 @@ Settings read_settings(const Getenv& getenv) {
       s.group_mask = mask;
     } else {
       add_error(s, error);
+    }
+  }
+  if (const char* v = getenv("MPITRACE_CLOCK")) {
+    const std::string value = lower(v);
+    if (value == "auto") {
+      s.clock = ClockChoice::Auto;
+    } else if (value == "tsc") {
+      s.clock = ClockChoice::Tsc;
+    } else if (value == "monotonic") {
+      s.clock = ClockChoice::Monotonic;
+    } else {
+      add_error(s, "MPITRACE_CLOCK='" + std::string(v) +
+                       "' is not a clock. Allowed: auto (the default: the CPU's time-stamp "
+                       "counter where it is invariant, else CLOCK_MONOTONIC), tsc, monotonic.");
     }
   }
   return s;

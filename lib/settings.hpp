@@ -7,17 +7,19 @@
 #include <string>
 
 #include "selection.hpp"
+#include "tick_clock.hpp"
 
 namespace perusetrace {
 
 struct Settings {
-  bool enabled = true;                  // MPITRACE_ENABLED
-  EventSet peruse_events;               // MPITRACE_PERUSE_EVENTS
-  bool peruse_events_set = false;       // the user asked for events explicitly
-  std::string output;                   // MPITRACE_OUTPUT ("" = <program>-trace)
-  std::size_t buffer_bytes = 8u << 20;  // MPITRACE_BUFFER_SIZE, per thread
-  std::uint32_t group_mask = 0;         // MPITRACE_GROUPS
-  std::string errors;                   // one line per bad variable; empty when all parsed
+  bool enabled = true;                    // MPITRACE_ENABLED
+  EventSet peruse_events;                 // MPITRACE_PERUSE_EVENTS
+  bool peruse_events_set = false;         // the user asked for events explicitly
+  std::string output;                     // MPITRACE_OUTPUT ("" = <program>-trace)
+  std::size_t buffer_bytes = 8u << 20;    // MPITRACE_BUFFER_SIZE, per thread
+  std::uint32_t group_mask = 0;           // MPITRACE_GROUPS
+  ClockChoice clock = ClockChoice::Auto;  // MPITRACE_CLOCK
+  std::string errors;                     // one line per bad variable; empty when all parsed
 };
 
 using Getenv = std::function<const char*(const char*)>;
@@ -25,6 +27,11 @@ using Getenv = std::function<const char*(const char*)>;
 // Reads every variable; a bad one adds a line to `errors` naming the variable, the value and
 // what is allowed, and leaves that setting at its default.
 Settings read_settings(const Getenv& getenv);
+
+// One line per MPITRACE_* variable in `environment` (NAME=VALUE strings, null-terminated like
+// environ) that nothing reads, naming the closest known variable: a misspelt setting would
+// otherwise be ignored without a word. Empty when there is none.
+std::string unknown_variables(const char* const* environment);
 
 // "8M" -> 8388608; accepts a plain number of bytes or K/M/G (powers of 1024).
 bool parse_size(const std::string& text, std::size_t& out);

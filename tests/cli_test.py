@@ -121,6 +121,58 @@ def case_bad_settings_stop_at_init(c):
     expect("done on" not in run.stdout, "the program ran its work anyway", run)
 
 
+# Garbage for every variable the ranks read: each must be refused before any rank starts, with
+# the variable, the value as given and what is allowed. Values are checked by the launcher and
+# at MPI_Init by the same code, so the launcher covers the table and a few go through mpirun.
+GARBAGE = {
+    "MPITRACE_ENABLED": ["", "maybe", "2", " 1", "-1"],
+    "MPITRACE_PERUSE_EVENTS": ["", ":", "REQ_XFER_BEGIN:", "REQ XFER BEGIN", "17", "all;none"],
+    "MPITRACE_BUFFER_SIZE": ["", "huge", "-8M", "0", "8T", "1e6", "8 M", "99999999999999999999999",
+                             "63K", "1025M"],
+    "MPITRACE_GROUPS": ["", "p2p,,coll", "p2p;coll", "P2P,nope", "-"],
+    "MPITRACE_OUTPUT": [""],
+    "MPITRACE_CLOCK": ["", "rdtsc", "tsc ", "0"],
+}
+
+
+def case_garbage_settings_are_refused(c):
+    for name, values in GARBAGE.items():
+        for value in values:
+            run = subprocess.run([c.launcher, "run", "-np", "2", "--", c.scenarios, "late-sender"],
+                                 env={**ENV, name: value}, cwd=c.work, capture_output=True,
+                                 text=True, timeout=60)
+            what = f"{name}={value!r}"
+            expect(run.returncode == 2, f"{what}: exit {run.returncode}, expected 2", run)
+            expect(name in run.stderr and "nothing started" in run.stderr,
+                   f"{what}: the variable is not named", run)
+            expect(value.strip() == "" or value in run.stderr or
+                   (name == "MPITRACE_PERUSE_EVENTS" or name == "MPITRACE_GROUPS"),
+                   f"{what}: the value is not quoted", run)
+            expect(any(w in run.stderr for w in ("Allowed", "allowed", "Valid", "Unset", "Set ")),
+                   f"{what}: does not say what is allowed", run)
+            expect("scenarios-trace" not in os.listdir(c.work), f"{what}: a trace was written")
+    # The same refusal from inside the ranks, for a value the launcher never saw.
+    for name, value in (("MPITRACE_BUFFER_SIZE", "-8M"), ("MPITRACE_GROUPS", "p2p;coll")):
+        run = c.mpirun_traced({name: value}, [c.scenarios, "late-sender", "-d", "10"])
+        expect(run.returncode != 0 and run.stderr.count("stops at MPI_Init") == 1 and
+               name in run.stderr, f"{name}={value!r} under mpirun was not refused once", run)
+
+
+def case_misspelt_variable_is_named(c):
+    out = os.path.join(c.work, "out")
+    run = c.mpirun_traced({"MPITRACE_BUFER_SIZE": "4M", "MPITRACE_OUTPUT": out},
+                          [c.scenarios, "late-sender", "-d", "10"])
+    expect(run.returncode == 0, f"exit {run.returncode}", run)
+    expect(run.stderr.count("MPITRACE_BUFER_SIZE is not a perusetrace setting") == 1,
+           "the misspelt variable is not named once", run)
+    expect("did you mean MPITRACE_BUFFER_SIZE?" in run.stderr, "no suggestion", run)
+    expect(os.path.exists(os.path.join(out, "traces.otf2")), "no trace written", run)
+    run = subprocess.run([c.launcher, "run", "-o", os.path.join(c.work, "o2"), "-np", "1", "--",
+                          c.scenarios, "late-sender"], env={**ENV, "MPITRACE_GRUOPS": "p2p"},
+                         cwd=c.work, capture_output=True, text=True, timeout=120)
+    expect("did you mean MPITRACE_GROUPS?" in run.stderr, "the launcher says nothing", run)
+
+
 def case_disabled_writes_nothing(c):
     run = c.mpirun_traced({"MPITRACE_ENABLED": "0"}, [c.scenarios, "late-sender", "-d", "10"])
     expect(run.returncode == 0, f"exit {run.returncode}", run)

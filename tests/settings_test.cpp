@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -87,4 +88,55 @@ TEST_CASE("switching off") {
   CHECK_FALSE(read({{"MPITRACE_ENABLED", "0"}}).enabled);
   CHECK_FALSE(read({{"MPITRACE_ENABLED", "off"}}).enabled);
   CHECK(read({{"MPITRACE_ENABLED", "YES"}}).enabled);
+}
+
+TEST_CASE("MPITRACE_* variables nothing reads are named, with the closest known one") {
+  const char* env[] = {"PATH=/bin",
+                       "MPITRACE_BUFER_SIZE=4M",
+                       "MPITRACE_OUTPUT=x",
+                       "mpitrace_groups=p2p",
+                       "MPITRACE_OMPI_TARBALL=/t.tar.xz",
+                       "MPITRACE_WHATEVER=1",
+                       "MPITRACE_",
+                       nullptr};
+  const std::string out = unknown_variables(env);
+  CHECK_THAT(out, Catch::Contains("MPITRACE_BUFER_SIZE is not a perusetrace setting") &&
+                      Catch::Contains("did you mean MPITRACE_BUFFER_SIZE?"));
+  CHECK_THAT(out, !Catch::Contains("MPITRACE_OUTPUT ") && !Catch::Contains("OMPI_TARBALL"));
+  CHECK_THAT(out, !Catch::Contains("mpitrace_groups"));  // not MPITRACE_: not ours to judge
+  CHECK_THAT(out, Catch::Contains("MPITRACE_WHATEVER is not") && Catch::Contains("Settings:"));
+  CHECK(std::count(out.begin(), out.end(), '\n') == 3);
+  const char* clean[] = {"MPITRACE_ENABLED=1", nullptr};
+  CHECK(unknown_variables(clean).empty());
+  CHECK(unknown_variables(nullptr).empty());
+}
+
+TEST_CASE("garbage values are refused with the value quoted, never clamped or defaulted") {
+  for (const char* v : {"", " 8M", "8M ", "8 M", "-1", "0", "1e6", "8T", "0x100000", "NaN"}) {
+    const Settings s = read({{"MPITRACE_BUFFER_SIZE", v}});
+    INFO("MPITRACE_BUFFER_SIZE='" << v << "'");
+    CHECK_THAT(s.errors, Catch::Contains(std::string("MPITRACE_BUFFER_SIZE='") + v + "'"));
+    CHECK(s.buffer_bytes == 8u << 20);
+  }
+  for (const char* v : {"", "2", "y", "enabled", " on"}) {
+    INFO("MPITRACE_ENABLED='" << v << "'");
+    CHECK_THAT(read({{"MPITRACE_ENABLED", v}}).errors, Catch::Contains("is not a switch"));
+  }
+  for (const char* v : {"", ":", "REQ_XFER_BEGIN:", "::all", "REQ XFER BEGIN"}) {
+    INFO("MPITRACE_PERUSE_EVENTS='" << v << "'");
+    CHECK_THAT(read({{"MPITRACE_PERUSE_EVENTS", v}}).errors,
+               Catch::Contains("MPITRACE_PERUSE_EVENTS"));
+  }
+  for (const char* v : {"", "rdtsc", "TSC ", "1"}) {
+    INFO("MPITRACE_CLOCK='" << v << "'");
+    CHECK_THAT(read({{"MPITRACE_CLOCK", v}}).errors,
+               Catch::Contains(std::string("MPITRACE_CLOCK='") + v + "'") &&
+                   Catch::Contains("Allowed: auto"));
+  }
+  CHECK(read({{"MPITRACE_CLOCK", "Monotonic"}}).clock == ClockChoice::Monotonic);
+  CHECK(read({{"MPITRACE_CLOCK", "tsc"}}).clock == ClockChoice::Tsc);
+  for (const char* v : {"", ",", "p2p,", "p2p coll"}) {
+    INFO("MPITRACE_GROUPS='" << v << "'");
+    CHECK_THAT(read({{"MPITRACE_GROUPS", v}}).errors, Catch::Contains("MPITRACE_GROUPS"));
+  }
 }

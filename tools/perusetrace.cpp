@@ -139,6 +139,13 @@ int run(int argc, char** argv) {
                settings.errors);
     return 2;
   }
+  {
+    // The launcher's options become variables too; what is left is the user's own.
+    const std::string unknown = perusetrace::unknown_variables(environ);
+    std::size_t start = 0;
+    for (std::size_t end; (end = unknown.find('\n', start)) != std::string::npos; start = end + 1)
+      fmt::print(stderr, "perusetrace: {}\n", unknown.substr(start, end - start));
+  }
   const std::string program = find_program(r.command[0]);
   if (program.empty())
     return usage_error(fmt::format("'{}' is not an executable program", r.command[0]));
