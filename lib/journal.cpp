@@ -12,6 +12,7 @@
 
 #include "journal_format.hpp"
 #include "regions.hpp"
+#include "tick_clock.hpp"
 
 namespace perusetrace::journal {
 
@@ -60,6 +61,17 @@ std::string ranks_text(const std::vector<int>& ranks) {
 }
 
 // Decimal digits without the C library, for the signal handler.
+char* put_unsigned(char* p, unsigned long long u) {
+  char digits[24];
+  int n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + u % 10);
+    u /= 10;
+  } while (u != 0);
+  while (n > 0) *p++ = digits[--n];
+  return p;
+}
+
 char* put_number(char* p, long v) {
   char digits[24];
   int n = 0;
@@ -103,6 +115,9 @@ bool open(const std::string& trace_dir, const Header& h, std::string& error) {
   append_line("rank " + std::to_string(h.rank) + " of " + std::to_string(h.size));
   append_line("host " + h.host);
   append_line("clock " + std::to_string(h.start_time) + ' ' + std::to_string(h.realtime_start));
+  append_line("ticks " + std::to_string(h.ticks_first.ticks) + ' ' +
+              std::to_string(h.ticks_first.ns) + ' ' + std::to_string(h.ticks_second.ticks) + ' ' +
+              std::to_string(h.ticks_second.ns));
   append_line("settings " + h.settings);
   if (g_failed) {
     error = "cannot write " + path + ". Free space there or set MPITRACE_OUTPUT elsewhere.";
@@ -127,7 +142,8 @@ void note_clock_offset(std::uint64_t local_time, std::int64_t offset, double err
   append_line(text);
 }
 
-void note_end(std::uint64_t end_time) {
+void note_end(std::uint64_t end_time, TickPoint last) {
+  append_line("tickpoint " + std::to_string(last.ticks) + ' ' + std::to_string(last.ns));
   append_line("end " + std::to_string(end_time));
 }
 
@@ -135,6 +151,16 @@ void note_stopped(const char* reason, long code) noexcept {
   if (g_defs_fd < 0) return;
   char line[128];
   char* p = line;
+  const TickPoint now = tick_point();
+  const char point[] = "tickpoint ";
+  std::memcpy(p, point, sizeof point - 1);
+  p += sizeof point - 1;
+  p = put_unsigned(p, now.ticks);
+  *p++ = ' ';
+  p = put_unsigned(p, now.ns);
+  *p++ = '\n';
+  write_all(g_defs_fd, line, static_cast<std::size_t>(p - line));
+  p = line;
   const char keyword[] = "stopped ";
   std::memcpy(p, keyword, sizeof keyword - 1);
   p += sizeof keyword - 1;

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 
+#include "clock.hpp"
 #include "record.hpp"
 #include "writer.hpp"
 
@@ -23,6 +24,7 @@ struct Header {
   int rank = 0, size = 1;
   std::string host;
   std::uint64_t start_time = 0, realtime_start = 0;
+  TickPoint ticks_first, ticks_second;  // the records' clock calibrated at init (tick_clock.hpp)
   std::string settings;
 };
 // Opens this rank's definitions file and writes the header.
@@ -32,8 +34,10 @@ bool open(const std::string& trace_dir, const Header& header, std::string& error
 void note_comm(const trace::CommInfo& comm);
 void note_file(const trace::FileInfo& file);
 void note_clock_offset(std::uint64_t local_time, std::int64_t offset, double error);
-void note_end(std::uint64_t end_time);
-// Async-signal-safe: the program is dying; `reason` says how ("signal 11", "MPI_Abort").
+// MPI_Finalize reached: also the last point of the records' clock, which the scale spans.
+void note_end(std::uint64_t end_time, TickPoint last);
+// Async-signal-safe: the program is dying; `reason` says how ("signal 11", "MPI_Abort"). Reads
+// the clocks once more, so the rank's ticks are scaled over its whole run.
 void note_stopped(const char* reason, long code) noexcept;
 
 // The records file of one thread of this rank: a file descriptor, or -1 (after saying why).

@@ -7,7 +7,7 @@
 namespace perusetrace::journal {
 
 // Written in the first line of every rank's definitions file; a reader refuses other versions.
-inline constexpr int kFormatVersion = 1;
+inline constexpr int kFormatVersion = 2;
 
 inline std::string directory(const std::string& trace_dir) {
   return trace_dir + "/journal";
@@ -26,11 +26,16 @@ inline std::string records_path(const std::string& trace_dir, int rank, unsigned
 //   rank RANK of SIZE
 //   host NAME
 //   clock START_NS REALTIME_START_NS
+//   ticks TICKS NS TICKS NS   (two points of the records' clock, read at init: records carry
+//                              ticks, which are ns along the line through the first point and
+//                              the last one known — see lib/tick_clock.hpp)
+//   tickpoint TICKS NS        (a later point: at MPI_Finalize or when the program died)
 //   settings TEXT
 //   comm LOCAL_ID INTER N_MEMBERS WORLD_RANK... N_REMOTE WORLD_RANK... NAME
 //   file LOCAL_ID COMM_LOCAL_ID NAME
 //   offset LOCAL_TIME OFFSET_NS ERROR_NS
 //   stopped REASON            (the program died; written by the crash handlers)
 //   end END_NS                (MPI_Finalize reached; the archive is being written)
+// Times are CLOCK_MONOTONIC ns except in the records, which hold ticks.
 
 }  // namespace perusetrace::journal

@@ -26,7 +26,7 @@ bool RecordFile::open(const std::string& path, std::string& error) {
 }
 
 bool RecordFile::valid(const Record& r) {
-  if (r.time < counts_.last_time) return false;
+  if (r.time < last_ticks_) return false;
   switch (r.kind) {
     case RecordKind::Enter:
       if (r.region >= region_count_ || depth_ == kMaxDepth) return false;
@@ -61,8 +61,10 @@ std::size_t RecordFile::read(Record* out, std::size_t capacity) {
     // Keep the valid ones, in place.
     const std::size_t base = n, whole = got / sizeof(Record);
     for (std::size_t i = 0; i < whole; ++i) {
-      const Record r = out[base + i];
+      Record r = out[base + i];
       if (valid(r)) {
+        last_ticks_ = r.time;
+        r.time = scale_.to_ns(r.time);
         counts_.last_time = r.time;
         out[n++] = r;
         ++counts_.kept;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 
+#include "clock.hpp"
 #include "record.hpp"
 
 namespace perusetrace {
@@ -20,7 +21,7 @@ class RecordFile {
     std::uint64_t dropped = 0;         // not a record this build writes, or out of order
     std::uint64_t closed_regions = 0;  // Leaves added at the end
     std::uint64_t torn_bytes = 0;      // a partial record at the end of the file
-    std::uint64_t last_time = 0;
+    std::uint64_t last_time = 0;       // ns
   };
 
   RecordFile(std::uint16_t region_count, std::uint8_t peruse_event_count)
@@ -30,6 +31,8 @@ class RecordFile {
   RecordFile& operator=(const RecordFile&) = delete;
 
   bool open(const std::string& path, std::string& error);
+  // Records hold ticks of the rank's clock; what read() returns holds ns.
+  void set_scale(const TickScale& scale) { scale_ = scale; }
   // Fills `out` with the next valid records; 0 at the end.
   std::size_t read(Record* out, std::size_t capacity);
   const Counts& counts() const { return counts_; }
@@ -44,6 +47,8 @@ class RecordFile {
   std::uint16_t open_regions_[kMaxDepth];
   int depth_ = 0;
   Counts counts_;
+  std::uint64_t last_ticks_ = 0;
+  TickScale scale_;
 };
 
 }  // namespace perusetrace

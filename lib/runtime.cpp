@@ -18,6 +18,7 @@
 #include "regions.hpp"
 #include "record_file.hpp"
 #include "settings.hpp"
+#include "tick_clock.hpp"
 
 extern char* program_invocation_short_name;  // glibc
 
@@ -31,6 +32,7 @@ struct Run {
   std::string directory;
   std::uint64_t start_time = 0;
   std::uint64_t realtime_start = 0;
+  TickPoint ticks_first;  // the records' clock at init; with the point at the end, its scale
   std::string settings;
   ClockOffsets offsets;
 };
@@ -90,6 +92,14 @@ std::string broadcast(std::string text) {
   std::exit(2);
 }
 
+void warn_unknown_variables() {
+  const std::string lines = unknown_variables(environ);
+  for (std::size_t start = 0, end; start < lines.size(); start = end + 1) {
+    end = lines.find('\n', start);
+    std::fprintf(stderr, "perusetrace: %.*s\n", static_cast<int>(end - start), &lines[start]);
+  }
+}
+
 std::string host_name() {
   char host[256] = {0};
   ::gethostname(host, sizeof host - 1);
@@ -110,7 +120,8 @@ void note_offsets(std::size_t from) {
 
 // Encodes this rank's journal into the OTF2 archive (collective). The journal goes once the
 // archive is complete on every rank; otherwise it stays for `perusetrace recover`.
-void write_archive(const trace::ProcessInfo& process, std::uint32_t threads) {
+void write_archive(const trace::ProcessInfo& process, std::uint32_t threads,
+                   const TickScale& scale) {
   trace::ArchiveSpec spec;
   spec.directory = g_run.directory;
   spec.rank = g_run.rank;
@@ -135,6 +146,7 @@ void write_archive(const trace::ProcessInfo& process, std::uint32_t threads) {
   for (std::uint32_t t = 0; t < threads; ++t) {
     void* location = trace::open_location(t);
     RecordFile file(kRegionCount, static_cast<std::uint8_t>(kPeruseEventCount));
+    file.set_scale(scale);
     std::string ignored;  // a thread whose journal file could not be created has no records
     if (location != nullptr && file.open(journal::records_file(t), ignored)) {
       std::size_t n = 0;
@@ -164,6 +176,7 @@ void on_init(int rc, Fn fn, std::uint64_t start, int provided) {
 
   const Settings settings = read_settings([](const char* name) { return std::getenv(name); });
   if (!settings.errors.empty()) stop_for_bad_settings(settings.errors);
+  if (g_run.rank == 0) warn_unknown_variables();
   if (!settings.enabled) return;
 
   std::string why;
@@ -174,15 +187,27 @@ void on_init(int rc, Fn fn, std::uint64_t start, int provided) {
     return;
   }
 
+  // `start` was read before the clock was chosen, so it is ns: records want ticks.
+  std::string clock_problem;
+  if (!choose_tick_clock(settings.clock, clock_problem))
+    std::fprintf(stderr, "perusetrace rank %d: %s This rank uses CLOCK_MONOTONIC.\n", g_run.rank,
+                 clock_problem.c_str());
+  g_run.ticks_first = tick_point();
+  TickPoint second = tick_point();
+  // A scale for a rank that dies without a word (SIGKILL): 2 ms is an error of a few ppm.
+  while (tick_clock_is_tsc() && second.ns - g_run.ticks_first.ns < 2'000'000) second = tick_point();
+  const std::uint64_t start_ticks = tick_scale(g_run.ticks_first, second).to_ticks(start);
   g_run.start_time = start;
   g_run.realtime_start = realtime_ns() - (now_ns() - start);
-  g_run.settings = describe(settings);
+  g_run.settings = describe(settings) + " MPITRACE_CLOCK=" + tick_clock_name();
   journal::Header header;
   header.rank = g_run.rank;
   header.size = g_run.size;
   header.host = host_name();
   header.start_time = g_run.start_time;
   header.realtime_start = g_run.realtime_start;
+  header.ticks_first = g_run.ticks_first;
+  header.ticks_second = second;
   header.settings = g_run.settings;
   std::string error;
   const bool ok = journal::open(g_run.directory, header, error);
@@ -208,7 +233,7 @@ void on_init(int rc, Fn fn, std::uint64_t start, int provided) {
   g_state.store(TraceState::On);
   install_crash_guard();
   const auto region = static_cast<std::uint16_t>(fn);
-  emit_first(Record{start, RecordKind::Enter, 0, region, 0, 0, 0, 0, 0, 0});
+  emit_first(Record{start_ticks, RecordKind::Enter, 0, region, 0, 0, 0, 0, 0, 0});
   record_region(RecordKind::Leave, region);
 }
 
@@ -226,7 +251,8 @@ void on_finalize() {
   const bool stopped = g_state.exchange(TraceState::Off) == TraceState::Stopped;
   drain_all_buffers();
   remove_crash_guard();
-  journal::note_end(end);
+  const TickPoint last = tick_point();
+  journal::note_end(end, last);
 
   // Only what is on disk counts: the directory may have gone since the last drain.
   if (!all_ranks(journal::still_writable())) {
@@ -247,7 +273,7 @@ void on_finalize() {
   process.clock_offsets = g_run.offsets.points;
   process.clock_offset_errors = g_run.offsets.errors;
   if (stopped) g_state.store(TraceState::Stopped);  // the archive says it is incomplete
-  write_archive(process, thread_count());
+  write_archive(process, thread_count(), tick_scale(g_run.ticks_first, last));
 }
 
 }  // namespace perusetrace

@@ -39,7 +39,7 @@ bool write_out(ThreadBuffer* b, bool from_signal) noexcept {
 }
 
 void drain(ThreadBuffer* b) noexcept {
-  const std::uint64_t t0 = now_ns();
+  const std::uint64_t t0 = now_ticks();
   // Files already open keep accepting writes after their directory is removed, and the trace
   // would vanish without a word: look once per drain (a buffer's worth of records).
   if (!journal::still_writable() || !write_out(b, false)) {
@@ -47,7 +47,7 @@ void drain(ThreadBuffer* b) noexcept {
     stop();
     return;
   }
-  const std::uint64_t t1 = now_ns();
+  const std::uint64_t t1 = now_ticks();
   *b->next++ = Record{t0, RecordKind::Enter, 0, kFlushRegion, 0, 0, 0, 0, 0, 0};
   *b->next++ = Record{t1, RecordKind::Leave, 0, kFlushRegion, 0, 0, 0, 0, 0, 0};
 }

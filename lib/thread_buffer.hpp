@@ -53,7 +53,7 @@ inline void commit() noexcept {
 // that follows must be later than that.
 inline void emit(Record record) noexcept {
   if (Record* r = reserve()) {
-    record.time = now_ns();
+    record.time = now_ticks();
     *r = record;
     commit();
   }

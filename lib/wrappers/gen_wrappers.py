@@ -304,7 +304,7 @@ def wrapper(f):
     call = f"P{f.name}({args(f)})"
     if f.record in ("init", "init_thread"):
         provided = "*provided" if f.record == "init_thread" else "MPI_THREAD_SINGLE"
-        lines = ["const std::uint64_t start = perusetrace::now_ns();",
+        lines = ["const std::uint64_t start = perusetrace::now_ticks();",
                  f"const int rc = {call};",
                  f"perusetrace::on_init(rc, perusetrace::Fn::{f.name}, start, {provided});",
                  "return rc;"]

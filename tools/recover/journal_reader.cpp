@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "journal_format.hpp"
+#include "tick_clock.hpp"
 
 namespace perusetrace::recover {
 
@@ -47,6 +48,8 @@ std::string rest_of(std::istringstream& in) {
 void read_definitions(const std::string& path, RankJournal& j) {
   std::ifstream file(path);
   std::string line;
+  TickPoint first, second, last;
+  bool have_ticks = false, have_last = false;
   while (std::getline(file, line)) {
     std::istringstream in(line);
     std::string key;
@@ -62,6 +65,13 @@ void read_definitions(const std::string& path, RankJournal& j) {
       j.process.host = rest_of(in);
     } else if (key == "clock") {
       in >> j.process.start_time >> j.process.realtime_start;
+    } else if (key == "ticks") {
+      in >> first.ticks >> first.ns >> second.ticks >> second.ns;
+      have_ticks = ok = !in.fail();
+    } else if (key == "tickpoint") {
+      TickPoint p;
+      in >> p.ticks >> p.ns;
+      if ((ok = !in.fail())) last = p, have_last = true;
     } else if (key == "settings") {
       j.settings = rest_of(in);
     } else if (key == "comm") {
@@ -98,6 +108,8 @@ void read_definitions(const std::string& path, RankJournal& j) {
     }
     if (!ok) j.problems.push_back(line);
   }
+  // The widest span known: to the last point the rank wrote, else the two read at init.
+  if (have_ticks) j.scale = tick_scale(first, have_last ? last : second);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "clock.hpp"
 #include "writer.hpp"
 
 namespace perusetrace::recover {
@@ -16,6 +17,7 @@ struct RankJournal {
   int regions = 0;
   std::string settings;
   trace::ProcessInfo process;
+  TickScale scale;                        // the records' ticks to ns
   bool ended = false;                     // MPI_Finalize was reached
   std::string stopped;                    // how the program died, when a crash handler could say
   std::vector<std::string> record_files;  // per thread; "" where a thread left none

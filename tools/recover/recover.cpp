@@ -152,6 +152,7 @@ int recover_main(int argc, char** argv) {
       if (thread >= files.size() || files[thread].empty()) return 0;
       current =
           std::make_unique<RecordFile>(kRegionCount, static_cast<std::uint8_t>(kPeruseEventCount));
+      current->set_scale(ranks[rank].scale);
       std::string why;
       if (!current->open(files[thread], why)) {
         unreadable.push_back(why);

@@ -1,0 +1,60 @@
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+
+#include "tick_clock.hpp"
+
+using namespace perusetrace;
+
+TEST_CASE("the default scale is the identity") {
+  const TickScale s;
+  CHECK(s.to_ns(0) == 0);
+  CHECK(s.to_ns(123456789012345ull) == 123456789012345ull);
+  CHECK(s.to_ticks(987654321ull) == 987654321ull);
+}
+
+TEST_CASE("ticks scale along the line through two points, before and after them") {
+  // 3 GHz: 3 ticks per ns, at an arbitrary origin on both clocks.
+  const TickScale s = tick_scale({1'000'000'000, 5'000}, {1'000'000'000 + 3'000'000, 1'005'000});
+  CHECK(s.to_ns(1'000'000'000) == 5'000);
+  CHECK(s.to_ns(1'000'000'000 + 3'000'000) == 1'005'000);
+  CHECK(s.to_ns(1'000'000'000 + 300) == 5'100);
+  CHECK(s.to_ns(1'000'000'000 - 300) == 4'900);  // MPI_Init's Enter, read before the first point
+  CHECK(s.to_ticks(4'900) == 1'000'000'000 - 300);
+  // A run of a day at 3 GHz stays exact: no overflow in the products.
+  const std::uint64_t day_ticks = 3ull * 86'400'000'000'000ull;
+  CHECK(s.to_ns(1'000'000'000 + day_ticks) == 5'000 + 86'400'000'000'000ull);
+}
+
+TEST_CASE("conversion keeps the order of records") {
+  const TickScale s = tick_scale({100, 0}, {100 + 2'999'999, 1'000'000});
+  std::uint64_t previous = 0;
+  for (std::uint64_t t = 100; t < 100 + 100'000; t += 7) {
+    const std::uint64_t ns = s.to_ns(t);
+    REQUIRE(ns >= previous);
+    previous = ns;
+  }
+}
+
+TEST_CASE("points too close or out of order give the identity, not a division by zero") {
+  CHECK(tick_scale({10, 10}, {10, 20}).to_ns(55) == 55);
+  CHECK(tick_scale({10, 10}, {5, 20}).to_ns(55) == 55);
+  CHECK(tick_scale({10, 10}, {20, 10}).to_ns(55) == 55);
+}
+
+TEST_CASE("the chosen clock's points agree with CLOCK_MONOTONIC") {
+  std::string error;
+  REQUIRE(choose_tick_clock(ClockChoice::Auto, error));
+  const TickPoint a = tick_point();
+  std::uint64_t t = now_ns();
+  while (now_ns() - t < 5'000'000) {
+  }
+  const TickPoint b = tick_point();
+  const TickScale s = tick_scale(a, b);
+  const std::uint64_t ticks = now_ticks(), ns = now_ns();
+  // Within 50 µs after 5 ms of calibration and a moment later: catches a wrong unit or sign.
+  CHECK(static_cast<double>(s.to_ns(ticks)) == Approx(static_cast<double>(ns)).margin(50'000));
+  REQUIRE(choose_tick_clock(ClockChoice::Monotonic, error));
+  CHECK_FALSE(tick_clock_is_tsc());
+  CHECK(std::string(tick_clock_name()) == "monotonic");
+}
