@@ -1,6 +1,7 @@
 // Start and end of tracing: MPI_Init/MPI_Init_thread and MPI_Finalize.
 #include <errno.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -118,6 +119,21 @@ void note_offsets(std::size_t from) {
                                g_run.offsets.errors[i]);
 }
 
+// OTF2 reports success even when its buffered writes met a full disk (an empty anchor file was
+// seen on a full tmpfs), so the journal is removed only if the files look whole and the file
+// system still had room after the last of them.
+bool archive_fits(std::string& error) {
+  struct statvfs fs;
+  const std::string anchor = g_run.directory + "/traces.otf2";
+  struct stat st;
+  const bool anchor_ok = g_run.rank != 0 || (::stat(anchor.c_str(), &st) == 0 && st.st_size > 0);
+  const bool room = ::statvfs(g_run.directory.c_str(), &fs) != 0 || fs.f_bavail > 0;
+  if (anchor_ok && room) return true;
+  error = "the file system of " + g_run.directory +
+          " was full when the archive was written, so it may be cut short.";
+  return false;
+}
+
 // Encodes this rank's journal into the OTF2 archive (collective). The journal goes once the
 // archive is complete on every rank; otherwise it stays for `perusetrace recover`.
 void write_archive(const trace::ProcessInfo& process, std::uint32_t threads,
@@ -154,7 +170,8 @@ void write_archive(const trace::ProcessInfo& process, std::uint32_t threads,
     }
     trace::close_location(location);
   }
-  const bool ok = trace::close_archive(process, error);
+  bool ok = trace::close_archive(process, error);
+  if (ok) ok = archive_fits(error);
   if (!error.empty() && (ok || g_run.rank == 0))
     std::fprintf(stderr, "perusetrace rank %d: %s%s\n", g_run.rank, error.c_str(),
                  ok ? "" : keep.c_str());

@@ -220,10 +220,13 @@ def case_full_disk_keeps_the_program_running(c):
     mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", tiny],
                              capture_output=True, text=True)
     expect(mounted.returncode == 0, f"cannot mount a tmpfs (run as root): {mounted.stderr}")
+    kept = os.path.join(c.work, "kept")
     try:
         run = c.mpirun_traced({"MPITRACE_OUTPUT": os.path.join(tiny, "trace"),
                                "MPITRACE_BUFFER_SIZE": "64K"},
                               [os.path.join(c.build, "tests", "many_events"), "100000"])
+        # What was written before the disk filled, moved where there is room (the user's fix).
+        shutil.copytree(os.path.join(tiny, "trace"), kept)
     finally:
         subprocess.run(["umount", tiny])
     expect(run.returncode == 0, f"the program did not survive a full disk (exit "
@@ -231,6 +234,19 @@ def case_full_disk_keeps_the_program_running(c):
     expect(run.stdout.count("peak_kib") == 2, "the ranks did not run to their end", run)
     expect(run.stderr.count("No space left on device") == 2, "not one message per rank", run)
     expect("[OTF2]" not in run.stderr, "OTF2's own error messages reached the user", run)
+    # Either the archive still fitted at MPI_Finalize (the journal it came from is then gone)
+    # or the journal is kept and the user is told to recover it.
+    if "trace written incompletely" in run.stderr:
+        recovered = run
+    else:
+        expect("perusetrace recover" in run.stderr, "the user is not told how to get the trace",
+               run)
+        recovered = c.launch(["recover", kept])
+        expect(recovered.returncode == 0, "what was written before the disk filled is lost",
+               recovered)
+    trace = trace_checks.load(os.path.join(kept, "traces.otf2"))
+    entered = sum(1 for events in trace.events.values() for e in events if e.kind == "Enter")
+    expect(entered > 100, f"only {entered} regions survived the full disk", recovered)
 
 
 CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}

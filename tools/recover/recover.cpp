@@ -92,7 +92,9 @@ int recover_main(int argc, char** argv) {
     return 1;
   }
   const std::string anchor = dir + "/traces.otf2";
-  if (::stat(anchor.c_str(), &st) == 0) {
+  // The runtime removes the journal only once the archive is whole: an anchor next to a journal
+  // belongs to an archive cut short (a full disk at MPI_Finalize), and is rewritten.
+  if (::stat(anchor.c_str(), &st) == 0 && ::stat(journal::directory(dir).c_str(), &st) != 0) {
     fmt::print(stderr,
                "perusetrace recover: {} already holds a complete archive ({}): nothing "
                "to recover.\n",
