@@ -59,6 +59,12 @@ void close(std::uint32_t index) noexcept {
   if (g_state.load() != TraceState::Stopped) write_out(b, false);
   ::close(b->fd);
   b->fd = -1;
+  // MPI_Finalize encodes the archive next: without the buffers, the run's peak memory stays at
+  // the buffers' size instead of the buffers plus the encoder's.
+  if (!b->busy.exchange(true)) {
+    delete[] b->begin;
+    b->begin = b->next = b->end = nullptr;
+  }
 }
 
 // Runs when a thread other than the finalizing one ends: its records must not wait for
@@ -80,6 +86,7 @@ void configure_buffers(std::size_t bytes) noexcept {
 
 ThreadBuffer* detail::attach_or_drain() noexcept {
   if (ThreadBuffer* b = t_buffer) {
+    if (b->begin == nullptr) return nullptr;  // closed: the thread has ended, or finalize ran
     drain(b);
     return g_state.load(std::memory_order_relaxed) == TraceState::On ? b : nullptr;
   }
