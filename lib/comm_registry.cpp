@@ -30,7 +30,7 @@ void CommRegistry::start() {
   add(MPI_COMM_SELF, "MPI_COMM_SELF");
 }
 
-const CommEntry* CommRegistry::add(MPI_Comm comm, const char* creator) {
+const CommEntry* CommRegistry::add(MPI_Comm comm, const char* creator, std::uint32_t parent) {
   if (comm == MPI_COMM_NULL) return nullptr;
   auto* e = new CommEntry{};
   trace::CommInfo info;
@@ -53,6 +53,7 @@ const CommEntry* CommRegistry::add(MPI_Comm comm, const char* creator) {
   info.world_ranks = e->world;
   info.remote_world_ranks = e->remote_world;
   info.inter = e->inter;
+  info.parent = parent == kCommUnknown ? trace::kNoParent : parent;
 
   std::lock_guard lock(g_creation);
   e->local_id = static_cast<std::uint32_t>(infos_.size());

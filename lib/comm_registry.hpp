@@ -39,7 +39,8 @@ class CommRegistry {
   void start();
   // A communicator appeared: give it an id (a handle seen before, now reused, gets a new one).
   // Unnamed communicators are called "comm ID (CREATOR)", CREATOR being the MPI function.
-  const CommEntry* add(MPI_Comm comm, const char* creator);
+  // `parent`: the local id of the communicator it was made from (trace::kNoParent: none).
+  const CommEntry* add(MPI_Comm comm, const char* creator, std::uint32_t parent = trace::kNoParent);
   // The communicator is about to be freed; its entry stays readable for records in flight.
   void remove(MPI_Comm comm) noexcept;
   const CommEntry* find(MPI_Comm comm) const noexcept;

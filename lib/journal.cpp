@@ -127,8 +127,10 @@ bool open(const std::string& trace_dir, const Header& h, std::string& error) {
 }
 
 void note_comm(const trace::CommInfo& c) {
-  append_line("comm " + std::to_string(c.local_id) + ' ' + (c.inter ? "1 " : "0 ") +
-              ranks_text(c.world_ranks) + ' ' + ranks_text(c.remote_world_ranks) + ' ' + c.name);
+  append_line("comm " + std::to_string(c.local_id) + ' ' +
+              (c.parent == trace::kNoParent ? std::string("-") : std::to_string(c.parent)) + ' ' +
+              (c.inter ? "1 " : "0 ") + ranks_text(c.world_ranks) + ' ' +
+              ranks_text(c.remote_world_ranks) + ' ' + c.name);
 }
 
 void note_file(const trace::FileInfo& f) {

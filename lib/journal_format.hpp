@@ -7,7 +7,7 @@
 namespace perusetrace::journal {
 
 // Written in the first line of every rank's definitions file; a reader refuses other versions.
-inline constexpr int kFormatVersion = 2;
+inline constexpr int kFormatVersion = 3;
 
 inline std::string directory(const std::string& trace_dir) {
   return trace_dir + "/journal";
@@ -31,7 +31,7 @@ inline std::string records_path(const std::string& trace_dir, int rank, unsigned
 //                              the last one known — see lib/tick_clock.hpp)
 //   tickpoint TICKS NS        (a later point: at MPI_Finalize or when the program died)
 //   settings TEXT
-//   comm LOCAL_ID INTER N_MEMBERS WORLD_RANK... N_REMOTE WORLD_RANK... NAME
+//   comm LOCAL_ID PARENT_ID|- INTER N_MEMBERS WORLD_RANK... N_REMOTE WORLD_RANK... NAME
 //   file LOCAL_ID COMM_LOCAL_ID NAME
 //   offset LOCAL_TIME OFFSET_NS ERROR_NS
 //   stopped REASON            (the program died; written by the crash handlers)

@@ -47,8 +47,19 @@ CommRef comm_ref(MPI_Comm comm) noexcept {
 }
 
 // Scratch for request completion, per thread: no allocation per call.
+// What a request's slot said when the completing call began. Once the MPI completes a request
+// it may hand the same address to another thread's new request, whose post rewrites the slot
+// before this thread reads it: the completion must describe the request it waited for.
+struct PendingRequest {
+  RequestKind kind;
+  std::uint64_t id;
+  std::uint32_t comm;
+  std::int32_t peer, peer_offset, tag;
+  std::uint64_t bytes;
+};
 struct CompletionScratch {
   std::uintptr_t keys[Completion::kCapacity];
+  PendingRequest pending[Completion::kCapacity];
   MPI_Status statuses[Completion::kCapacity];
 };
 thread_local CompletionScratch* t_scratch = nullptr;
@@ -158,7 +169,18 @@ Completion::Completion(const Call& call, int count, const MPI_Request* requests)
   CompletionScratch* s = traced_ ? scratch() : nullptr;
   if (s == nullptr || requests == nullptr) return;
   count_ = count < kCapacity ? count : kCapacity;
-  for (int i = 0; i < count_; ++i) s->keys[i] = request_key(requests[i]);
+  for (int i = 0; i < count_; ++i) {
+    s->keys[i] = request_key(requests[i]);
+    PendingRequest& p = s->pending[i];
+    p.kind = RequestKind::Unknown;
+    if (s->keys[i] == request_key(MPI_REQUEST_NULL)) continue;
+    const RequestSlot* slot = g_requests.find_or_claim(s->keys[i]);
+    if (slot == nullptr) continue;
+    p = {slot->kind,        slot->id.load(std::memory_order_acquire),
+         slot->comm,        slot->peer,
+         slot->peer_offset, slot->tag,
+         slot->bytes};
+  }
 }
 
 MPI_Status* Completion::statuses(MPI_Status* user) noexcept {
@@ -170,18 +192,24 @@ void Completion::completed(int index, const MPI_Status* status) noexcept {
   if (index < 0 || index >= count_ || t_scratch == nullptr) return;
   const std::uintptr_t key = t_scratch->keys[index];
   if (key == request_key(MPI_REQUEST_NULL)) return;
-  RequestSlot* slot = g_requests.find_or_claim(key);
-  if (slot == nullptr || slot->kind == RequestKind::Unknown) return;
+  const PendingRequest* slot = &t_scratch->pending[index];
+  if (slot->kind == RequestKind::Unknown) return;
+  const std::uint64_t id = slot->id;
+  // Done: forget it, unless a new request at the same address has taken the slot meanwhile.
+  // Already forgotten with the same id: a handle the MPI shares between requests (a send that
+  // went out inline), completed once already. A persistent request stays for its next start.
+  RequestSlot* live = g_requests.find_or_claim(key);
+  if (live != nullptr && live->id.load(std::memory_order_acquire) == id) {
+    if (live->kind == RequestKind::Unknown) return;
+    if (slot->kind != RequestKind::PersistentSend && slot->kind != RequestKind::PersistentRecv)
+      live->kind = RequestKind::Unknown;
+  }
   if (slot->kind == RequestKind::FileIo) {
-    slot->kind = RequestKind::Unknown;
     emit(Record{0, RecordKind::IoOperationComplete, 0, 0, slot->comm, 0, 0, status_bytes(status),
                 slot->bytes, 0});
     return;
   }
-  const std::uint64_t id = slot->id.load(std::memory_order_acquire);
   const bool send = slot->kind == RequestKind::Send || slot->kind == RequestKind::PersistentSend;
-  if (slot->kind == RequestKind::Send || slot->kind == RequestKind::Recv)
-    slot->kind = RequestKind::Unknown;  // done; a persistent request stays for its next start
   if (slot->peer == MPI_PROC_NULL) return;
   if (status != nullptr && status != MPI_STATUS_IGNORE) {
     int cancelled = 0;
@@ -330,12 +358,13 @@ void on_collective_end(const Call& call, int rc, const CollArgs& args) noexcept 
               g_comms.id_of(args.comm), root, 0, sent, 0, received});
 }
 
-void on_comm_created(const Call& call, int rc, MPI_Comm comm) noexcept {
+void on_comm_created(const Call& call, int rc, MPI_Comm parent, MPI_Comm comm) noexcept {
   if (rc != MPI_SUCCESS || comm == MPI_COMM_NULL) return;
   if (g_state.load() != TraceState::On) return;
   if (g_comms.find(comm) != nullptr) return;  // MPI_Comm_get_parent returns the same one
   const CommEntry* entry =
-      g_comms.add(comm, kMpiFunctions[static_cast<std::size_t>(call.fn())].name);
+      g_comms.add(comm, kMpiFunctions[static_cast<std::size_t>(call.fn())].name,
+                  parent == MPI_COMM_NULL ? trace::kNoParent : g_comms.id_of(parent));
   peruse::attach(comm, entry);
 }
 

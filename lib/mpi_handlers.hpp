@@ -106,7 +106,8 @@ void on_mprobe(const Call&, int rc, MPI_Comm, MPI_Message) noexcept;
 MPI_Comm message_comm(MPI_Message) noexcept;
 void on_collective_begin(const Call&) noexcept;
 void on_collective_end(const Call&, int rc, const CollArgs&) noexcept;
-void on_comm_created(const Call&, int rc, MPI_Comm) noexcept;
+// `parent`: the communicator the new one was made from (MPI_COMM_NULL: none).
+void on_comm_created(const Call&, int rc, MPI_Comm parent, MPI_Comm comm) noexcept;
 void on_file_open(const Call&, int rc, MPI_Comm, const char* filename, int amode,
                   MPI_File) noexcept;
 void on_file_close(const Call&, MPI_File) noexcept;

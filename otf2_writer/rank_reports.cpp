@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <tuple>
 #include <utility>
 
 #include "internal.hpp"
@@ -65,7 +66,17 @@ class Reader {
   const char* end_;
 };
 
-using Key = std::pair<std::vector<int>, std::vector<int>>;
+// A communicator is the same on every rank when it has the same parent (by global id), the same
+// members and is its parent's n-th such child: members alone would pair communicators that
+// threads created concurrently, in different orders on different ranks.
+struct Key {
+  std::uint64_t parent;
+  std::vector<int> first, second;
+  bool operator<(const Key& o) const {
+    return std::tie(parent, first, second) < std::tie(o.parent, o.first, o.second);
+  }
+};
+constexpr std::uint64_t kNoParentId = ~0ull;
 
 }  // namespace
 
@@ -80,6 +91,7 @@ std::vector<char> serialize(const RankInput& in) {
   w.u64(in.comms.size());
   for (const CommInfo& c : in.comms) {
     w.u64(c.local_id);
+    w.u64(c.parent);
     w.str(c.name);
     w.u64(c.inter);
     w.ints(c.world_ranks);
@@ -107,6 +119,7 @@ RankInput deserialize(const char* data, std::size_t length) {
   for (std::uint64_t i = 0; i < comms && in.left() > 0; ++i) {
     CommInfo c;
     c.local_id = static_cast<std::uint32_t>(in.u64());
+    c.parent = static_cast<std::uint32_t>(in.u64());
     c.name = in.str();
     c.inter = in.u64() != 0;
     c.world_ranks = in.ints();
@@ -143,7 +156,13 @@ Unified unify_all(const std::vector<RankInput>& inputs) {
       c.remote_world_ranks = info.remote_world_ranks;
       c.self = info.local_id == kCommSelf;
       // Both sides of an intercommunicator see the groups swapped: order them for the key.
-      Key key = c.self ? Key{{-1}, {}} : Key{c.world_ranks, c.remote_world_ranks};
+      // The two groups of an intercommunicator make it from different parents: groups only.
+      const std::uint64_t parent =
+          !c.inter && info.parent < map.size() && map[info.parent] != OTF2_UNDEFINED_COMM
+              ? map[info.parent]
+              : kNoParentId;
+      Key key =
+          c.self ? Key{kNoParentId, {-1}, {}} : Key{parent, c.world_ranks, c.remote_world_ranks};
       if (c.inter && key.second < key.first) std::swap(key.first, key.second);
       auto& by_occurrence = ids[key];
       const std::size_t occurrence = seen[key]++;

@@ -66,8 +66,14 @@ struct ArchiveSpec {
 };
 
 // A communicator as this rank saw it; unification gives it one global id across ranks.
+inline constexpr std::uint32_t kNoParent = 0xffffffffu;
+
 struct CommInfo {
   std::uint32_t local_id;
+  // The local id of the communicator it was made from (kNoParent: none, or not traced). Threads
+  // may create communicators with the same members in different orders on different ranks;
+  // creations from one parent are ordered the same everywhere (they are collective over it).
+  std::uint32_t parent = kNoParent;
   std::string name;
   std::vector<int> world_ranks;  // member i of the communicator is world rank world_ranks[i]
   bool inter = false;            // for an intercommunicator: the remote group follows

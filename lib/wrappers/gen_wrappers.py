@@ -108,6 +108,11 @@ class Function:
                             f"parameter in {self.name}")
         return comms[-1]
 
+    def parent_comm(self):
+        """The communicator a new one is made from (collective over it), or None."""
+        comms = [p.name for p in self.params if p.type.replace(" ", "") == "MPI_Comm"]
+        return comms[0] if comms else None
+
     def collective_op(self):
         base = self.name[len("MPI_"):]
         for prefix in ("Ineighbor_", "Neighbor_", "I"):
@@ -253,8 +258,9 @@ def body(f):
                 f"perusetrace::on_collective_end(call, rc, {coll_args(f)});", "return rc;"]
     if r == "comm_new":
         out = f.out_comm()
+        parent = f.parent_comm() or "MPI_COMM_NULL"
         return [f"const int rc = {call};",
-                f"perusetrace::on_comm_created(call, rc, *{out});", "return rc;"]
+                f"perusetrace::on_comm_created(call, rc, {parent}, *{out});", "return rc;"]
     if r == "comm_free":
         f.need("comm")
         return ["perusetrace::on_comm_free(call, *comm);", f"return {call};"]

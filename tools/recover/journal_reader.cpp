@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -77,12 +78,19 @@ void read_definitions(const std::string& path, RankJournal& j) {
     } else if (key == "comm") {
       trace::CommInfo c;
       int inter = 0;
-      in >> c.local_id >> inter;
+      std::string parent;
+      in >> c.local_id >> parent >> inter;
+      if (parent != "-") {
+        char* end = nullptr;
+        const unsigned long id = std::strtoul(parent.c_str(), &end, 10);
+        ok = end != parent.c_str() && *end == '\0' && id < trace::kNoParent;
+        c.parent = ok ? static_cast<std::uint32_t>(id) : trace::kNoParent;
+      }
       c.inter = inter != 0;
       c.world_ranks = read_ranks(in);
       c.remote_world_ranks = read_ranks(in);
       c.name = rest_of(in);
-      ok = !in.fail() || in.eof();
+      ok = ok && (!in.fail() || in.eof());
       if (ok) j.process.comms.push_back(std::move(c));
     } else if (key == "file") {
       trace::FileInfo f;
