@@ -120,10 +120,19 @@ def messages_match(trace):
     return failures
 
 
-def lifecycles(trace):
-    """Every Peruse request starts with ACTIVATE and ends with COMPLETE or NOTIFY."""
+def lifecycles(trace, per_rank=False):
+    """Every Peruse request starts with ACTIVATE and ends with COMPLETE or NOTIFY. With
+    `per_rank`, a request's events are gathered from all threads of its rank in time order:
+    under MPI_THREAD_MULTIPLE, whichever thread drives the progress engine reports them."""
     failures = []
-    for key, events in trace.events.items():
+    streams = trace.events
+    if per_rank:
+        streams = collections.defaultdict(list)
+        for (rank, _), events in trace.events.items():
+            streams[(rank, "any")].extend(events)
+        for events in streams.values():
+            events.sort(key=lambda e: e.time)
+    for key, events in streams.items():
         by_request = collections.defaultdict(list)
         for e in events:
             if e.kind == "Peruse" and e.attrs["request"] != 0:
@@ -408,7 +417,39 @@ def check_file_io(trace, run):
     return f
 
 
+def check_comm_threads(trace, run):
+    """tests/apps/comm_threads.c: threads creating and freeing communicators while sending. Every
+    message is matched on the same communicator at both ends (a communicator unified with
+    another thread's would break the match), and the counts are exact."""
+    f = messages_match(trace) + lifecycles(trace, per_rank=True)
+    want = expected_values(run)
+    per_rank = want.get("sends_per_rank", 0)
+    for rank in (0, 1):
+        kinds = collections.Counter(e.kind for (r, _), events in trace.events.items()
+                                    for e in events if r == rank)
+        sends = kinds["MpiSend"] + kinds["MpiIsend"]
+        recvs = kinds["MpiRecv"] + kinds["MpiIrecv"]
+        if sends != per_rank or recvs != per_rank:
+            f.append(f"rank {rank}: {sends} sends and {recvs} receives, expected {per_rank} each")
+        threads = {t for (r, t) in trace.events if r == rank}
+        if len(threads) != want.get("threads", 0) + 1:
+            f.append(f"rank {rank}: {len(threads)} locations, expected the main thread and "
+                     f"{want.get('threads')} more")
+    # Each (thread, cycle) tag travels on exactly two communicators, the same at both ends.
+    comms_of_tag = collections.defaultdict(set)
+    for _, e in trace.of_kind("MpiSend") + trace.of_kind("MpiIsend"):
+        comms_of_tag[e.raw.msg_tag].add(e.raw.communicator.name)
+    for tag, comms in comms_of_tag.items():
+        if len(comms) != 2:
+            f.append(f"tag {tag}: sent on {len(comms)} communicators {sorted(comms)}, expected 2")
+    created = want.get("created_comms", 0)
+    if len(trace.comms) < created + 1:
+        f.append(f"{len(trace.comms)} communicators defined, expected at least {created + 1}")
+    return f
+
+
 CHECKS = {
+    "comm_threads": check_comm_threads,
     "late_sender": check_late_sender,
     "late_receiver": check_late_receiver,
     "late_wait": check_late_wait,

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -94,7 +95,9 @@ int recover_main(int argc, char** argv) {
   const std::string anchor = dir + "/traces.otf2";
   // The runtime removes the journal only once the archive is whole: an anchor next to a journal
   // belongs to an archive cut short (a full disk at MPI_Finalize), and is rewritten.
-  if (::stat(anchor.c_str(), &st) == 0 && ::stat(journal::directory(dir).c_str(), &st) != 0) {
+  const std::string recovered_mark = journal::directory(dir) + "/recovered";
+  if (::stat(anchor.c_str(), &st) == 0 && (::stat(journal::directory(dir).c_str(), &st) != 0 ||
+                                           ::stat(recovered_mark.c_str(), &st) == 0)) {
     fmt::print(stderr,
                "perusetrace recover: {} already holds a complete archive ({}): nothing "
                "to recover.\n",
@@ -208,6 +211,8 @@ int recover_main(int argc, char** argv) {
       fmt::print("rank {}: ignored an unreadable journal line: {}\n", r, p);
   }
   for (const std::string& why : unreadable) fmt::print(stderr, "perusetrace recover: {}\n", why);
+  // The archive is whole now: a second recover must say so, not rewrite it.
+  if (FILE* mark = std::fopen(recovered_mark.c_str(), "w")) std::fclose(mark);
   if (!quiet)
     fmt::print(
         "recovered {} records of {} ranks into {} ({} dropped as damaged); the journal in "

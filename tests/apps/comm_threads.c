@@ -1,0 +1,75 @@
+/* MPI_THREAD_MULTIPLE with threads that create and free communicators while others send.
+ * THREADS threads on each of 2 ranks; each has a duplicate of MPI_COMM_WORLD made up front (in
+ * thread order, so the collectives line up) and in each of CYCLES cycles duplicates and splits
+ * it, sends MESSAGES messages on each new communicator (blocking from rank 0 on the dup,
+ * nonblocking from rank 1 on the split; tag = thread * 1000 + cycle) and frees both. Rank 0
+ * prints what the trace must hold.   mpirun -np 2 comm_threads [THREADS] [CYCLES] [MESSAGES] */
+#include <mpi.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int rank, cycles, messages;
+static MPI_Comm base[64];
+
+static void check(int got, int want, const char* what) {
+  if (got != want) {
+    fprintf(stderr, "comm_threads: %s: got %d, expected %d\n", what, got, want);
+    MPI_Abort(MPI_COMM_WORLD, 3);
+  }
+}
+
+static void* work(void* arg) {
+  const int t = (int)(long)arg;
+  const int peer = 1 - rank;
+  for (int c = 0; c < cycles; ++c) {
+    const int tag = t * 1000 + c;
+    MPI_Comm dup, split;
+    MPI_Comm_dup(base[t], &dup);
+    MPI_Comm_split(base[t], 0, rank, &split);
+    for (int i = 0; i < messages; ++i) {
+      int value = tag + i, got = -1;
+      if (rank == 0) {
+        MPI_Send(&value, 1, MPI_INT, peer, tag, dup);
+        MPI_Recv(&got, 1, MPI_INT, peer, tag, split, MPI_STATUS_IGNORE);
+      } else {
+        MPI_Request requests[2];
+        MPI_Irecv(&got, 1, MPI_INT, peer, tag, dup, &requests[0]);
+        MPI_Waitall(1, requests, MPI_STATUSES_IGNORE);
+        MPI_Isend(&value, 1, MPI_INT, peer, tag, split, &requests[1]);
+        MPI_Wait(&requests[1], MPI_STATUS_IGNORE);
+      }
+      check(got, tag + i, "message value");
+    }
+    MPI_Comm_free(&split);
+    MPI_Comm_free(&dup);
+  }
+  return NULL;
+}
+
+int main(int argc, char** argv) {
+  int provided = 0, size = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int threads = argc > 1 ? atoi(argv[1]) : 8;
+  cycles = argc > 2 ? atoi(argv[2]) : 6;
+  messages = argc > 3 ? atoi(argv[3]) : 20;
+  if (provided != MPI_THREAD_MULTIPLE || size != 2 || threads < 1 || threads > 64) {
+    if (rank == 0) fprintf(stderr, "comm_threads: needs MPI_THREAD_MULTIPLE and 2 ranks\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  for (int t = 0; t < threads; ++t) MPI_Comm_dup(MPI_COMM_WORLD, &base[t]);
+  pthread_t pool[64];
+  for (long t = 0; t < threads; ++t) pthread_create(&pool[t], NULL, work, (void*)t);
+  for (int t = 0; t < threads; ++t) pthread_join(pool[t], NULL);
+  for (int t = 0; t < threads; ++t) MPI_Comm_free(&base[t]);
+  if (rank == 0) {
+    const int per_rank = threads * cycles * messages;
+    printf("expect threads %d\nexpect cycles %d\nexpect sends_per_rank %d\n"
+           "expect created_comms %d\n",
+           threads, cycles, per_rank, threads + 2 * threads * cycles);
+  }
+  MPI_Finalize();
+  return 0;
+}
