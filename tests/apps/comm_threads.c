@@ -66,9 +66,10 @@ int main(int argc, char** argv) {
   for (int t = 0; t < threads; ++t) MPI_Comm_free(&base[t]);
   if (rank == 0) {
     const int per_rank = threads * cycles * messages;
-    printf("expect threads %d\nexpect cycles %d\nexpect sends_per_rank %d\n"
-           "expect created_comms %d\n",
-           threads, cycles, per_rank, threads + 2 * threads * cycles);
+    printf(
+        "expect threads %d\nexpect cycles %d\nexpect sends_per_rank %d\n"
+        "expect created_comms %d\n",
+        threads, cycles, per_rank, threads + 2 * threads * cycles);
   }
   MPI_Finalize();
   return 0;
