@@ -59,7 +59,8 @@ template <std::size_t E>
 int on_event(peruse_event_h, MPI_Aint unique_id, peruse_comm_spec_t* spec, void* param) {
   if (g_state.load(std::memory_order_relaxed) != TraceState::On) return MPI_SUCCESS;
   constexpr auto event = static_cast<PeruseEvent>(E);
-  const auto* comm = static_cast<const CommEntry*>(param);
+  const CommEntry* comm = static_cast<const CommEntry*>(param)->acquire();
+  if (comm == nullptr) return MPI_SUCCESS;  // cannot happen: attached after it was published
   const auto address = static_cast<std::uintptr_t>(unique_id);
   const std::uint64_t bytes = bytes_of(spec);
 

@@ -62,6 +62,7 @@ const CommEntry* CommRegistry::add(MPI_Comm comm, const char* creator, std::uint
       length > 0 ? std::string(name) : "comm " + std::to_string(e->local_id) + " (" + creator + ")";
   journal::note_comm(info);  // before any record can name it
   infos_.push_back(std::move(info));
+  e->published.store(true, std::memory_order_release);
   if (Slot* s = table_.find(handle_key(comm), true)) s->entry.store(e, std::memory_order_release);
   return e;
 }

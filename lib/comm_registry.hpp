@@ -17,6 +17,12 @@
 namespace perusetrace {
 
 struct CommEntry {  // immutable once published
+  // Set last: a Peruse callback gets the entry through the MPI's own (to us invisible)
+  // synchronisation, so it acquires this before reading the rest.
+  std::atomic<bool> published{false};
+  const CommEntry* acquire() const noexcept {
+    return published.load(std::memory_order_acquire) ? this : nullptr;
+  }
   std::uint32_t local_id;
   std::vector<int> world;         // local rank -> world rank
   std::vector<int> remote_world;  // intercommunicators: remote rank -> world rank

@@ -70,9 +70,12 @@ void on_file_io_posted(const Call&, int rc, MPI_File fh, std::uint64_t io,
   }
   RequestSlot* slot = g_requests.find_or_claim(handle_key(*request));
   if (slot == nullptr) return;
-  slot->kind = RequestKind::FileIo;
-  slot->comm = handle;
-  slot->bytes = io;
+  slot->take();
+  RequestInfo info;
+  info.kind = RequestKind::FileIo;
+  info.comm = handle;
+  info.bytes = io;
+  slot->publish(info);
 }
 
 void on_file_split_begun(const Call&, int rc, MPI_File fh, std::uint64_t io) noexcept {

@@ -50,16 +50,9 @@ CommRef comm_ref(MPI_Comm comm) noexcept {
 // What a request's slot said when the completing call began. Once the MPI completes a request
 // it may hand the same address to another thread's new request, whose post rewrites the slot
 // before this thread reads it: the completion must describe the request it waited for.
-struct PendingRequest {
-  RequestKind kind;
-  std::uint64_t id;
-  std::uint32_t comm;
-  std::int32_t peer, peer_offset, tag;
-  std::uint64_t bytes;
-};
 struct CompletionScratch {
   std::uintptr_t keys[Completion::kCapacity];
-  PendingRequest pending[Completion::kCapacity];
+  RequestInfo pending[Completion::kCapacity];
   MPI_Status statuses[Completion::kCapacity];
 };
 thread_local CompletionScratch* t_scratch = nullptr;
@@ -93,29 +86,32 @@ void on_post(const Call&, int rc, std::uint64_t mark, RequestKind kind, int coun
   const CommRef c = comm_ref(comm);
   if (slot == nullptr || c.id == kCommUnknown) return;
   if (kind == RequestKind::Send &&
-      (slot->shared || slot->kind == RequestKind::Send || slot->kind == RequestKind::Recv)) {
+      (slot->shared.load(std::memory_order_relaxed) || !slot->claim())) {
     // The handle is still pending from an earlier post: a shared request that is complete
     // already. This send completes here, under an id of its own.
-    slot->shared = true;
+    slot->shared.store(true, std::memory_order_relaxed);
     if (peer == MPI_PROC_NULL) return;
     const std::uint64_t id = g_requests.activated_since(mark, 0);
     emit(Record{0, RecordKind::MpiIsend, 0, 0, c.id, c.rank(peer), tag, bytes(count, type), id, 0});
     emit(Record{0, RecordKind::MpiIsendComplete, 0, 0, 0, 0, 0, 0, id, 0});
     return;
   }
-  slot->kind = kind;
-  slot->comm = c.id;
-  slot->peer = peer;
-  slot->peer_offset = c.offset;
-  slot->tag = tag;
-  slot->bytes = bytes(count, type);
+  if (kind != RequestKind::Send) slot->take();  // only sends share handles
+  RequestInfo info;
+  info.kind = kind;
+  info.comm = c.id;
+  info.peer = peer;
+  info.peer_offset = c.offset;
+  info.tag = tag;
+  info.bytes = bytes(count, type);
   // Open MPI activates a persistent request once, here at init, not at each start: the
-  // request keeps this id for all its starts.
+  // request keeps this id for all its starts. The id is set before the slot is published.
   const std::uint64_t id = g_requests.activated_since(mark, key);
+  slot->publish(info);
   if (kind == RequestKind::PersistentSend || kind == RequestKind::PersistentRecv) return;
   if (peer == MPI_PROC_NULL) return;
   if (kind == RequestKind::Send) {
-    emit(Record{0, RecordKind::MpiIsend, 0, 0, c.id, c.rank(peer), tag, slot->bytes, id, 0});
+    emit(Record{0, RecordKind::MpiIsend, 0, 0, c.id, c.rank(peer), tag, info.bytes, id, 0});
   } else {
     emit(Record{0, RecordKind::MpiIrecvRequest, 0, 0, c.id, c.rank(peer), tag, 0, id, 0});
   }
@@ -128,14 +124,14 @@ void on_start(const Call&, int rc, int count, const MPI_Request* requests) noexc
     const std::uintptr_t key = request_key(requests[i]);
     RequestSlot* slot = g_requests.find_or_claim(key);
     if (slot == nullptr) continue;
-    const std::uint64_t id = slot->id.load(std::memory_order_acquire);
-    if (slot->peer == MPI_PROC_NULL) continue;
-    if (slot->kind == RequestKind::PersistentSend) {
-      emit(Record{0, RecordKind::MpiIsend, 0, 0, slot->comm, slot->peer + slot->peer_offset,
-                  slot->tag, slot->bytes, id, 0});
-    } else if (slot->kind == RequestKind::PersistentRecv) {
-      emit(Record{0, RecordKind::MpiIrecvRequest, 0, 0, slot->comm, slot->peer + slot->peer_offset,
-                  slot->tag, 0, id, 0});
+    const RequestInfo r = slot->read();
+    if (r.peer == MPI_PROC_NULL) continue;
+    if (r.kind == RequestKind::PersistentSend) {
+      emit(Record{0, RecordKind::MpiIsend, 0, 0, r.comm, r.peer + r.peer_offset, r.tag, r.bytes,
+                  r.id, 0});
+    } else if (r.kind == RequestKind::PersistentRecv) {
+      emit(Record{0, RecordKind::MpiIrecvRequest, 0, 0, r.comm, r.peer + r.peer_offset, r.tag, 0,
+                  r.id, 0});
     }
   }
 }
@@ -161,7 +157,7 @@ MPI_Comm message_comm(MPI_Message message) noexcept {
 void on_request_free(const Call&, MPI_Request request) noexcept {
   // A freed request completes unseen: forget it so its completion is never guessed.
   if (RequestSlot* slot = g_requests.find_or_claim(request_key(request)))
-    slot->kind = RequestKind::Unknown;
+    slot->kind.store(RequestKind::Unknown, std::memory_order_relaxed);
 }
 
 Completion::Completion(const Call& call, int count, const MPI_Request* requests) noexcept
@@ -171,15 +167,10 @@ Completion::Completion(const Call& call, int count, const MPI_Request* requests)
   count_ = count < kCapacity ? count : kCapacity;
   for (int i = 0; i < count_; ++i) {
     s->keys[i] = request_key(requests[i]);
-    PendingRequest& p = s->pending[i];
+    RequestInfo& p = s->pending[i];
     p.kind = RequestKind::Unknown;
     if (s->keys[i] == request_key(MPI_REQUEST_NULL)) continue;
-    const RequestSlot* slot = g_requests.find_or_claim(s->keys[i]);
-    if (slot == nullptr) continue;
-    p = {slot->kind,        slot->id.load(std::memory_order_acquire),
-         slot->comm,        slot->peer,
-         slot->peer_offset, slot->tag,
-         slot->bytes};
+    if (const RequestSlot* slot = g_requests.find_or_claim(s->keys[i])) p = slot->read();
   }
 }
 
@@ -192,18 +183,17 @@ void Completion::completed(int index, const MPI_Status* status) noexcept {
   if (index < 0 || index >= count_ || t_scratch == nullptr) return;
   const std::uintptr_t key = t_scratch->keys[index];
   if (key == request_key(MPI_REQUEST_NULL)) return;
-  const PendingRequest* slot = &t_scratch->pending[index];
+  const RequestInfo* slot = &t_scratch->pending[index];
   if (slot->kind == RequestKind::Unknown) return;
   const std::uint64_t id = slot->id;
   // Done: forget it, unless a new request at the same address has taken the slot meanwhile.
   // Already forgotten with the same id: a handle the MPI shares between requests (a send that
   // went out inline), completed once already. A persistent request stays for its next start.
   RequestSlot* live = g_requests.find_or_claim(key);
-  if (live != nullptr && live->id.load(std::memory_order_acquire) == id) {
-    if (live->kind == RequestKind::Unknown) return;
-    if (slot->kind != RequestKind::PersistentSend && slot->kind != RequestKind::PersistentRecv)
-      live->kind = RequestKind::Unknown;
-  }
+  if (live != nullptr && live->id.load(std::memory_order_acquire) == id &&
+      slot->kind != RequestKind::PersistentSend && slot->kind != RequestKind::PersistentRecv &&
+      !live->finish(slot->kind))
+    return;
   if (slot->kind == RequestKind::FileIo) {
     emit(Record{0, RecordKind::IoOperationComplete, 0, 0, slot->comm, 0, 0, status_bytes(status),
                 slot->bytes, 0});

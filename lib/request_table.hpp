@@ -40,22 +40,66 @@ enum class RequestKind : std::uint8_t {
   Recv,
   PersistentSend,
   PersistentRecv,
-  FileIo
+  FileIo,
+  Posting  // a thread is filling the slot in
 };
 
-struct RequestSlot {
-  std::atomic<std::uintptr_t> key{0};
-  std::atomic<std::uint64_t> id{0};
-  // Written by the thread that posts the request, read when it completes.
+// What the PMPI side knows of a request, copied in and out of its slot as a whole.
+struct RequestInfo {
   RequestKind kind = RequestKind::Unknown;
+  std::uint64_t id = 0;
   std::uint32_t comm = 0;
   std::int32_t peer = 0;         // as the program gave it
   std::int32_t peer_offset = 0;  // CommEntry::peer_offset of the communicator
   std::int32_t tag = 0;
   std::uint64_t bytes = 0;
+};
+
+// Written by the thread that posts the request, read by whichever thread completes it. The
+// fields are published by the release store of `kind` and read after its acquire load: the MPI
+// hands requests between threads through its own (to us invisible) synchronisation.
+struct RequestSlot {
+  std::atomic<std::uintptr_t> key{0};
+  std::atomic<std::uint64_t> id{0};
+  std::atomic<RequestKind> kind{RequestKind::Unknown};
+  std::atomic<std::uint32_t> comm{0};
+  std::atomic<std::int32_t> peer{0}, peer_offset{0}, tag{0};
+  std::atomic<std::uint64_t> bytes{0};
   // The MPI handed this same handle to several pending requests: a shared, already complete
   // request (Open MPI returns &ompi_request_empty for a send that went out inline).
-  bool shared = false;
+  std::atomic<bool> shared{false};
+
+  // Takes the slot for a new request; false if a pending request holds it (a shared handle).
+  bool claim() noexcept {
+    RequestKind expected = RequestKind::Unknown;
+    return kind.compare_exchange_strong(expected, RequestKind::Posting, std::memory_order_acquire);
+  }
+  // Takes the slot whatever holds it: the MPI has said this handle is a new request.
+  void take() noexcept { kind.store(RequestKind::Posting, std::memory_order_relaxed); }
+  void publish(const RequestInfo& r) noexcept {
+    comm.store(r.comm, std::memory_order_relaxed);
+    peer.store(r.peer, std::memory_order_relaxed);
+    peer_offset.store(r.peer_offset, std::memory_order_relaxed);
+    tag.store(r.tag, std::memory_order_relaxed);
+    bytes.store(r.bytes, std::memory_order_relaxed);
+    kind.store(r.kind, std::memory_order_release);
+  }
+  RequestInfo read() const noexcept {
+    RequestInfo r;
+    r.kind = kind.load(std::memory_order_acquire);
+    if (r.kind == RequestKind::Posting) r.kind = RequestKind::Unknown;
+    r.id = id.load(std::memory_order_acquire);
+    r.comm = comm.load(std::memory_order_relaxed);
+    r.peer = peer.load(std::memory_order_relaxed);
+    r.peer_offset = peer_offset.load(std::memory_order_relaxed);
+    r.tag = tag.load(std::memory_order_relaxed);
+    r.bytes = bytes.load(std::memory_order_relaxed);
+    return r;
+  }
+  // The request described by `was` is done: forget it, once. False if it was forgotten already.
+  bool finish(RequestKind was) noexcept {
+    return kind.compare_exchange_strong(was, RequestKind::Unknown, std::memory_order_acq_rel);
+  }
 };
 
 class RequestTable {

@@ -1,0 +1,90 @@
+#!/usr/bin/python3
+"""ThreadSanitizer on perusetrace's own code: the library built with -fsanitize=thread in a
+build directory of its own, preloaded into the 8-thread communicator test (also instrumented)
+under the Peruse Open MPI, which is not instrumented. Open MPI's internals race as far as TSan
+can tell (it cannot see their atomics), so a report counts against us only when one of its
+racing accesses, or a lock it names, is in libperusetrace.
+
+    tsan_test.py SOURCE_DIR BUILD_ROOT MPI_PREFIX [RUNS]
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mpi_launch  # noqa: E402
+
+LIBTSAN = "/usr/lib/x86_64-linux-gnu/libtsan.so.2"
+ACCESS = re.compile(r"^  (Read|Write|Atomic read|Atomic write|Previous read|Previous write|"
+                    r"Previous atomic read|Previous atomic write|Mutex) .*$")
+
+
+def first_frame_ours(lines, start):
+    """Whether the first frame after line `start` outside TSan's runtime is in perusetrace."""
+    for line in lines[start + 1:start + 12]:
+        if not line.strip().startswith("#"):
+            return False
+        if "libtsan.so" not in line:
+            return "libperusetrace.so" in line
+    return False
+
+
+def own_reports(stderr):
+    """The reports with a racing access, or a lock taken, in perusetrace's own code (the first
+    frame outside TSan's runtime after the access or after pthread_mutex_lock)."""
+    own, total = [], 0
+    for report in stderr.split("==================\n"):
+        if "WARNING: ThreadSanitizer" not in report:
+            continue
+        total += 1
+        lines = report.splitlines()
+        starts = [i for i, l in enumerate(lines) if ACCESS.match(l)]
+        starts += [i - 1 for i, l in enumerate(lines) if "#0 pthread_mutex_lock" in l]
+        if any(first_frame_ours(lines, i) for i in starts):
+            own.append(report)
+    return own, total
+
+
+def main():
+    source, build_root, prefix = sys.argv[1:4]
+    runs = int(sys.argv[4]) if len(sys.argv) > 4 else 3
+    if not os.path.exists(LIBTSAN):
+        sys.exit(f"{LIBTSAN} is missing: apt-get install libtsan2 (tools/setup does)")
+    build = os.path.join(build_root, "tsan")
+    if not os.path.exists(os.path.join(build, "build.ninja")):
+        subprocess.run(["meson", "setup", build, source, f"-Dmpi_prefix={prefix}",
+                        "-Db_sanitize=thread", "-Dbuildtype=debugoptimized"], check=True,
+                       stdout=subprocess.DEVNULL)
+    subprocess.run(["ninja", "-C", build, "lib/libperusetrace.so", "tests/comm_threads"],
+                   check=True, stdout=subprocess.DEVNULL)
+    library = os.path.join(build, "lib", "libperusetrace.so")
+    failures = []
+    with tempfile.TemporaryDirectory(prefix="perusetrace-tsan-") as work:
+        for run in range(runs):
+            out = os.path.join(work, f"trace-{run}")
+            env = {"MPITRACE_PERUSE_EVENTS": "all", "MPITRACE_OUTPUT": out,
+                   "TSAN_OPTIONS": "exitcode=0 report_signal_unsafe=0 history_size=4"}
+            cmd = mpi_launch.command(os.path.join(prefix, "bin", "mpirun"), 2, env,
+                                     f"{LIBTSAN}:{library}")
+            done = subprocess.run(cmd + [os.path.join(build, "tests", "comm_threads"), "8", "6",
+                                         "20"], env=mpi_launch.launcher_env(),
+                                  capture_output=True, text=True, timeout=300)
+            own, total = own_reports(done.stderr)
+            print(f"run {run + 1}: {total} ThreadSanitizer reports, {len(own)} in perusetrace")
+            if done.returncode != 0 or "expect sends_per_rank" not in done.stdout:
+                failures.append(f"run {run + 1}: the program failed (exit {done.returncode}):\n"
+                                f"{done.stderr[-2000:]}")
+            if not os.path.exists(os.path.join(out, "traces.otf2")):
+                failures.append(f"run {run + 1}: no trace written")
+            for report in own[:3]:
+                failures.append(f"run {run + 1}: a race in perusetrace:\n{report}")
+    if failures:
+        print("\n".join(failures), file=sys.stderr)
+        sys.exit(1)
+    print("ThreadSanitizer: nothing in perusetrace's own code")
+
+
+if __name__ == "__main__":
+    main()
