@@ -490,14 +490,20 @@ void ArchiveReader::read_events(EventSink& sink,
         fmt::format("{}: the event files cannot be opened ({}). The archive is "
                     "incomplete; trace the program again.",
                     anchor_, g_last_otf2_error));
+  // perusetrace writes them for every location: without them its communicator ids, and so
+  // every message's partners, would be read as something else.
   for (const LocationDef& l : defs_.locations) {
-    if (have_defs) {
-      if (OTF2_DefReader* d = OTF2_Reader_GetDefReader(s.reader, l.id)) {
-        std::uint64_t read = 0;
-        OTF2_Reader_ReadAllLocalDefinitions(s.reader, d, &read);
-        OTF2_Reader_CloseDefReader(s.reader, d);
-      }
-    }
+    OTF2_DefReader* d = have_defs ? OTF2_Reader_GetDefReader(s.reader, l.id) : nullptr;
+    std::uint64_t read = 0;
+    const OTF2_ErrorCode rc =
+        d != nullptr ? OTF2_Reader_ReadAllLocalDefinitions(s.reader, d, &read) : OTF2_ERROR_INVALID;
+    if (d != nullptr) OTF2_Reader_CloseDefReader(s.reader, d);
+    if (rc != OTF2_SUCCESS || read == 0)
+      throw ArchiveError(fmt::format(
+          "{}: the local definitions of {} (traces/{}.def) are missing or damaged{}; they map "
+          "its communicators, so its messages cannot be read. The archive is damaged; trace the "
+          "program again.",
+          anchor_, l.name, l.id, rc != OTF2_SUCCESS ? " (" + g_last_otf2_error + ")" : ""));
     OTF2_Reader_GetEvtReader(s.reader, l.id);
   }
   if (have_defs) OTF2_Reader_CloseDefFiles(s.reader);
@@ -540,6 +546,11 @@ void ArchiveReader::read_events(EventSink& sink,
   OTF2_GlobalEvtReaderCallbacks_Delete(ec);
   OTF2_Reader_CloseGlobalEvtReader(s.reader, events);
   OTF2_Reader_CloseEvtFiles(s.reader);
+  if (total != defs_.total_events)
+    throw ArchiveError(fmt::format(
+        "{}: {} events could be read where the definitions promise {}: an event file is cut "
+        "short or damaged. Trace the program again.",
+        anchor_, total, defs_.total_events));
 }
 
 }  // namespace perusetrace::archive
