@@ -5,7 +5,12 @@
 
 #include <fmt/core.h>
 #include <otf2/otf2.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdarg>
@@ -72,6 +77,11 @@ RegionRole role_of(OTF2_RegionRole r) {
 }  // namespace
 
 struct ArchiveReader::Impl {
+  // Closed here, not in ~ArchiveReader: a constructor that throws after opening never gets
+  // to run the destructor of the object it was building (found by the fuzzer, as a leak).
+  ~Impl() {
+    if (reader != nullptr) OTF2_Reader_Close(reader);
+  }
   OTF2_Reader* reader = nullptr;
   Definitions* defs = nullptr;
   EventSink* sink = nullptr;
@@ -318,6 +328,46 @@ OTF2_CallbackCode on_metric(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_
 
 }  // namespace
 
+namespace {
+
+// OTF2 trusts the counts in an anchor file: a damaged one can make it allocate gigabytes or loop
+// for minutes (found by the fuzzer). An intact anchor is a few hundred bytes and opens in
+// milliseconds, so a child process opens it first, within a time and (where the sanitizers
+// allow) a memory limit.
+enum class AnchorCheck { Opens, DoesNotOpen, Damaged };
+AnchorCheck check_anchor(const std::string& anchor) {
+  const pid_t child = ::fork();
+  if (child < 0) return AnchorCheck::Opens;  // cannot check: the real open will tell
+  if (child == 0) {
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+    const rlimit memory{1ul << 30, 1ul << 30};
+    ::setrlimit(RLIMIT_AS, &memory);
+#endif
+    OTF2_Error_RegisterCallback(quiet_errors, nullptr);
+    OTF2_Reader* reader = OTF2_Reader_Open(anchor.c_str());
+    if (reader == nullptr) ::_exit(3);
+    OTF2_Reader_Close(reader);
+    ::_exit(0);
+  }
+  const timespec step{0, 2'000'000};
+  for (int waited = 0; waited < 2500; ++waited) {  // 5 s
+    int status = 0;
+    const pid_t done = ::waitpid(child, &status, WNOHANG);
+    if (done == child) {
+      if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return AnchorCheck::Opens;
+      if (WIFEXITED(status) && WEXITSTATUS(status) == 3) return AnchorCheck::DoesNotOpen;
+      return AnchorCheck::Damaged;  // killed (out of memory) or ended otherwise
+    }
+    if (done < 0) return AnchorCheck::Opens;
+    ::nanosleep(&step, nullptr);
+  }
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  return AnchorCheck::Damaged;
+}
+
+}  // namespace
+
 ArchiveReader::ArchiveReader(const std::string& path) : impl_(std::make_unique<Impl>()) {
   impl_->defs = &defs_;
   if (!exists(path))
@@ -343,6 +393,12 @@ ArchiveReader::ArchiveReader(const std::string& path) : impl_(std::make_unique<I
                     anchor_, what, g_last_otf2_error.empty() ? "" : ": " + g_last_otf2_error));
   };
   Impl& s = *impl_;
+  const AnchorCheck check = check_anchor(anchor_);
+  if (check == AnchorCheck::DoesNotOpen) fail("OTF2 cannot open it");
+  if (check == AnchorCheck::Damaged) {
+    g_last_otf2_error.clear();
+    fail("its anchor file is damaged: OTF2 could not read it within 5 s and 1 GiB");
+  }
   s.reader = OTF2_Reader_Open(anchor_.c_str());
   if (s.reader == nullptr) fail("OTF2 cannot open it");
   if (OTF2_Reader_SetSerialCollectiveCallbacks(s.reader) != OTF2_SUCCESS)
@@ -474,9 +530,7 @@ ArchiveReader::ArchiveReader(const std::string& path) : impl_(std::make_unique<I
   s.strings.clear();
 }
 
-ArchiveReader::~ArchiveReader() {
-  if (impl_ && impl_->reader) OTF2_Reader_Close(impl_->reader);
-}
+ArchiveReader::~ArchiveReader() = default;
 
 void ArchiveReader::read_events(EventSink& sink,
                                 const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
