@@ -180,8 +180,8 @@ void write_comms(OTF2_GlobalDefWriter* w, Strings& str, int size,
   }
   for (std::size_t i = 0; i < comms.size(); ++i) {
     OTF2_GlobalDefWriter_WriteComm(w, static_cast<OTF2_CommRef>(i), str(comms[i].name),
-                                   static_cast<OTF2_GroupRef>(i + 1), OTF2_UNDEFINED_COMM,
-                                   OTF2_COMM_FLAG_NONE);
+                                   static_cast<OTF2_GroupRef>(i + 1),
+                                   static_cast<OTF2_CommRef>(comms[i].parent), OTF2_COMM_FLAG_NONE);
   }
 }
 

@@ -65,6 +65,7 @@ struct UnifiedComm {
   std::vector<int> remote_world_ranks;
   bool inter = false;
   bool self = false;
+  std::uint64_t parent = OTF2_UNDEFINED_COMM;  // global id of the communicator it was made from
 };
 struct UnifiedHandle {  // one MPI-IO file handle of one rank
   std::string name;

@@ -168,6 +168,7 @@ Unified unify_all(const std::vector<RankInput>& inputs) {
       const std::size_t occurrence = seen[key]++;
       if (occurrence == by_occurrence.size()) {
         by_occurrence.push_back(u.comms.size());
+        if (parent != kNoParentId) c.parent = parent;
         if (c.inter) {  // one group: the lower one first (CommEntry::peer_offset agrees)
           c.world_ranks = key.first;
           c.world_ranks.insert(c.world_ranks.end(), key.second.begin(), key.second.end());
