@@ -418,33 +418,177 @@ def check_file_io(trace, run):
 
 
 def check_comm_threads(trace, run):
-    """tests/apps/comm_threads.c: threads creating and freeing communicators while sending. Every
-    message is matched on the same communicator at both ends (a communicator unified with
-    another thread's would break the match), and the counts are exact."""
-    f = messages_match(trace) + lifecycles(trace, per_rank=True)
+    """tests/apps/comm_threads.c: THREADS threads per rank, each with its own duplicate of
+    MPI_COMM_WORLD (its base) that in each of CYCLES cycles it duplicates and splits, sending
+    MESSAGES messages on each child (rank 0 -> 1 blocking on the dup, 1 -> 0 nonblocking on the
+    split, tag thread * 1000 + cycle). The ground truth follows from those three numbers: exact
+    message counts per thread, one definition per communicator created, every message on the
+    same communicator at both ends (one unified with another thread's would break that), and
+    Peruse's view of every receive."""
     want = expected_values(run)
-    per_rank = want.get("sends_per_rank", 0)
+    threads, cycles, messages = (want.get(k, 0) for k in ("threads", "cycles", "messages"))
+    if not threads or not cycles or not messages:
+        return ["comm_threads printed no 'expect threads/cycles/messages' lines"]
+    f = messages_match(trace) + lifecycles(trace, per_rank=True)
+    per_thread = cycles * messages
+    # Per thread: the PMPI records of a call are the calling thread's. Rank 0 sends and
+    # receives blocking; rank 1 posts, then completes, each of its receives and sends.
+    own = {0: {"MpiSend": per_thread, "MpiRecv": per_thread},
+           1: {"MpiIrecvRequest": per_thread, "MpiIrecv": per_thread, "MpiIsend": per_thread}}
+    message_kinds = ("MpiSend", "MpiRecv", "MpiIsend", "MpiIrecvRequest", "MpiIrecv")
     for rank in (0, 1):
-        kinds = collections.Counter(e.kind for (r, _), events in trace.events.items()
-                                    for e in events if r == rank)
-        sends = kinds["MpiSend"] + kinds["MpiIsend"]
-        recvs = kinds["MpiRecv"] + kinds["MpiIrecv"]
-        if sends != per_rank or recvs != per_rank:
-            f.append(f"rank {rank}: {sends} sends and {recvs} receives, expected {per_rank} each")
-        threads = {t for (r, t) in trace.events if r == rank}
-        if len(threads) != want.get("threads", 0) + 1:
-            f.append(f"rank {rank}: {len(threads)} locations, expected the main thread and "
-                     f"{want.get('threads')} more")
-    # Each (thread, cycle) tag travels on exactly two communicators, the same at both ends.
-    comms_of_tag = collections.defaultdict(set)
-    for _, e in trace.of_kind("MpiSend") + trace.of_kind("MpiIsend"):
-        comms_of_tag[e.raw.msg_tag].add(e.raw.communicator.name)
-    for tag, comms in comms_of_tag.items():
-        if len(comms) != 2:
-            f.append(f"tag {tag}: sent on {len(comms)} communicators {sorted(comms)}, expected 2")
-    created = want.get("created_comms", 0)
-    if len(trace.comms) < created + 1:
-        f.append(f"{len(trace.comms)} communicators defined, expected at least {created + 1}")
+        locations = {t: collections.Counter(e.kind for e in events)
+                     for (r, t), events in trace.events.items() if r == rank}
+        if len(locations) != threads + 1:
+            f.append(f"rank {rank}: {len(locations)} locations, expected the main thread and "
+                     f"{threads} more")
+        workers = [k for k in locations.values() if any(k[m] for m in message_kinds)]
+        if len(workers) != threads:
+            f.append(f"rank {rank}: {len(workers)} locations record messages, expected {threads}")
+        for k in workers:
+            got = {m: k[m] for m in message_kinds if k[m]}
+            if got != own[rank]:
+                f.append(f"rank {rank}: a thread recorded {got}, expected {own[rank]}")
+        # Open MPI hands every send that leaves at once the same request (ompi_request_empty),
+        # so whichever thread waits on it may record a completion: count those per rank.
+        completions = sum(k["MpiIsendComplete"] for k in locations.values())
+        if completions != (threads * per_thread if rank == 1 else 0):
+            f.append(f"rank {rank}: {completions} MpiIsendComplete, expected "
+                     f"{threads * per_thread if rank == 1 else 0}")
+    f += request_ids_pair_up(trace)
+    f += comm_threads_comms(trace, threads, cycles, messages)
+    f += comm_threads_peruse(trace, threads * per_thread)
+    return f
+
+
+def request_ids_pair_up(trace):
+    """Each posted receive completes once, on its own thread; each send request once, on its
+    rank. A request id shared by two requests, or a completion lost, shows here."""
+    f = []
+    for rank in (0, 1):
+        events = [(t, e) for (r, t), es in trace.events.items() if r == rank for e in es]
+        posted = collections.Counter((t, e.raw.request_id) for t, e in events
+                                     if e.kind == "MpiIrecvRequest")
+        done = collections.Counter((t, e.raw.request_id) for t, e in events if e.kind == "MpiIrecv")
+        if posted != done or any(n != 1 for n in posted.values()):
+            f.append(f"rank {rank}: {len(posted)} receive requests posted and {len(done)} "
+                     f"completed do not pair up one to one: "
+                     f"{list((posted - done).items())[:3]} {list((done - posted).items())[:3]}")
+        sent = collections.Counter(e.raw.request_id for _, e in events if e.kind == "MpiIsend")
+        sent_done = collections.Counter(e.raw.request_id for _, e in events
+                                        if e.kind == "MpiIsendComplete")
+        if sent != sent_done or any(n != 1 for n in sent.values()):
+            f.append(f"rank {rank}: {sum(sent.values())} MpiIsend and {sum(sent_done.values())} "
+                     f"MpiIsendComplete do not pair up one to one by request id: "
+                     f"{list((sent - sent_done).items())[:3]} "
+                     f"{list((sent_done - sent).items())[:3]}")
+    return f
+
+
+def comm_threads_comms(trace, threads, cycles, messages):
+    """One definition per communicator the program created, each a child of the base of the
+    thread that created it, and every message of a (thread, cycle) tag on that thread's two
+    children of that cycle: rank 0 -> 1 on one, 1 -> 0 on the other, the same at both ends."""
+    f = []
+    ref = lambda comm: comm._ref
+    comms = {c._ref: c for c in trace.comms}
+    world = [c for c in trace.comms if c.name == "MPI_COMM_WORLD"]
+    user = [c for c in trace.comms if c.name not in ("MPI_COMM_WORLD", "MPI_COMM_SELF")]
+    if len(user) != threads + 2 * threads * cycles:
+        f.append(f"{len(user)} user communicators defined, the program created "
+                 f"{threads + 2 * threads * cycles}")
+    for c in user:
+        members = sorted(rank_of(l) for l in c.group.members)
+        if members != [0, 1]:
+            f.append(f"communicator '{c.name}' has members {members}, expected ranks 0 and 1")
+    bases = [c for c in user if world and c.parent is not None and c.parent._ref == world[0]._ref]
+    if len(bases) != threads:
+        f.append(f"{len(bases)} communicators made from MPI_COMM_WORLD, expected {threads}")
+    base_refs = {b._ref for b in bases}
+    children = collections.Counter(c.parent._ref for c in user if c.parent is not None
+                                   and c._ref not in base_refs)
+    if set(children) != base_refs or \
+            any(n != 2 * cycles for n in children.values()):
+        f.append(f"children per base communicator {dict(children)}, expected {2 * cycles} of "
+                 f"each of the {threads} bases")
+    # (tag, direction) -> {comm ref: messages} for every send and every receive.
+    sends, recvs = collections.defaultdict(collections.Counter), \
+        collections.defaultdict(collections.Counter)
+    undefined = 0
+    for (rank, _), events in trace.events.items():
+        for e in events:
+            kind = e.kind
+            if kind not in ("MpiSend", "MpiIsend", "MpiRecv", "MpiIrecv"):
+                continue
+            comm = e.raw.communicator
+            if comm is None or ref(comm) not in comms:
+                undefined += 1
+                continue
+            send = kind in ("MpiSend", "MpiIsend")
+            direction = (rank, 1 - rank) if send else (1 - rank, rank)
+            (sends if send else recvs)[(e.raw.msg_tag, direction)][ref(comm)] += 1
+    if undefined:
+        f.append(f"{undefined} messages on a communicator the definitions do not hold")
+    expected_tags = {t * 1000 + c for t in range(threads) for c in range(cycles)}
+    for side, table in (("sent", sends), ("received", recvs)):
+        tags = {tag for tag, _ in table}
+        if tags != expected_tags:
+            f.append(f"tags {side}: {len(tags)}, expected {len(expected_tags)} "
+                     f"(extra {sorted(tags - expected_tags)[:5]}, "
+                     f"missing {sorted(expected_tags - tags)[:5]})")
+    used = collections.Counter()
+    for tag in expected_tags:
+        thread = tag // 1000
+        pair = []
+        for direction in ((0, 1), (1, 0)):
+            s, r = sends.get((tag, direction), {}), recvs.get((tag, direction), {})
+            if len(s) != 1 or s != r or sum(s.values()) != messages:
+                f.append(f"tag {tag} {direction[0]}->{direction[1]}: sent on "
+                         f"{ {comms[c].name: n for c, n in s.items()} }, received on "
+                         f"{ {comms[c].name: n for c, n in r.items()} }, expected all {messages} "
+                         "on one communicator at both ends")
+                continue
+            comm = comms[next(iter(s))]
+            pair.append(comm._ref)
+            used[comm._ref] += 1
+            if comm.parent is None or bases[thread:thread + 1] and \
+                    comm.parent._ref != bases[thread]._ref:
+                f.append(f"tag {tag}: on '{comm.name}', not a child of thread {thread}'s base "
+                         "communicator")
+        if len(pair) == 2 and pair[0] == pair[1]:
+            f.append(f"tag {tag}: both directions on one communicator, expected the dup and the "
+                     "split")
+    reused = [comms[c].name for c, n in used.items() if n != 1]
+    if reused:
+        f.append(f"communicators carrying more than one (tag, direction): {reused[:5]}")
+    return f
+
+
+def comm_threads_peruse(trace, receives_per_rank):
+    """Peruse sees each program message arrive once and each receive request run its course,
+    on the communicator the PMPI records name. The program sends on its own communicators
+    only: what else shows is the MPI's and the tracer's own traffic (collectives' negative
+    tags, the clock pings in MPI_Finalize on MPI_COMM_WORLD)."""
+    f = []
+    predefined = {c._ref for c in trace.comms if c.name in ("MPI_COMM_WORLD", "MPI_COMM_SELF")}
+    for rank in (0, 1):
+        peruse = [e for (r, _), es in trace.events.items() if r == rank for e in es
+                  if e.kind == "Peruse" and e.attrs["tag"] >= 0
+                  and e.attrs["comm"]._ref not in predefined]
+        counts = collections.Counter((e.name, e.attrs["operation"]) for e in peruse)
+        for name, operation in (("MSG_ARRIVED", 1), ("REQ_ACTIVATE", 1), ("REQ_COMPLETE", 1)):
+            if counts[(name, operation)] != receives_per_rank:
+                f.append(f"rank {rank}: {counts[(name, operation)]} Peruse {name} of program "
+                         f"messages, expected {receives_per_rank}")
+        pmpi = {(e.raw.msg_tag, e.raw.communicator._ref)
+                for (r, _), es in trace.events.items() if r == rank for e in es
+                if e.kind in ("MpiRecv", "MpiIrecv") and e.raw.communicator is not None}
+        seen = {(e.attrs["tag"], e.attrs["comm"]._ref) for e in peruse
+                if e.name == "REQ_COMPLETE" and e.attrs["operation"] == 1}
+        if seen != pmpi:
+            f.append(f"rank {rank}: Peruse completes receives on {len(seen)} (tag, communicator) "
+                     f"pairs, the PMPI records on {len(pmpi)}; differing: "
+                     f"{sorted(seen ^ pmpi)[:5]}")
     return f
 
 
