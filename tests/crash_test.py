@@ -99,6 +99,33 @@ def check(c, mode, ended, kill=None, exact=(True, True)):
     print(recovered.stdout)
 
 
+def check_comm_threads(c):
+    """8 threads per rank creating and freeing communicators while they send, then exit()
+    without MPI_Finalize: the journal's communicators (with their parents) and messages make
+    the same archive the in-memory path does, held to the same ground truth."""
+    out = os.path.join(c.work, "comm-threads")
+    ranks = {"MPITRACE_OUTPUT": out, "MPITRACE_BUFFER_SIZE": BUFFER,
+             "MPITRACE_PERUSE_EVENTS": "all"}
+    args = mpi_launch.command(c.mpirun, 2, ranks, c.library) + [
+        os.path.join(c.build, "tests", "comm_threads"), "8", "6", "20", "exit"]
+    run = subprocess.run(args, env=mpi_launch.launcher_env(), cwd=c.work, capture_output=True,
+                         text=True, timeout=300)
+    expect(run.returncode != 0, "mpirun reported success for ranks that never finalized", run)
+    recovered = launcher(c, "recover", out)
+    expect(recovered.returncode == 0, f"recover failed (exit {recovered.returncode})", recovered)
+    for rank in (0, 1):
+        expect(f"rank {rank}: exit() without MPI_Finalize" in recovered.stdout,
+               f"rank {rank} not said to have exited without MPI_Finalize", recovered)
+    anchor = os.path.join(out, "traces.otf2")
+    printed = subprocess.run(["otf2-print", anchor], capture_output=True, text=True)
+    expect(printed.returncode == 0 and not printed.stderr.strip(),
+           f"otf2-print rejects the recovered archive: {printed.stderr[:2000]}")
+    failures = trace_checks.check_comm_threads(trace_checks.load(anchor), run)
+    expect(not failures, "the recovered archive fails the comm_threads check:\n  " +
+           "\n  ".join(failures[:10]))
+    print(recovered.stdout)
+
+
 KILLED = "killed by signal 15 (Terminated)"  # what mpirun does to the ranks left
 CASES = {
     "mpi_abort": lambda c: check(c, "mpi-abort", [KILLED, "MPI_Abort with error code 3"]),
@@ -108,6 +135,7 @@ CASES = {
     "sigterm": lambda c: check(c, "wait", [KILLED, KILLED], kill=signal.SIGTERM),
     "sigkill": lambda c: check(c, "wait", [KILLED, "no word from the rank"], kill=signal.SIGKILL,
                                exact=(True, False)),
+    "comm_threads_exit": check_comm_threads,
 }
 
 

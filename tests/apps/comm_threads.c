@@ -4,12 +4,14 @@
  * it, sends MESSAGES messages on each new communicator (blocking from rank 0 on the dup,
  * nonblocking from rank 1 on the split; tag = thread * 1000 + cycle) and frees both. Rank 0
  * prints the parameters; the trace's ground truth follows from them (tests/trace_checks.py).
- * Exits 77 (a skipped test) when the MPI cannot give MPI_THREAD_MULTIPLE.
- *     mpirun -np 2 comm_threads [THREADS] [CYCLES] [MESSAGES] */
+ * Exits 77 (a skipped test) when the MPI cannot give MPI_THREAD_MULTIPLE. With "exit" it ends
+ * with exit() instead of MPI_Finalize, leaving the trace to `perusetrace recover`.
+ *     mpirun -np 2 comm_threads [THREADS] [CYCLES] [MESSAGES] [exit] */
 #include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 enum { kMaxThreads = 64, kSkip = 77 };
 
@@ -82,6 +84,11 @@ int main(int argc, char** argv) {
   for (int t = 0; t < threads; ++t) MPI_Comm_free(&base[t]);
   if (rank == 0)
     printf("expect threads %d\nexpect cycles %d\nexpect messages %d\n", threads, cycles, messages);
+  if (argc > 4 && strcmp(argv[4], "exit") == 0) {
+    fflush(stdout);
+    MPI_Barrier(MPI_COMM_WORLD);  // both ranks done: neither dies while the other still needs it
+    exit(0);
+  }
   MPI_Finalize();
   return 0;
 }
