@@ -73,7 +73,7 @@ def main():
                                   capture_output=True, text=True, timeout=300)
             own, total = own_reports(done.stderr)
             print(f"run {run + 1}: {total} ThreadSanitizer reports, {len(own)} in perusetrace")
-            if done.returncode != 0 or "expect sends_per_rank" not in done.stdout:
+            if done.returncode != 0 or "expect messages" not in done.stdout:
                 failures.append(f"run {run + 1}: the program failed (exit {done.returncode}):\n"
                                 f"{done.stderr[-2000:]}")
             if not os.path.exists(os.path.join(out, "traces.otf2")):
