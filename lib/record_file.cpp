@@ -26,7 +26,6 @@ bool RecordFile::open(const std::string& path, std::string& error) {
 }
 
 bool RecordFile::valid(const Record& r) {
-  if (r.time < last_ticks_) return false;
   switch (r.kind) {
     case RecordKind::Enter:
       if (r.region >= region_count_ || depth_ == kMaxDepth) return false;
@@ -62,10 +61,13 @@ std::size_t RecordFile::read(Record* out, std::size_t capacity) {
     const std::size_t base = n, whole = got / sizeof(Record);
     for (std::size_t i = 0; i < whole; ++i) {
       Record r = out[base + i];
-      if (valid(r)) {
-        last_ticks_ = r.time;
-        r.time = scale_.to_ns(r.time);
-        counts_.last_time = r.time;
+      // Order is checked on the ns the writer gets: a damaged time far from the clock's points
+      // can convert to an earlier ns than a smaller tick count does, and OTF2 refuses an event
+      // earlier than the one before it (and with it the rest of the archive).
+      const std::uint64_t ns = scale_.to_ns(r.time);
+      if (ns >= counts_.last_time && valid(r)) {
+        r.time = ns;
+        counts_.last_time = ns;
         out[n++] = r;
         ++counts_.kept;
       } else {

@@ -47,7 +47,6 @@ class RecordFile {
   std::uint16_t open_regions_[kMaxDepth];
   int depth_ = 0;
   Counts counts_;
-  std::uint64_t last_ticks_ = 0;
   TickScale scale_;
 };
 

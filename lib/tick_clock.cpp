@@ -75,7 +75,10 @@ TickPoint tick_point() noexcept {
 
 TickScale tick_scale(TickPoint first, TickPoint last) noexcept {
   TickScale s;
-  if (last.ticks > first.ticks && last.ns > first.ns) {
+  // TickScale works on signed 64-bit spans: farther apart (a damaged journal) is no scale.
+  constexpr std::uint64_t kMaxSpan = std::uint64_t{1} << 62;
+  if (last.ticks > first.ticks && last.ns > first.ns && last.ticks - first.ticks < kMaxSpan &&
+      last.ns - first.ns < kMaxSpan) {
     s.a = first;
     s.b = last;
   }

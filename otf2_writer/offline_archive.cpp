@@ -28,7 +28,7 @@ bool write_archive_offline(const ArchiveSpec& spec, const std::vector<OfflineRan
 
   std::vector<RankInput> inputs(ranks.size());
   constexpr std::size_t kBlock = 1 << 14;
-  auto block = std::make_unique<Record[]>(kBlock);
+  auto block = std::make_unique_for_overwrite<Record[]>(kBlock);  // filled by `read` before use
   for (std::size_t r = 0; r < ranks.size(); ++r) {
     const ProcessInfo& p = ranks[r].process;
     inputs[r].report.host = p.host;
