@@ -2,12 +2,19 @@
 // by `perusetrace recover`, which reads it. See lib/journal.hpp for what the journal is.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace perusetrace::journal {
 
 // Written in the first line of every rank's definitions file; a reader refuses other versions.
 inline constexpr int kFormatVersion = 3;
+
+// Threads of a process that get a records file (and an OTF2 location); later ones are not traced.
+inline constexpr std::uint32_t kMaxThreads = 1024;
+// Local communicator and file ids count up from 0 in a process; a reader takes a larger one for
+// damage rather than size tables by it.
+inline constexpr std::uint32_t kMaxLocalIds = 1u << 24;
 
 inline std::string directory(const std::string& trace_dir) {
   return trace_dir + "/journal";

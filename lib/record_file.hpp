@@ -21,6 +21,7 @@ class RecordFile {
     std::uint64_t dropped = 0;         // not a record this build writes, or out of order
     std::uint64_t closed_regions = 0;  // Leaves added at the end
     std::uint64_t torn_bytes = 0;      // a partial record at the end of the file
+    std::uint64_t first_time = 0;      // ns, of the first record kept
     std::uint64_t last_time = 0;       // ns
   };
 
@@ -33,6 +34,8 @@ class RecordFile {
   bool open(const std::string& path, std::string& error);
   // Records hold ticks of the rank's clock; what read() returns holds ns.
   void set_scale(const TickScale& scale) { scale_ = scale; }
+  // Records later than this (ns) are damaged: the rank noted a clock point after its last one.
+  void set_time_limit(std::uint64_t ns) { time_limit_ = ns; }
   // Fills `out` with the next valid records; 0 at the end.
   std::size_t read(Record* out, std::size_t capacity);
   const Counts& counts() const { return counts_; }
@@ -48,6 +51,7 @@ class RecordFile {
   int depth_ = 0;
   Counts counts_;
   TickScale scale_;
+  std::uint64_t time_limit_ = ~std::uint64_t{0};
 };
 
 }  // namespace perusetrace

@@ -5,6 +5,7 @@
 #include <new>
 
 #include "journal.hpp"
+#include "journal_format.hpp"
 #include "regions.hpp"
 
 namespace perusetrace {
@@ -17,7 +18,7 @@ thread_local ThreadBuffer* t_buffer __attribute__((tls_model("initial-exec"))) =
 
 namespace {
 
-constexpr std::uint32_t kMaxThreads = 1024;
+using journal::kMaxThreads;
 std::atomic<ThreadBuffer*> g_buffers[kMaxThreads];
 std::atomic<bool> g_closed[kMaxThreads];
 std::atomic<std::uint32_t> g_thread_count{0};

@@ -3,8 +3,10 @@
 #include <dirent.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -15,6 +17,10 @@
 namespace perusetrace::recover {
 
 namespace {
+
+// Unreadable lines a rank's report shows; a garbage file would otherwise flood the terminal.
+constexpr std::size_t kShownProblems = 5;
+constexpr std::size_t kShownLineLength = 120;
 
 // "rank-3.defs" -> 3; "rank-3.thread-1.records" -> (3, 1).
 bool parse_name(const std::string& name, int& rank, int& thread) {
@@ -34,8 +40,7 @@ std::vector<int> read_ranks(std::istringstream& in) {
   std::vector<int> ranks;
   for (std::size_t i = 0; i < n && in; ++i) {
     int r = 0;
-    in >> r;
-    ranks.push_back(r);
+    if (in >> r) ranks.push_back(r);
   }
   return ranks;
 }
@@ -46,11 +51,20 @@ std::string rest_of(std::istringstream& in) {
   return rest;
 }
 
+// A damaged line as it can be shown on a terminal: control bytes as '?', cut short.
+std::string printable(const std::string& line) {
+  std::string out = line.substr(0, kShownLineLength);
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
+  if (line.size() > kShownLineLength) out += "...";
+  return out;
+}
+
 void read_definitions(const std::string& path, RankJournal& j) {
   std::ifstream file(path);
   std::string line;
   TickPoint first, second, last;
-  bool have_ticks = false, have_last = false;
+  bool have_ticks = false, have_last = false, first_line = true;
   while (std::getline(file, line)) {
     std::istringstream in(line);
     std::string key;
@@ -59,13 +73,19 @@ void read_definitions(const std::string& path, RankJournal& j) {
     if (key == "perusetrace-journal") {
       std::string word;
       in >> j.version >> word >> j.regions;
+      // Only the first line is the header: a second one is damage, not another format.
+      ok = first_line && !in.fail() && word == "regions";
+      j.has_header = ok;
     } else if (key == "rank") {
       std::string of;
       in >> j.rank >> of >> j.size;
+      ok = !in.fail() && of == "of";
+      if (!ok) j.size = 0;
     } else if (key == "host") {
       j.process.host = rest_of(in);
     } else if (key == "clock") {
       in >> j.process.start_time >> j.process.realtime_start;
+      ok = !in.fail();
     } else if (key == "ticks") {
       in >> first.ticks >> first.ns >> second.ticks >> second.ns;
       have_ticks = ok = !in.fail();
@@ -80,10 +100,11 @@ void read_definitions(const std::string& path, RankJournal& j) {
       int inter = 0;
       std::string parent;
       in >> c.local_id >> parent >> inter;
+      ok = !in.fail() && c.local_id < journal::kMaxLocalIds;
       if (parent != "-") {
         char* end = nullptr;
         const unsigned long id = std::strtoul(parent.c_str(), &end, 10);
-        ok = end != parent.c_str() && *end == '\0' && id < trace::kNoParent;
+        ok = ok && end != parent.c_str() && *end == '\0' && id < journal::kMaxLocalIds;
         c.parent = ok ? static_cast<std::uint32_t>(id) : trace::kNoParent;
       }
       c.inter = inter != 0;
@@ -96,40 +117,54 @@ void read_definitions(const std::string& path, RankJournal& j) {
       trace::FileInfo f;
       in >> f.local_id >> f.comm;
       f.name = rest_of(in);
-      j.process.files.push_back(std::move(f));
+      ok = !in.fail() && f.local_id < journal::kMaxLocalIds;
+      if (ok) j.process.files.push_back(std::move(f));
     } else if (key == "offset") {
       std::uint64_t local = 0;
       std::int64_t offset = 0;
       double error = 0;
       in >> local >> offset >> error;
-      if (!in.fail()) {
+      if ((ok = !in.fail())) {
         j.process.clock_offsets.emplace_back(local, offset);
         j.process.clock_offset_errors.push_back(error);
       }
     } else if (key == "end") {
       in >> j.process.end_time;
-      j.ended = true;
+      j.ended = ok = !in.fail();
     } else if (key == "stopped") {
       j.stopped = rest_of(in);
     } else {
       ok = false;
     }
-    if (!ok) j.problems.push_back(line);
+    first_line = false;
+    if (ok) continue;
+    if (j.problems.size() < kShownProblems) {
+      j.problems.push_back(printable(line));
+    } else {
+      ++j.more_problems;
+    }
   }
   // The widest span known: to the last point the rank wrote, else the two read at init.
   if (have_ticks) j.scale = tick_scale(first, have_last ? last : second);
+  j.have_scale = have_ticks;
+  if (have_last) j.last_clock_point = last.ns;
+  j.last_clock_point = std::max(j.last_clock_point, j.process.end_time);
 }
 
 }  // namespace
 
 bool read_journal(const std::string& trace_dir, std::vector<RankJournal>& ranks,
-                  std::string& error) {
+                  std::vector<std::string>& ignored, std::string& error) {
   const std::string dir = journal::directory(trace_dir);
   DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) {
+  if (d == nullptr && errno == ENOENT) {
     error = "no journal in " + trace_dir + " (" + dir +
             " is missing): there is nothing to recover. A run that reached MPI_Finalize "
             "leaves a complete archive, traces.otf2, instead.";
+    return false;
+  }
+  if (d == nullptr) {
+    error = "cannot read the journal directory " + dir + ": " + std::strerror(errno) + ".";
     return false;
   }
   std::map<int, RankJournal> by_rank;
@@ -137,11 +172,18 @@ bool read_journal(const std::string& trace_dir, std::vector<RankJournal>& ranks,
   while (dirent* e = ::readdir(d)) {
     int rank = 0, thread = 0;
     const std::string name = e->d_name;
-    if (!parse_name(name, rank, thread) || rank < 0 || rank > 1 << 24 || thread > 1 << 16) continue;
+    if (name == "." || name == ".." || name == "recovered") continue;
+    if (!parse_name(name, rank, thread) || rank < 0 || rank >= 1 << 24 ||
+        thread >= static_cast<int>(journal::kMaxThreads)) {
+      ignored.push_back(dir + "/" + name);
+      continue;
+    }
     if (thread < 0) {
       RankJournal& j = by_rank[rank];
-      read_definitions(dir + "/" + name, j);
-      if (j.rank != rank) j.problems.push_back("the file says rank " + std::to_string(j.rank));
+      j.definitions_file = dir + "/" + name;
+      read_definitions(j.definitions_file, j);
+      if (j.rank != rank && j.size > 0)
+        j.problems.insert(j.problems.begin(), "the file says rank " + std::to_string(j.rank));
       j.rank = rank;
     } else {
       records[rank][thread] = dir + "/" + name;
@@ -154,29 +196,69 @@ bool read_journal(const std::string& trace_dir, std::vector<RankJournal>& ranks,
             "or it was emptied.";
     return false;
   }
-  const int size = by_rank.begin()->second.size;
-  if (size <= 0 || size > 1 << 24) {
-    error = journal::definitions_path(trace_dir, by_rank.begin()->first) +
-            " does not say how many ranks the run had: the journal is damaged.";
-    return false;
-  }
-  ranks.assign(static_cast<std::size_t>(size), RankJournal{});
-  for (auto& [rank, j] : by_rank) {
-    if (rank >= size) {
-      error = "the journal holds rank " + std::to_string(rank) + " of a run of " +
-              std::to_string(size) + " ranks: it mixes several runs or is damaged.";
+  // The run's size, from every definitions file that states it: they must agree.
+  int size = 0, size_rank = -1;
+  for (const auto& [rank, j] : by_rank) {
+    if (j.size <= 0 || j.size > 1 << 24) continue;
+    if (size == 0) {
+      size = j.size, size_rank = rank;
+    } else if (j.size != size) {
+      error = journal::definitions_path(trace_dir, rank) + " says the run had " +
+              std::to_string(j.size) + " ranks, " +
+              journal::definitions_path(trace_dir, size_rank) + " says " + std::to_string(size) +
+              ": the journal mixes several runs, or one of these files is damaged (its line "
+              "'rank R of SIZE'). Keep the files of one run and run recover again.";
       return false;
     }
-    ranks[rank] = std::move(j);
   }
+  if (size == 0) {
+    error = "no definitions file in " + dir +
+            " says how many ranks the run had (a line 'rank R of SIZE'): the journal is "
+            "damaged and cannot be recovered.";
+    return false;
+  }
+  // Every rank writes its definitions file at MPI_Init: ranks without any file are lost. A few
+  // are a partial journal; nearly all of them is a damaged size, and recover would write an
+  // empty location for each.
+  std::size_t present = by_rank.size();
+  for (const auto& [rank, threads] : records) present += by_rank.count(rank) ? 0 : 1;
+  if (static_cast<std::size_t>(size) > 64 * present + 1024) {
+    error = journal::definitions_path(trace_dir, size_rank) + " says the run had " +
+            std::to_string(size) + " ranks, but only " + std::to_string(present) +
+            " left files in " + dir +
+            ". If the ranks wrote to directories of their own (node-local disks), gather their "
+            "journal files into one directory first; otherwise that line ('rank R of SIZE') "
+            "is damaged.";
+    return false;
+  }
+  for (const auto& [rank, j] : by_rank) {
+    if (rank >= size) {
+      error = "the journal holds " + journal::definitions_path(trace_dir, rank) + " of a run of " +
+              std::to_string(size) +
+              " ranks: it mixes several runs or is damaged. Keep the files of one run and run "
+              "recover again.";
+      return false;
+    }
+  }
+  for (const auto& [rank, threads] : records) {
+    if (rank >= size) {
+      error = "the journal holds " + threads.begin()->second + " of a run of " +
+              std::to_string(size) +
+              " ranks: it mixes several runs or is damaged. Keep the files of one run and run "
+              "recover again.";
+      return false;
+    }
+  }
+  ranks.assign(static_cast<std::size_t>(size), RankJournal{});
+  for (auto& [rank, j] : by_rank) ranks[static_cast<std::size_t>(rank)] = std::move(j);
   for (int r = 0; r < size; ++r) {
-    RankJournal& j = ranks[r];
+    RankJournal& j = ranks[static_cast<std::size_t>(r)];
     j.rank = r;
     j.size = size;
     const auto& threads = records[r];
     if (!threads.empty())
       j.record_files.resize(static_cast<std::size_t>(threads.rbegin()->first) + 1);
-    for (const auto& [t, path] : threads) j.record_files[t] = path;
+    for (const auto& [t, path] : threads) j.record_files[static_cast<std::size_t>(t)] = path;
   }
   return true;
 }

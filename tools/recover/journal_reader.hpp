@@ -18,14 +18,20 @@ struct RankJournal {
   std::string settings;
   trace::ProcessInfo process;
   TickScale scale;                        // the records' ticks to ns
+  bool have_scale = false;                // else the records' ticks are taken for ns
+  std::uint64_t last_clock_point = 0;     // ns of the last clock point the rank noted, or 0
   bool ended = false;                     // MPI_Finalize was reached
   std::string stopped;                    // how the program died, when a crash handler could say
   std::vector<std::string> record_files;  // per thread; "" where a thread left none
-  std::vector<std::string> problems;      // lines that could not be read
+  std::vector<std::string> problems;      // lines that could not be read (printable)
+  std::uint64_t more_problems = 0;        // unreadable lines beyond those kept in `problems`
+  std::string definitions_file;           // "" when the rank left none
+  bool has_header = false;                // the definitions file starts as the runtime writes it
 };
 
-// Every rank's journal in TRACE_DIR/journal. On failure `error` names the problem.
+// Every rank's journal in TRACE_DIR/journal. On failure `error` names the problem and the fix.
+// `ignored` gets a line for each file of the journal directory that is not the runtime's.
 bool read_journal(const std::string& trace_dir, std::vector<RankJournal>& ranks,
-                  std::string& error);
+                  std::vector<std::string>& ignored, std::string& error);
 
 }  // namespace perusetrace::recover

@@ -106,19 +106,22 @@ int recover_main(int argc, char** argv) {
   }
 
   std::vector<RankJournal> ranks;
+  std::vector<std::string> ignored;
   std::string error;
-  if (!read_journal(dir, ranks, error)) {
+  if (!read_journal(dir, ranks, ignored, error)) {
     fmt::print(stderr, "perusetrace recover: {}\n", error);
     return 1;
   }
   for (const RankJournal& j : ranks) {
-    if (j.version == 0) continue;  // a rank without definitions: checked below
+    if (!j.has_header) continue;  // no definitions, or damaged ones: said per rank below
     if (j.version != journal::kFormatVersion || j.regions != kRegionCount) {
       fmt::print(stderr,
                  "perusetrace recover: the journal in {} was written by another perusetrace "
                  "(journal format {}, {} regions; this one reads format {} with {} regions). "
-                 "Recover it with the perusetrace that traced the run.\n",
-                 dir, j.version, j.regions, journal::kFormatVersion, kRegionCount);
+                 "Recover it with the perusetrace that traced the run (or, if only the first "
+                 "line of {} is damaged, restore it from another rank's file).\n",
+                 dir, j.version, j.regions, journal::kFormatVersion, kRegionCount,
+                 j.definitions_file);
       return 1;
     }
   }
@@ -158,6 +161,10 @@ int recover_main(int argc, char** argv) {
       current =
           std::make_unique<RecordFile>(kRegionCount, static_cast<std::uint8_t>(kPeruseEventCount));
       current->set_scale(ranks[rank].scale);
+      // Nothing is recorded after the rank's last clock point (MPI_Finalize, or its death)
+      // but what other threads add while it is taken: a second is ample.
+      if (ranks[rank].last_clock_point > 0)
+        current->set_time_limit(ranks[rank].last_clock_point + 1'000'000'000);
       std::string why;
       if (!current->open(files[thread], why)) {
         unreadable.push_back(why);
@@ -186,30 +193,49 @@ int recover_main(int argc, char** argv) {
   std::uint64_t kept = 0, dropped = 0, closed = 0;
   for (std::size_t r = 0; r < ranks.size(); ++r) {
     std::uint64_t rank_kept = 0, rank_dropped = 0, rank_closed = 0, last = 0;
+    std::uint64_t first = ~std::uint64_t{0};
     for (const auto& c : counts[r]) {
       rank_kept += c.kept;
       rank_dropped += c.dropped + (c.torn_bytes > 0 ? 1 : 0);
       rank_closed += c.closed_regions;
       last = std::max(last, c.last_time);
+      if (c.kept > 0) first = std::min(first, c.first_time);
     }
     kept += rank_kept, dropped += rank_dropped, closed += rank_closed;
     if (quiet) continue;
     const RankJournal& j = ranks[r];
-    if (j.version == 0) {
+    if (j.definitions_file.empty()) {
       fmt::print(
           "rank {}: no definitions file: its records are kept, its communicators are "
           "unknown\n",
           r);
+    } else if (!j.has_header) {
+      fmt::print(
+          "rank {}: {} does not start with the journal's header line, so it is damaged: what "
+          "could be read of it is used, its records are kept\n",
+          r, j.definitions_file);
     }
-    const double span =
-        last > j.process.start_time ? static_cast<double>(last - j.process.start_time) / 1e9 : 0.0;
+    if (!j.have_scale && rank_kept > 0)
+      fmt::print(
+          "rank {}: its clock points are lost (no 'ticks' line): its records' times are taken "
+          "as ns as they are, and may not line up with the other ranks\n",
+          r);
+    // From MPI_Init, or from the first record when the rank's definitions lost its start.
+    const std::uint64_t start = j.process.start_time > 0 ? j.process.start_time : first;
+    const double span = last > start ? static_cast<double>(last - start) / 1e9 : 0.0;
     fmt::print(
         "rank {}: {}; {} thread(s), {} records kept covering {:.3f} s, {} dropped, {} "
         "open MPI calls closed at the last record\n",
         r, how_it_ended(j), j.record_files.size(), rank_kept, span, rank_dropped, rank_closed);
     for (const std::string& p : j.problems)
       fmt::print("rank {}: ignored an unreadable journal line: {}\n", r, p);
+    if (j.more_problems > 0)
+      fmt::print("rank {}: ignored {} more unreadable lines of {}\n", r, j.more_problems,
+                 j.definitions_file);
   }
+  if (!quiet)
+    for (const std::string& path : ignored)
+      fmt::print("ignored {}: not a file of the journal\n", path);
   for (const std::string& why : unreadable) fmt::print(stderr, "perusetrace recover: {}\n", why);
   // The archive is whole now: a second recover must say so, not rewrite it.
   if (FILE* mark = std::fopen(recovered_mark.c_str(), "w")) std::fclose(mark);
