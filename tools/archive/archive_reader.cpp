@@ -1,22 +1,30 @@
 // Reading perusetrace's OTF2 archives with the OTF2 C reader: global definitions, the local
 // definitions for the communicator mapping tables, then one global event reader that hands the
 // events of every location over in time order (as tests/trace_counts.cpp does).
+//
+// The archive may be damaged (cut short by a full disk, copied in part, edited), and OTF2 trusts
+// what it reads: every id an event or a definition names is checked here before it indexes
+// anything, and the layout of the event files is checked before OTF2 reads them (see
+// check_file).
 #include "archive_reader.hpp"
 
 #include <fmt/core.h>
 #include <otf2/otf2.h>
-#include <signal.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
+#include <exception>
+#include <limits>
 #include <map>
+#include <memory>
+#include <set>
+#include <new>
 #include <unordered_map>
+#include <vector>
 
 namespace perusetrace::archive {
 
@@ -45,11 +53,14 @@ bool exists(const std::string& p) {
   return ::stat(p.c_str(), &st) == 0;
 }
 
-// Timer ticks to ns (perusetrace's timer already counts ns).
+// Timer ticks to ns (perusetrace's timer already counts ns); saturates instead of overflowing
+// on a damaged timer resolution.
 std::uint64_t to_ns(std::uint64_t ticks, std::uint64_t resolution) {
   if (resolution == 1'000'000'000u) return ticks;
-  return static_cast<std::uint64_t>(static_cast<long double>(ticks) * 1e9L /
-                                    static_cast<long double>(resolution));
+  const long double ns =
+      static_cast<long double>(ticks) * 1e9L / static_cast<long double>(resolution);
+  constexpr auto kMax = std::numeric_limits<std::uint64_t>::max();
+  return ns >= static_cast<long double>(kMax) ? kMax : static_cast<std::uint64_t>(ns);
 }
 
 RegionRole role_of(OTF2_RegionRole r) {
@@ -74,17 +85,162 @@ RegionRole role_of(OTF2_RegionRole r) {
   }
 }
 
+// What OTF2 puts at the start of every chunk of its files and at the end of a file it closed
+// (its OTF2_Buffer.h: CHUNK_HEADER, an endianness mark; END_OF_FILE, END_OF_BUFFER).
+constexpr unsigned char kChunkHeader = 3, kBigEndian = 0x23, kLittleEndian = 0x42;
+constexpr unsigned char kEndOfFile = 2, kEndOfBuffer = 1;
+
+// OTF2 reads an event file a chunk at a time and takes a short read for a whole chunk: past the
+// end of a file cut short it decodes the stale chunks it still holds, and on a file cut at a
+// chunk boundary it does so forever. It reads a definitions file whole, and one cut short by a
+// few bytes reads as a shorter, valid one. So the layout of both is checked before OTF2 reads
+// them: a chunk header at the start (and at every chunk of an event file, `chunk_size` > 0), and
+// the end marks of a file OTF2 closed. `what` says what the file holds, for the message.
+void check_file(const std::string& path, std::uint64_t chunk_size, const char* what) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr)
+    throw ArchiveError(fmt::format(
+        "{} ({}) is missing: the archive is incomplete (copied in part, or its program "
+        "stopped while writing it). Copy the whole trace directory, or trace the program again.",
+        path, what));
+  struct stat st {};
+  const bool sized = ::fstat(::fileno(f), &st) == 0;
+  const auto size = sized ? static_cast<std::uint64_t>(st.st_size) : 0;
+  std::string problem;
+  unsigned char head[2] = {0, 0};
+  if (!sized || size < 4) problem = "it is empty or shorter than an OTF2 file can be";
+  for (std::uint64_t at = 0; problem.empty() && at < size; at += chunk_size) {
+    if (std::fseek(f, static_cast<long>(at), SEEK_SET) != 0 || std::fread(head, 1, 2, f) != 2 ||
+        head[0] != kChunkHeader || (head[1] != kBigEndian && head[1] != kLittleEndian))
+      problem = fmt::format("no OTF2 chunk header at byte {}", at);
+    if (chunk_size == 0) break;
+  }
+  if (problem.empty() &&
+      (std::fseek(f, static_cast<long>(size - 2), SEEK_SET) != 0 ||
+       std::fread(head, 1, 2, f) != 2 || head[0] != kEndOfFile || head[1] != kEndOfBuffer))
+    problem = "it does not end the way OTF2 ends a file, so it was cut short";
+  std::fclose(f);
+  if (!problem.empty())
+    throw ArchiveError(
+        fmt::format("{} ({}) is damaged: {}. The archive cannot be read: trace the program again.",
+                    path, what, problem));
+}
+
+// OTF2 trusts the counts in an anchor file: a damaged property count has it allocate and walk
+// up to 2^32 entries, minutes and gigabytes before it gives up. So the anchor's layout is walked
+// here first, each count bounded by the bytes left. The layout (OTF2 3.0's anchor format 3): a
+// chunk header (3, endianness mark), "OTF2", the anchor and trace formats, three version bytes,
+// the event and definition chunk sizes (64 bits), substrate, compression, the numbers of
+// locations and global definitions (64 bits), machine, creator and description (strings); from
+// anchor format 2 on, a 32-bit property count, that many name and value strings and a 64-bit
+// trace id; from format 3 on, two 32-bit counts; then END_OF_FILE. Strings end with a NUL.
+// Returns what is wrong, or "".
+std::string check_anchor(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return "it cannot be opened";
+  constexpr long kMaxAnchor = 1 << 20;  // a few hundred bytes, plus the settings
+  struct stat st {};
+  if (::fstat(::fileno(f), &st) != 0 || st.st_size > kMaxAnchor) {
+    std::fclose(f);
+    return st.st_size > kMaxAnchor ? "it is far larger than an OTF2 anchor file"
+                                   : "it cannot be read";
+  }
+  std::vector<unsigned char> b(static_cast<std::size_t>(st.st_size));
+  const std::size_t size = std::fread(b.data(), 1, b.size(), f);
+  std::fclose(f);
+  std::size_t at = 0;
+  bool big_endian = false;
+  auto need = [&](std::size_t n) { return size - at >= n; };
+  auto number = [&](int bytes) {
+    std::uint64_t v = 0;
+    for (int i = 0; i < bytes; ++i) {
+      const std::uint64_t byte = b[at + static_cast<std::size_t>(i)];
+      v |= big_endian ? byte << (8 * (bytes - 1 - i)) : byte << (8 * i);
+    }
+    at += static_cast<std::size_t>(bytes);
+    return v;
+  };
+  auto string = [&](std::string* out) {
+    if (at >= size) return false;
+    const auto* start = b.data() + at;
+    const auto* end = static_cast<const unsigned char*>(std::memchr(start, 0, size - at));
+    if (end == nullptr) return false;
+    if (out != nullptr) out->assign(reinterpret_cast<const char*>(start), end - start);
+    at += static_cast<std::size_t>(end - start) + 1;
+    return true;
+  };
+  if (!need(2) || b[0] != kChunkHeader || (b[1] != kBigEndian && b[1] != kLittleEndian))
+    return "it does not start like an OTF2 file";
+  big_endian = b[1] == kBigEndian;
+  at = 2;
+  std::string magic;
+  if (!string(&magic) || magic != "OTF2") return "it does not start like an OTF2 anchor file";
+  if (!need(1 + 38)) return "it ends too early";
+  const auto format = number(1), trace_format = number(1);
+  if (format == 0) return "its anchor format is 0";
+  if (trace_format > 2)
+    return fmt::format("its trace format {} is newer than OTF2 3.0's", trace_format);
+  at += 3;  // OTF2 version
+  const std::uint64_t event_chunk = number(8), definition_chunk = number(8);
+  for (const std::uint64_t chunk : {event_chunk, definition_chunk})
+    if (chunk < OTF2_CHUNK_SIZE_MIN || chunk > OTF2_CHUNK_SIZE_MAX)
+      return fmt::format("its chunk size {} is outside OTF2's {}..{}", chunk, OTF2_CHUNK_SIZE_MIN,
+                         OTF2_CHUNK_SIZE_MAX);
+  const auto substrate = number(1), compression = number(1);
+  if (substrate != OTF2_SUBSTRATE_POSIX || compression != OTF2_COMPRESSION_NONE)
+    return "its files are not plain POSIX files, as perusetrace writes them";
+  at += 16;  // locations, global definitions
+  for (int i = 0; i < 3; ++i)
+    if (!string(nullptr)) return "a string in it does not end";
+  if (format >= 2) {
+    if (!need(4)) return "it ends too early";
+    const std::uint64_t properties = number(4);
+    std::set<std::string> names;
+    for (std::uint64_t i = 0; i < properties; ++i) {
+      std::string name, value;
+      if (!string(&name) || !string(&value))
+        return fmt::format("it announces {} properties but holds {}", properties, i);
+      // OTF2 refuses a name that is not NAMESPACE::NAME in [A-Za-z0-9_], and a name twice.
+      bool valid = name.find("::") != std::string::npos;
+      for (std::size_t from = 0; valid && from <= name.size();) {
+        const std::size_t sep = std::min(name.find("::", from), name.size());
+        valid = sep > from &&
+                std::all_of(name.begin() + static_cast<std::ptrdiff_t>(from),
+                            name.begin() + static_cast<std::ptrdiff_t>(sep), [](char c) {
+                              return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                            });
+        from = sep + 2;
+      }
+      if (!valid) return fmt::format("its property name '{}' is not one OTF2 accepts", name);
+      for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      if (value.empty()) {
+        names.erase(name);
+      } else if (!names.insert(name).second) {
+        return fmt::format("it holds the property {} twice", name);
+      }
+    }
+    if (!need(8)) return "it ends too early";
+    at += 8;
+  }
+  if (format >= 3) {
+    if (!need(8)) return "it ends too early";
+    at += 8;
+  }
+  // OTF2 3.0 ends an anchor with END_OF_FILE, END_OF_BUFFER and one more 0.
+  if (format == 3 && (size - at != 3 || b[at] != kEndOfFile || b[at + 1] != kEndOfBuffer))
+    return "it does not end the way OTF2 ends an anchor file, so it was cut short or added to";
+  return "";
+}
 }  // namespace
 
 struct ArchiveReader::Impl {
-  // Closed here, not in ~ArchiveReader: a constructor that throws after opening never gets
-  // to run the destructor of the object it was building (found by the fuzzer, as a leak).
-  ~Impl() {
-    if (reader != nullptr) OTF2_Reader_Close(reader);
-  }
   OTF2_Reader* reader = nullptr;
   Definitions* defs = nullptr;
   EventSink* sink = nullptr;
+  std::string anchor;
+  // An exception thrown inside an OTF2 callback must not unwind through OTF2's C frames: it is
+  // kept here, the callback interrupts OTF2, and it is thrown again once OTF2 has returned.
+  std::exception_ptr failure;
 
   // Definitions as OTF2 gives them, before they are put in order.
   std::unordered_map<OTF2_StringRef, std::string> strings;
@@ -123,16 +279,35 @@ struct ArchiveReader::Impl {
   std::map<OTF2_MetricRef, OTF2_MetricMemberRef> metric_classes;
 
   std::unordered_map<OTF2_LocationRef, std::uint32_t> location_index;
+  std::vector<std::uint64_t> delivered;  // events handed to the sink, by location index
   OTF2_AttributeRef attr_request = 0, attr_peer = 0, attr_tag = 0, attr_bytes = 0,
                     attr_operation = 0, attr_comm = 0;
 
+  ~Impl() {
+    if (reader != nullptr) OTF2_Reader_Close(reader);
+  }
   std::uint64_t ns(OTF2_TimeStamp t) const {
     if (t <= defs->global_offset) return 0;
     return to_ns(t - defs->global_offset, defs->timer_resolution);
   }
-  std::uint32_t loc(OTF2_LocationRef l) const {
+  // The location's index, or 0xffffffff for one the definitions do not have. Counts the event:
+  // a location with more events than its definition announces is being read past its end.
+  std::uint32_t loc(OTF2_LocationRef l) {
     auto it = location_index.find(l);
-    return it == location_index.end() ? 0xffffffffu : it->second;
+    if (it == location_index.end()) return 0xffffffffu;
+    const LocationDef& def = defs->locations[it->second];
+    if (++delivered[it->second] > def.events)
+      throw ArchiveError(fmt::format(
+          "{}: location {} ({}) has more events than the {} its definition announces, so its "
+          "event file {} is damaged. The archive cannot be read: trace the program again.",
+          anchor, def.id, def.name, def.events, event_file(def.id)));
+    return it->second;
+  }
+  std::string event_file(OTF2_LocationRef l) const {
+    return anchor.substr(0, anchor.size() - 5) + "/" + std::to_string(l) + ".evt";
+  }
+  std::string local_definitions_file(OTF2_LocationRef l) const {
+    return anchor.substr(0, anchor.size() - 5) + "/" + std::to_string(l) + ".def";
   }
   const std::string& str(OTF2_StringRef s) {
     static const std::string empty;
@@ -144,226 +319,231 @@ struct ArchiveReader::Impl {
 namespace {
 
 using Impl = ArchiveReader::Impl;
-Impl& self(void* data) {
-  return *static_cast<Impl*>(data);
+
+// Runs a callback's body; an exception becomes OTF2_CALLBACK_INTERRUPT (see Impl::failure).
+template <class Body>
+OTF2_CallbackCode guarded(void* data, Body&& body) {
+  Impl& s = *static_cast<Impl*>(data);
+  try {
+    body(s);
+    return OTF2_CALLBACK_SUCCESS;
+  } catch (...) {
+    if (!s.failure) s.failure = std::current_exception();
+    return OTF2_CALLBACK_INTERRUPT;
+  }
 }
 
 // ---- global definitions ------------------------------------------------------------------
 
 OTF2_CallbackCode def_clock(void* d, uint64_t resolution, uint64_t offset, uint64_t length,
                             uint64_t) {
-  Definitions& defs = *self(d).defs;
-  defs.timer_resolution = resolution == 0 ? 1'000'000'000 : resolution;
-  defs.global_offset = offset;
-  defs.trace_length = to_ns(length, defs.timer_resolution);
-  return OTF2_CALLBACK_SUCCESS;
+  return guarded(d, [&](Impl& s) {
+    Definitions& defs = *s.defs;
+    defs.timer_resolution = resolution == 0 ? 1'000'000'000 : resolution;
+    defs.global_offset = offset;
+    defs.trace_length = to_ns(length, defs.timer_resolution);
+  });
 }
-OTF2_CallbackCode def_string(void* d, OTF2_StringRef ref, const char* s) {
-  self(d).strings[ref] = s;
-  return OTF2_CALLBACK_SUCCESS;
+OTF2_CallbackCode def_string(void* d, OTF2_StringRef ref, const char* text) {
+  return guarded(d, [&](Impl& s) { s.strings[ref] = text; });
 }
 OTF2_CallbackCode def_node(void* d, OTF2_SystemTreeNodeRef ref, OTF2_StringRef name, OTF2_StringRef,
                            OTF2_SystemTreeNodeRef) {
-  self(d).nodes[ref] = {name};
-  return OTF2_CALLBACK_SUCCESS;
+  return guarded(d, [&](Impl& s) { s.nodes[ref] = {name}; });
 }
 OTF2_CallbackCode def_group(void* d, OTF2_LocationGroupRef ref, OTF2_StringRef name,
                             OTF2_LocationGroupType, OTF2_SystemTreeNodeRef parent,
                             OTF2_LocationGroupRef) {
-  self(d).groups[ref] = {name, parent};
-  return OTF2_CALLBACK_SUCCESS;
+  return guarded(d, [&](Impl& s) { s.groups[ref] = {name, parent}; });
 }
 OTF2_CallbackCode def_location(void* d, OTF2_LocationRef ref, OTF2_StringRef name,
                                OTF2_LocationType, uint64_t events, OTF2_LocationGroupRef group) {
-  self(d).locations[ref] = {name, group, events};
-  return OTF2_CALLBACK_SUCCESS;
+  return guarded(d, [&](Impl& s) { s.locations[ref] = {name, group, events}; });
 }
 OTF2_CallbackCode def_region(void* d, OTF2_RegionRef ref, OTF2_StringRef name, OTF2_StringRef,
                              OTF2_StringRef, OTF2_RegionRole role, OTF2_Paradigm, OTF2_RegionFlag,
                              OTF2_StringRef, uint32_t, uint32_t) {
-  self(d).regions[ref] = {name, role};
-  return OTF2_CALLBACK_SUCCESS;
+  return guarded(d, [&](Impl& s) { s.regions[ref] = {name, role}; });
 }
 OTF2_CallbackCode def_attribute(void* d, OTF2_AttributeRef ref, OTF2_StringRef name, OTF2_StringRef,
                                 OTF2_Type) {
-  Impl& s = self(d);
-  s.attributes[s.str(name)] = ref;
-  return OTF2_CALLBACK_SUCCESS;
+  return guarded(d, [&](Impl& s) { s.attributes[s.str(name)] = ref; });
 }
 OTF2_CallbackCode def_comm_group(void* d, OTF2_GroupRef ref, OTF2_StringRef, OTF2_GroupType type,
                                  OTF2_Paradigm, OTF2_GroupFlag, uint32_t n,
                                  const uint64_t* members) {
-  self(d).comm_groups[ref] = {type, std::vector<std::uint64_t>(members, members + n)};
-  return OTF2_CALLBACK_SUCCESS;
+  return guarded(d, [&](Impl& s) {
+    s.comm_groups[ref] = {type, std::vector<std::uint64_t>(members, members + n)};
+  });
 }
 OTF2_CallbackCode def_comm(void* d, OTF2_CommRef ref, OTF2_StringRef name, OTF2_GroupRef group,
                            OTF2_CommRef, OTF2_CommFlag) {
-  self(d).comms[ref] = {name, group};
-  return OTF2_CALLBACK_SUCCESS;
+  return guarded(d, [&](Impl& s) { s.comms[ref] = {name, group}; });
 }
 OTF2_CallbackCode def_metric_member(void* d, OTF2_MetricMemberRef ref, OTF2_StringRef name,
                                     OTF2_StringRef, OTF2_MetricType, OTF2_MetricMode, OTF2_Type,
                                     OTF2_Base, int64_t, OTF2_StringRef) {
-  self(d).metric_members[ref] = name;
-  return OTF2_CALLBACK_SUCCESS;
+  return guarded(d, [&](Impl& s) { s.metric_members[ref] = name; });
 }
 OTF2_CallbackCode def_metric_class(void* d, OTF2_MetricRef ref, uint8_t n,
                                    const OTF2_MetricMemberRef* members, OTF2_MetricOccurrence,
                                    OTF2_RecorderKind) {
-  if (n > 0) self(d).metric_classes[ref] = members[0];
-  return OTF2_CALLBACK_SUCCESS;
+  return guarded(d, [&](Impl& s) {
+    if (n > 0) s.metric_classes[ref] = members[0];
+  });
 }
 
 // ---- events ------------------------------------------------------------------------------
 
 OTF2_CallbackCode on_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList* a,
                            OTF2_RegionRef region) {
-  Impl& s = self(d);
-  const std::uint32_t i = s.loc(l);
-  if (i == 0xffffffffu || region >= s.defs->regions.size()) return OTF2_CALLBACK_SUCCESS;
-  if (s.defs->regions[region].kind == RegionKind::Peruse) {
-    PeruseFields f;
-    std::uint32_t peer_raw = 0, tag_raw = 0;
-    if (a != nullptr) {
-      OTF2_AttributeList_GetUint64(a, s.attr_request, &f.request);
-      if (OTF2_AttributeList_GetInt32(a, s.attr_peer, reinterpret_cast<int32_t*>(&peer_raw)) ==
-          OTF2_SUCCESS)
-        f.peer = static_cast<std::int32_t>(peer_raw);
-      if (OTF2_AttributeList_GetInt32(a, s.attr_tag, reinterpret_cast<int32_t*>(&tag_raw)) ==
-          OTF2_SUCCESS)
-        f.tag = static_cast<std::int32_t>(tag_raw);
-      OTF2_AttributeList_GetUint64(a, s.attr_bytes, &f.bytes);
-      OTF2_AttributeList_GetUint8(a, s.attr_operation, &f.operation);
-      OTF2_CommRef comm = OTF2_UNDEFINED_COMM;
-      OTF2_AttributeList_GetCommRef(a, s.attr_comm, &comm);
-      f.comm = comm == OTF2_UNDEFINED_COMM ? kNoComm : comm;
+  return guarded(d, [&](Impl& s) {
+    const std::uint32_t i = s.loc(l);
+    if (i == 0xffffffffu || region >= s.defs->regions.size()) return;
+    if (s.defs->regions[region].kind == RegionKind::Peruse) {
+      PeruseFields f;
+      std::uint32_t peer_raw = 0, tag_raw = 0;
+      if (a != nullptr) {
+        OTF2_AttributeList_GetUint64(a, s.attr_request, &f.request);
+        if (OTF2_AttributeList_GetInt32(a, s.attr_peer, reinterpret_cast<int32_t*>(&peer_raw)) ==
+            OTF2_SUCCESS)
+          f.peer = static_cast<std::int32_t>(peer_raw);
+        if (OTF2_AttributeList_GetInt32(a, s.attr_tag, reinterpret_cast<int32_t*>(&tag_raw)) ==
+            OTF2_SUCCESS)
+          f.tag = static_cast<std::int32_t>(tag_raw);
+        OTF2_AttributeList_GetUint64(a, s.attr_bytes, &f.bytes);
+        OTF2_AttributeList_GetUint8(a, s.attr_operation, &f.operation);
+        OTF2_CommRef comm = OTF2_UNDEFINED_COMM;
+        OTF2_AttributeList_GetCommRef(a, s.attr_comm, &comm);
+        f.comm = comm == OTF2_UNDEFINED_COMM ? kNoComm : comm;
+      }
+      s.sink->peruse(i, s.ns(t), region, f);
+    } else {
+      s.sink->enter(i, s.ns(t), region);
     }
-    s.sink->peruse(i, s.ns(t), region, f);
-  } else {
-    s.sink->enter(i, s.ns(t), region);
-  }
-  return OTF2_CALLBACK_SUCCESS;
+  });
 }
 OTF2_CallbackCode on_leave(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
                            OTF2_RegionRef region) {
-  Impl& s = self(d);
-  const std::uint32_t i = s.loc(l);
-  if (i == 0xffffffffu || region >= s.defs->regions.size()) return OTF2_CALLBACK_SUCCESS;
-  if (s.defs->regions[region].kind != RegionKind::Peruse) s.sink->leave(i, s.ns(t), region);
-  return OTF2_CALLBACK_SUCCESS;
+  return guarded(d, [&](Impl& s) {
+    const std::uint32_t i = s.loc(l);
+    if (i == 0xffffffffu || region >= s.defs->regions.size()) return;
+    if (s.defs->regions[region].kind != RegionKind::Peruse) s.sink->leave(i, s.ns(t), region);
+  });
 }
 std::uint32_t comm_of(OTF2_CommRef c) {
   return c == OTF2_UNDEFINED_COMM ? kNoComm : c;
 }
 OTF2_CallbackCode on_send(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
                           uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes) {
-  Impl& s = self(d);
-  if (const std::uint32_t i = s.loc(l); i != 0xffffffffu)
-    s.sink->send(i, s.ns(t), peer, comm_of(comm), tag, bytes, 0, true);
-  return OTF2_CALLBACK_SUCCESS;
+  return guarded(d, [&](Impl& s) {
+    if (const std::uint32_t i = s.loc(l); i != 0xffffffffu)
+      s.sink->send(i, s.ns(t), peer, comm_of(comm), tag, bytes, 0, true);
+  });
 }
 OTF2_CallbackCode on_isend(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
                            uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes,
                            uint64_t request) {
-  Impl& s = self(d);
-  if (const std::uint32_t i = s.loc(l); i != 0xffffffffu)
-    s.sink->send(i, s.ns(t), peer, comm_of(comm), tag, bytes, request, false);
-  return OTF2_CALLBACK_SUCCESS;
+  return guarded(d, [&](Impl& s) {
+    if (const std::uint32_t i = s.loc(l); i != 0xffffffffu)
+      s.sink->send(i, s.ns(t), peer, comm_of(comm), tag, bytes, request, false);
+  });
 }
 OTF2_CallbackCode on_isend_complete(OTF2_LocationRef l, OTF2_TimeStamp t, void* d,
                                     OTF2_AttributeList*, uint64_t request) {
-  Impl& s = self(d);
-  if (const std::uint32_t i = s.loc(l); i != 0xffffffffu)
-    s.sink->send_complete(i, s.ns(t), request);
-  return OTF2_CALLBACK_SUCCESS;
+  return guarded(d, [&](Impl& s) {
+    if (const std::uint32_t i = s.loc(l); i != 0xffffffffu)
+      s.sink->send_complete(i, s.ns(t), request);
+  });
 }
 OTF2_CallbackCode on_irecv_request(OTF2_LocationRef l, OTF2_TimeStamp t, void* d,
                                    OTF2_AttributeList*, uint64_t request) {
-  Impl& s = self(d);
-  if (const std::uint32_t i = s.loc(l); i != 0xffffffffu) s.sink->recv_request(i, s.ns(t), request);
-  return OTF2_CALLBACK_SUCCESS;
+  return guarded(d, [&](Impl& s) {
+    if (const std::uint32_t i = s.loc(l); i != 0xffffffffu)
+      s.sink->recv_request(i, s.ns(t), request);
+  });
 }
 OTF2_CallbackCode on_recv(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
                           uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes) {
-  Impl& s = self(d);
-  if (const std::uint32_t i = s.loc(l); i != 0xffffffffu)
-    s.sink->recv(i, s.ns(t), peer, comm_of(comm), tag, bytes, 0, true);
-  return OTF2_CALLBACK_SUCCESS;
+  return guarded(d, [&](Impl& s) {
+    if (const std::uint32_t i = s.loc(l); i != 0xffffffffu)
+      s.sink->recv(i, s.ns(t), peer, comm_of(comm), tag, bytes, 0, true);
+  });
 }
 OTF2_CallbackCode on_irecv(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
                            uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes,
                            uint64_t request) {
-  Impl& s = self(d);
-  if (const std::uint32_t i = s.loc(l); i != 0xffffffffu)
-    s.sink->recv(i, s.ns(t), peer, comm_of(comm), tag, bytes, request, false);
-  return OTF2_CALLBACK_SUCCESS;
+  return guarded(d, [&](Impl& s) {
+    if (const std::uint32_t i = s.loc(l); i != 0xffffffffu)
+      s.sink->recv(i, s.ns(t), peer, comm_of(comm), tag, bytes, request, false);
+  });
 }
 OTF2_CallbackCode on_cancelled(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
                                uint64_t request) {
-  Impl& s = self(d);
-  if (const std::uint32_t i = s.loc(l); i != 0xffffffffu)
-    s.sink->request_cancelled(i, s.ns(t), request);
-  return OTF2_CALLBACK_SUCCESS;
+  return guarded(d, [&](Impl& s) {
+    if (const std::uint32_t i = s.loc(l); i != 0xffffffffu)
+      s.sink->request_cancelled(i, s.ns(t), request);
+  });
 }
 OTF2_CallbackCode on_metric(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
                             OTF2_MetricRef metric, uint8_t n, const OTF2_Type* types,
                             const OTF2_MetricValue* values) {
-  Impl& s = self(d);
-  const std::uint32_t i = s.loc(l);
-  if (i == 0xffffffffu || n == 0) return OTF2_CALLBACK_SUCCESS;
-  std::int64_t v = 0;
-  switch (types[0]) {
-    case OTF2_TYPE_INT64:
-      v = values[0].signed_int;
-      break;
-    case OTF2_TYPE_UINT64:
-      v = static_cast<std::int64_t>(values[0].unsigned_int);
-      break;
-    default:
-      v = static_cast<std::int64_t>(values[0].floating_point);
-  }
-  s.sink->metric(i, s.ns(t), metric, v);
-  return OTF2_CALLBACK_SUCCESS;
+  return guarded(d, [&](Impl& s) {
+    const std::uint32_t i = s.loc(l);
+    if (i == 0xffffffffu || n == 0) return;
+    std::int64_t v = 0;
+    switch (types[0]) {
+      case OTF2_TYPE_INT64:
+        v = values[0].signed_int;
+        break;
+      case OTF2_TYPE_UINT64:
+        v = static_cast<std::int64_t>(values[0].unsigned_int);
+        break;
+      default: {
+        // A double outside int64's range (or NaN) has no integer value: clamp it.
+        const double x = values[0].floating_point;
+        constexpr double kLimit = 9.2e18;
+        v = !(x == x) ? 0 : static_cast<std::int64_t>(std::clamp(x, -kLimit, kLimit));
+      }
+    }
+    s.sink->metric(i, s.ns(t), metric, v);
+  });
 }
 
 }  // namespace
 
 namespace {
 
-// OTF2 trusts the counts in an anchor file: a damaged one can make it allocate gigabytes or loop
-// for minutes (found by the fuzzer). An intact anchor is a few hundred bytes and opens in
-// milliseconds, so a child process opens it first, within a time and (where the sanitizers
-// allow) a memory limit.
-enum class AnchorCheck { Opens, DoesNotOpen, Damaged };
-AnchorCheck check_anchor(const std::string& anchor) {
-  const pid_t child = ::fork();
-  if (child < 0) return AnchorCheck::Opens;  // cannot check: the real open will tell
-  if (child == 0) {
-#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-    const rlimit memory{1ul << 30, 1ul << 30};
-    ::setrlimit(RLIMIT_AS, &memory);
-#endif
-    OTF2_Error_RegisterCallback(quiet_errors, nullptr);
-    OTF2_Reader* reader = OTF2_Reader_Open(anchor.c_str());
-    if (reader == nullptr) ::_exit(3);
-    OTF2_Reader_Close(reader);
-    ::_exit(0);
+// OTF2's global event reader does not say whose events it failed on. Reading each location's
+// events alone, with a fresh reader and no more events than its definition announces (so that
+// this cannot run away either), finds the event file to name. "" when each reads as announced.
+std::string locate_event_damage(const std::string& anchor, const Definitions& defs, const Impl& s) {
+  OTF2_Reader* reader = OTF2_Reader_Open(anchor.c_str());
+  if (reader == nullptr) return "";
+  std::string found;
+  bool open = OTF2_Reader_SetSerialCollectiveCallbacks(reader) == OTF2_SUCCESS;
+  for (const LocationDef& l : defs.locations)
+    open = open && OTF2_Reader_SelectLocation(reader, l.id) == OTF2_SUCCESS;
+  open = open && OTF2_Reader_OpenEvtFiles(reader) == OTF2_SUCCESS;
+  for (const LocationDef& l : defs.locations) {
+    if (!open || !found.empty()) break;
+    OTF2_EvtReader* events = OTF2_Reader_GetEvtReader(reader, l.id);
+    if (events == nullptr) continue;
+    g_last_otf2_error.clear();
+    std::uint64_t read = 0;
+    const std::uint64_t limit = l.events == ~std::uint64_t{0} ? l.events : l.events + 1;
+    const OTF2_ErrorCode rc = OTF2_Reader_ReadLocalEvents(reader, events, limit, &read);
+    if (rc != OTF2_SUCCESS || read != l.events)
+      found = fmt::format(
+          "{} (events of location {}, {}) is damaged: OTF2 reads {} {} of the {} "
+          "events its definition announces{}",
+          s.event_file(l.id), l.id, l.name, rc != OTF2_SUCCESS ? "only" : "", read, l.events,
+          rc != OTF2_SUCCESS ? " (" + g_last_otf2_error + ")" : "");
+    OTF2_Reader_CloseEvtReader(reader, events);
   }
-  const timespec step{0, 2'000'000};
-  for (int waited = 0; waited < 2500; ++waited) {  // 5 s
-    int status = 0;
-    const pid_t done = ::waitpid(child, &status, WNOHANG);
-    if (done == child) {
-      if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return AnchorCheck::Opens;
-      if (WIFEXITED(status) && WEXITSTATUS(status) == 3) return AnchorCheck::DoesNotOpen;
-      return AnchorCheck::Damaged;  // killed (out of memory) or ended otherwise
-    }
-    if (done < 0) return AnchorCheck::Opens;
-    ::nanosleep(&step, nullptr);
-  }
-  ::kill(child, SIGKILL);
-  ::waitpid(child, nullptr, 0);
-  return AnchorCheck::Damaged;
+  if (open) OTF2_Reader_CloseEvtFiles(reader);
+  OTF2_Reader_Close(reader);
+  return found;
 }
 
 }  // namespace
@@ -384,21 +564,27 @@ ArchiveReader::ArchiveReader(const std::string& path) : impl_(std::make_unique<I
           "trace directory perusetrace wrote (PROGRAM-trace) or its traces.otf2.",
           path));
   }
+  Impl& s = *impl_;
+  s.anchor = anchor_;
+  const std::string stem =
+      anchor_.size() > 5 && anchor_.compare(anchor_.size() - 5, 5, ".otf2") == 0
+          ? anchor_.substr(0, anchor_.size() - 5)
+          : anchor_;
+  const std::string global_defs = stem + ".def";
+  g_last_otf2_error.clear();
   OTF2_Error_RegisterCallback(quiet_errors, nullptr);
-  auto fail = [&](const char* what) {
+  auto fail = [&](const std::string& what) {
     throw ArchiveError(
         fmt::format("{} is not a readable OTF2 archive ({}{}). Give the traces.otf2 of a complete "
                     "perusetrace trace (an archive is complete once the traced program has left "
                     "MPI_Finalize).",
                     anchor_, what, g_last_otf2_error.empty() ? "" : ": " + g_last_otf2_error));
   };
-  Impl& s = *impl_;
-  const AnchorCheck check = check_anchor(anchor_);
-  if (check == AnchorCheck::DoesNotOpen) fail("OTF2 cannot open it");
-  if (check == AnchorCheck::Damaged) {
-    g_last_otf2_error.clear();
-    fail("its anchor file is damaged: OTF2 could not read it within 5 s and 1 GiB");
-  }
+  auto damaged = [&](const std::string& file, const std::string& what) {
+    throw ArchiveError(fmt::format(
+        "{} is damaged: {}. The archive cannot be read: trace the program again.", file, what));
+  };
+  if (const std::string problem = check_anchor(anchor_); !problem.empty()) fail(problem);
   s.reader = OTF2_Reader_Open(anchor_.c_str());
   if (s.reader == nullptr) fail("OTF2 cannot open it");
   if (OTF2_Reader_SetSerialCollectiveCallbacks(s.reader) != OTF2_SUCCESS)
@@ -413,9 +599,11 @@ ArchiveReader::ArchiveReader(const std::string& path) : impl_(std::make_unique<I
     defs_.settings = settings;
   std::free(settings);
 
+  check_file(global_defs, 0, "the global definitions");
   OTF2_GlobalDefReader* gdr = OTF2_Reader_GetGlobalDefReader(s.reader);
-  if (gdr == nullptr) fail("it has no global definitions");
+  if (gdr == nullptr) fail("its global definitions cannot be opened");
   OTF2_GlobalDefReaderCallbacks* dc = OTF2_GlobalDefReaderCallbacks_New();
+  if (dc == nullptr) throw std::bad_alloc();
   OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(dc, def_clock);
   OTF2_GlobalDefReaderCallbacks_SetStringCallback(dc, def_string);
   OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodeCallback(dc, def_node);
@@ -427,11 +615,15 @@ ArchiveReader::ArchiveReader(const std::string& path) : impl_(std::make_unique<I
   OTF2_GlobalDefReaderCallbacks_SetCommCallback(dc, def_comm);
   OTF2_GlobalDefReaderCallbacks_SetMetricMemberCallback(dc, def_metric_member);
   OTF2_GlobalDefReaderCallbacks_SetMetricClassCallback(dc, def_metric_class);
-  OTF2_Reader_RegisterGlobalDefCallbacks(s.reader, gdr, dc, &s);
+  OTF2_ErrorCode rc = OTF2_Reader_RegisterGlobalDefCallbacks(s.reader, gdr, dc, &s);
   std::uint64_t n = 0;
-  const OTF2_ErrorCode rc = OTF2_Reader_ReadAllGlobalDefinitions(s.reader, gdr, &n);
+  if (rc == OTF2_SUCCESS) rc = OTF2_Reader_ReadAllGlobalDefinitions(s.reader, gdr, &n);
   OTF2_GlobalDefReaderCallbacks_Delete(dc);
-  if (rc != OTF2_SUCCESS) fail("its global definitions cannot be read");
+  if (s.failure) std::rethrow_exception(s.failure);
+  if (rc != OTF2_SUCCESS)
+    damaged(global_defs, fmt::format("OTF2 cannot read its global definitions ({})",
+                                     g_last_otf2_error.empty() ? OTF2_Error_GetDescription(rc)
+                                                               : g_last_otf2_error));
 
   // perusetrace's own marks: its attributes, its Peruse regions, its tracer region.
   static constexpr const char* kAttrs[] = {"peruse_request", "peruse_peer",      "peruse_tag",
@@ -458,6 +650,18 @@ ArchiveReader::ArchiveReader(const std::string& path) : impl_(std::make_unique<I
   s.attr_operation = s.attributes["peruse_operation"];
   s.attr_comm = s.attributes["peruse_comm"];
 
+  // perusetrace numbers regions, communicators and metrics from 0 without gaps, and the tools
+  // index tables by these ids: an id past the count is damage, not a reason to allocate for it.
+  auto dense = [&](const char* what, std::uint64_t last, std::size_t count) {
+    if (count > 0 && last >= count)
+      damaged(global_defs,
+              fmt::format("it defines {} {}s but numbers one of them {}", count, what, last));
+  };
+  if (!s.regions.empty()) dense("region", s.regions.rbegin()->first, s.regions.size());
+  if (!s.comms.empty()) dense("communicator", s.comms.rbegin()->first, s.comms.size());
+  if (!s.metric_classes.empty())
+    dense("metric", s.metric_classes.rbegin()->first, s.metric_classes.size());
+
   // System tree: nodes that hold ranks, ranks by location group id.
   std::map<OTF2_SystemTreeNodeRef, std::uint32_t> node_index;
   for (const auto& [ref, g] : s.groups) {
@@ -478,10 +682,9 @@ ArchiveReader::ArchiveReader(const std::string& path) : impl_(std::make_unique<I
   for (const auto& [ref, l] : s.locations) {
     auto it = rank_index.find(l.group);
     if (it == rank_index.end())
-      throw ArchiveError(fmt::format(
-          "{}: location {} belongs to no rank (its location group {} is not defined); the "
-          "archive is damaged. Trace the program again.",
-          anchor_, ref, l.group));
+      damaged(global_defs, fmt::format("location {} belongs to no rank (its location group {} "
+                                       "is not defined)",
+                                       ref, l.group));
     order.emplace_back(it->second, ref);
   }
   std::sort(order.begin(), order.end());
@@ -489,13 +692,18 @@ ArchiveReader::ArchiveReader(const std::string& path) : impl_(std::make_unique<I
     const auto& l = s.locations[ref];
     s.location_index[ref] = static_cast<std::uint32_t>(defs_.locations.size());
     defs_.locations.push_back({ref, s.str(l.name), rank, defs_.ranks[rank].threads++, l.events});
-    defs_.total_events += l.events;
+    defs_.total_events = l.events > ~defs_.total_events ? ~std::uint64_t{0}  // saturates
+                                                        : defs_.total_events + l.events;
   }
+  // Every rank perusetrace writes has a location for its first thread.
+  for (std::size_t r = 0; r < defs_.ranks.size(); ++r)
+    if (defs_.ranks[r].threads == 0)
+      damaged(global_defs, fmt::format("rank '{}' has no location", defs_.ranks[r].name));
 
   // Regions, indexed by id.
   std::uint32_t peruse_count = 0;
+  defs_.regions.resize(s.regions.size());
   for (const auto& [ref, r] : s.regions) {
-    if (ref >= defs_.regions.size()) defs_.regions.resize(ref + 1);
     RegionDef& out = defs_.regions[ref];
     out.name = s.str(r.name);
     out.role = role_of(r.role);
@@ -511,8 +719,8 @@ ArchiveReader::ArchiveReader(const std::string& path) : impl_(std::make_unique<I
   }
 
   // Communicators: members as world ranks.
+  defs_.comms.resize(s.comms.size());
   for (const auto& [ref, c] : s.comms) {
-    if (ref >= defs_.comms.size()) defs_.comms.resize(ref + 1);
     CommDef& out = defs_.comms[ref];
     out.name = s.str(c.name);
     auto g = s.comm_groups.find(c.group);
@@ -522,8 +730,8 @@ ArchiveReader::ArchiveReader(const std::string& path) : impl_(std::make_unique<I
         out.world_ranks.push_back(static_cast<std::uint32_t>(m));
     }
   }
+  defs_.metrics.resize(s.metric_classes.size());
   for (const auto& [ref, member] : s.metric_classes) {
-    if (ref >= defs_.metrics.size()) defs_.metrics.resize(ref + 1);
     auto m = s.metric_members.find(member);
     defs_.metrics[ref] = m == s.metric_members.end() ? "" : s.str(m->second);
   }
@@ -536,75 +744,102 @@ void ArchiveReader::read_events(EventSink& sink,
                                 const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
   Impl& s = *impl_;
   s.sink = &sink;
-  for (const LocationDef& l : defs_.locations) OTF2_Reader_SelectLocation(s.reader, l.id);
-  // The local definitions carry each location's communicator mapping table.
-  const bool have_defs = OTF2_Reader_OpenDefFiles(s.reader) == OTF2_SUCCESS;
-  if (OTF2_Reader_OpenEvtFiles(s.reader) != OTF2_SUCCESS)
-    throw ArchiveError(
-        fmt::format("{}: the event files cannot be opened ({}). The archive is "
-                    "incomplete; trace the program again.",
-                    anchor_, g_last_otf2_error));
-  // perusetrace writes them for every location: without them its communicator ids, and so
-  // every message's partners, would be read as something else.
+  s.delivered.assign(defs_.locations.size(), 0);
+  auto incomplete = [&](const std::string& what) {
+    throw ArchiveError(fmt::format(
+        "{}: {}{}. The archive is incomplete or damaged; trace the "
+        "program again.",
+        anchor_, what, g_last_otf2_error.empty() ? "" : " (" + g_last_otf2_error + ")"));
+  };
+  // Names the damaged event file when it can be found, else says what `what` says.
+  auto events_damaged = [&](const std::string& what) {
+    const std::string where = locate_event_damage(anchor_, defs_, s);
+    if (where.empty()) incomplete(what);
+    throw ArchiveError(where + ". The archive cannot be read: trace the program again.");
+  };
+  std::uint64_t event_chunk = 0, definition_chunk = 0;
+  if (OTF2_Reader_GetChunkSize(s.reader, &event_chunk, &definition_chunk) != OTF2_SUCCESS ||
+      event_chunk == 0)
+    incomplete("the anchor file gives no chunk size for the event files");
   for (const LocationDef& l : defs_.locations) {
-    OTF2_DefReader* d = have_defs ? OTF2_Reader_GetDefReader(s.reader, l.id) : nullptr;
-    std::uint64_t read = 0;
-    const OTF2_ErrorCode rc =
-        d != nullptr ? OTF2_Reader_ReadAllLocalDefinitions(s.reader, d, &read) : OTF2_ERROR_INVALID;
-    if (d != nullptr) OTF2_Reader_CloseDefReader(s.reader, d);
-    if (rc != OTF2_SUCCESS || read == 0)
-      throw ArchiveError(fmt::format(
-          "{}: the local definitions of {} (traces/{}.def) are missing or damaged{}; they map "
-          "its communicators, so its messages cannot be read. The archive is damaged; trace the "
-          "program again.",
-          anchor_, l.name, l.id, rc != OTF2_SUCCESS ? " (" + g_last_otf2_error + ")" : ""));
-    OTF2_Reader_GetEvtReader(s.reader, l.id);
+    check_file(s.event_file(l.id), event_chunk, "events");
+    check_file(s.local_definitions_file(l.id), 0, "local definitions");
   }
-  if (have_defs) OTF2_Reader_CloseDefFiles(s.reader);
+
+  for (const LocationDef& l : defs_.locations)
+    if (OTF2_Reader_SelectLocation(s.reader, l.id) != OTF2_SUCCESS)
+      incomplete(fmt::format("location {} cannot be selected for reading", l.id));
+  // The local definitions carry each location's communicator mapping table: without them the
+  // events' communicators would be read as other ones.
+  if (OTF2_Reader_OpenDefFiles(s.reader) != OTF2_SUCCESS)
+    incomplete("the local definition files cannot be opened");
+  if (OTF2_Reader_OpenEvtFiles(s.reader) != OTF2_SUCCESS)
+    incomplete("the event files cannot be opened");
+  for (const LocationDef& l : defs_.locations) {
+    const std::string local = s.local_definitions_file(l.id);
+    OTF2_DefReader* d = OTF2_Reader_GetDefReader(s.reader, l.id);
+    if (d == nullptr) incomplete(fmt::format("{} cannot be opened", local));
+    std::uint64_t read = 0;
+    const OTF2_ErrorCode rc = OTF2_Reader_ReadAllLocalDefinitions(s.reader, d, &read);
+    OTF2_Reader_CloseDefReader(s.reader, d);
+    if (rc != OTF2_SUCCESS)
+      throw ArchiveError(fmt::format(
+          "{} is damaged: OTF2 cannot read the local definitions of location {} ({}). The "
+          "archive cannot be read: trace the program again.",
+          local, l.id,
+          g_last_otf2_error.empty() ? OTF2_Error_GetDescription(rc) : g_last_otf2_error));
+    if (OTF2_Reader_GetEvtReader(s.reader, l.id) == nullptr)
+      incomplete(fmt::format("{} cannot be opened", s.event_file(l.id)));
+  }
+  OTF2_Reader_CloseDefFiles(s.reader);
 
   OTF2_GlobalEvtReader* events = OTF2_Reader_GetGlobalEvtReader(s.reader);
-  if (events == nullptr)
-    throw ArchiveError(
-        fmt::format("{}: the events cannot be read ({}). The archive is "
-                    "incomplete; trace the program again.",
-                    anchor_, g_last_otf2_error));
-  OTF2_GlobalEvtReaderCallbacks* ec = OTF2_GlobalEvtReaderCallbacks_New();
-  OTF2_GlobalEvtReaderCallbacks_SetEnterCallback(ec, on_enter);
-  OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback(ec, on_leave);
-  OTF2_GlobalEvtReaderCallbacks_SetMpiSendCallback(ec, on_send);
-  OTF2_GlobalEvtReaderCallbacks_SetMpiIsendCallback(ec, on_isend);
-  OTF2_GlobalEvtReaderCallbacks_SetMpiIsendCompleteCallback(ec, on_isend_complete);
-  OTF2_GlobalEvtReaderCallbacks_SetMpiIrecvRequestCallback(ec, on_irecv_request);
-  OTF2_GlobalEvtReaderCallbacks_SetMpiRecvCallback(ec, on_recv);
-  OTF2_GlobalEvtReaderCallbacks_SetMpiIrecvCallback(ec, on_irecv);
-  OTF2_GlobalEvtReaderCallbacks_SetMpiRequestCancelledCallback(ec, on_cancelled);
-  OTF2_GlobalEvtReaderCallbacks_SetMetricCallback(ec, on_metric);
-  OTF2_Reader_RegisterGlobalEvtCallbacks(s.reader, events, ec, &s);
+  if (events == nullptr) incomplete("the events cannot be read");
+  std::unique_ptr<OTF2_GlobalEvtReaderCallbacks, void (*)(OTF2_GlobalEvtReaderCallbacks*)> ec(
+      OTF2_GlobalEvtReaderCallbacks_New(), OTF2_GlobalEvtReaderCallbacks_Delete);
+  if (!ec) throw std::bad_alloc();
+  OTF2_GlobalEvtReaderCallbacks_SetEnterCallback(ec.get(), on_enter);
+  OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback(ec.get(), on_leave);
+  OTF2_GlobalEvtReaderCallbacks_SetMpiSendCallback(ec.get(), on_send);
+  OTF2_GlobalEvtReaderCallbacks_SetMpiIsendCallback(ec.get(), on_isend);
+  OTF2_GlobalEvtReaderCallbacks_SetMpiIsendCompleteCallback(ec.get(), on_isend_complete);
+  OTF2_GlobalEvtReaderCallbacks_SetMpiIrecvRequestCallback(ec.get(), on_irecv_request);
+  OTF2_GlobalEvtReaderCallbacks_SetMpiRecvCallback(ec.get(), on_recv);
+  OTF2_GlobalEvtReaderCallbacks_SetMpiIrecvCallback(ec.get(), on_irecv);
+  OTF2_GlobalEvtReaderCallbacks_SetMpiRequestCancelledCallback(ec.get(), on_cancelled);
+  OTF2_GlobalEvtReaderCallbacks_SetMetricCallback(ec.get(), on_metric);
+  if (OTF2_Reader_RegisterGlobalEvtCallbacks(s.reader, events, ec.get(), &s) != OTF2_SUCCESS)
+    incomplete("the events cannot be read");
   std::uint64_t total = 0;
   progress(0, defs_.total_events);
   for (;;) {
     std::uint64_t read = 0;
     const OTF2_ErrorCode rc =
         OTF2_Reader_ReadGlobalEvents(s.reader, events, kEventsPerBatch, &read);
+    if (s.failure) std::rethrow_exception(s.failure);
     if (rc != OTF2_SUCCESS) {
-      OTF2_GlobalEvtReaderCallbacks_Delete(ec);
-      throw ArchiveError(fmt::format(
-          "{}: reading the events failed after {} of {} ({}). The archive is damaged or "
-          "incomplete; trace the program again.",
-          anchor_, total, defs_.total_events, g_last_otf2_error));
+      const std::string otf2 = g_last_otf2_error;
+      events_damaged(fmt::format("reading the events failed after {} of {} ({})", total,
+                                 defs_.total_events, otf2));
     }
     total += read;
+    // The definitions say how many events each location wrote; reading more means OTF2 is
+    // decoding something else than those events (see check_file), and would not stop.
+    if (total > defs_.total_events)
+      events_damaged(
+          fmt::format("the event files hold more events than the {} the "
+                      "definitions announce, so one of them is damaged",
+                      defs_.total_events));
     progress(total, defs_.total_events);
     if (read < kEventsPerBatch) break;
   }
-  OTF2_GlobalEvtReaderCallbacks_Delete(ec);
+  if (total != defs_.total_events)
+    events_damaged(
+        fmt::format("the event files end after {} of the {} events the "
+                    "definitions announce",
+                    total, defs_.total_events));
   OTF2_Reader_CloseGlobalEvtReader(s.reader, events);
   OTF2_Reader_CloseEvtFiles(s.reader);
-  if (total != defs_.total_events)
-    throw ArchiveError(fmt::format(
-        "{}: {} events could be read where the definitions promise {}: an event file is cut "
-        "short or damaged. Trace the program again.",
-        anchor_, total, defs_.total_events));
 }
 
 }  // namespace perusetrace::archive
