@@ -99,7 +99,7 @@ def main():
           f"cycles)\n{'bytes':>9}{header}    (d-a)/(b-a)  (c-a)/a")
     for size in sizes:
         row = "".join(f"{best[m][size]:>10.3f}" for m in opts.modes)
-        a, b, c, d = (best[m].get(size) for m in "abcd")
+        a, b, c, d = (best.get(m, {}).get(size) for m in "abcd")
         extra = ""
         if None not in (a, b, c, d):
             floor = b - a

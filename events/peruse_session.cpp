@@ -42,8 +42,10 @@ std::atomic<std::int64_t> g_posted_depth{0};
 std::atomic<std::int64_t> g_unexpected_depth{0};
 std::atomic<std::int64_t> g_bytes_in_flight{0};
 
-thread_local MPI_Datatype t_last_type = MPI_DATATYPE_NULL;
-thread_local int t_last_size = 0;
+// initial-exec: the default model for a shared library calls __tls_get_addr at every access.
+thread_local MPI_Datatype t_last_type __attribute__((tls_model("initial-exec"))) =
+    MPI_DATATYPE_NULL;
+constinit thread_local int t_last_size __attribute__((tls_model("initial-exec"))) = 0;
 
 std::uint64_t bytes_of(const peruse_comm_spec_t* spec) noexcept {
   if (spec->count <= 0 || spec->datatype == MPI_DATATYPE_NULL) return 0;
@@ -54,10 +56,14 @@ std::uint64_t bytes_of(const peruse_comm_spec_t* spec) noexcept {
   return static_cast<std::uint64_t>(spec->count) * static_cast<std::uint64_t>(t_last_size);
 }
 
-// One callback per event, so the event is known at compile time and costs no lookup.
+// One callback per event, so the event is known at compile time and costs no lookup. The slot
+// is reserved and stamped first and the fields are written straight into it: nothing computed
+// before reserve() must survive its (rare) call into the drain, so the callback spills nothing.
 template <std::size_t E>
 int on_event(peruse_event_h, MPI_Aint unique_id, peruse_comm_spec_t* spec, void* param) {
-  if (g_state.load(std::memory_order_relaxed) != TraceState::On) return MPI_SUCCESS;
+  Record* r = reserve();
+  if (r == nullptr) return MPI_SUCCESS;  // tracing is off, or this thread is not traced
+  r->time = now_ticks();
   constexpr auto event = static_cast<PeruseEvent>(E);
   const CommEntry* comm = static_cast<const CommEntry*>(param)->acquire();
   if (comm == nullptr) return MPI_SUCCESS;  // cannot happen: attached after it was published
@@ -78,10 +84,16 @@ int on_event(peruse_event_h, MPI_Aint unique_id, peruse_comm_spec_t* spec, void*
   if constexpr (event == PeruseEvent::REQ_XFER_BEGIN) aux = g_bytes_in_flight += bytes;
   if constexpr (event == PeruseEvent::REQ_XFER_END) aux = g_bytes_in_flight -= bytes;
 
-  emit(Record{0, RecordKind::Peruse, static_cast<std::uint8_t>(E),
-              static_cast<std::uint16_t>(spec->operation), comm->local_id,
-              comm->world_rank_of(spec->peer), spec->tag, bytes, request,
-              static_cast<std::uint64_t>(aux)});
+  r->kind = RecordKind::Peruse;
+  r->event = static_cast<std::uint8_t>(E);
+  r->region = static_cast<std::uint16_t>(spec->operation);
+  r->comm = comm->local_id;
+  r->peer = comm->world_rank_of(spec->peer);
+  r->tag = spec->tag;
+  r->bytes = bytes;
+  r->request = request;
+  r->aux = static_cast<std::uint64_t>(aux);
+  commit();
   return MPI_SUCCESS;
 }
 

@@ -12,9 +12,11 @@ std::uint32_t g_group_mask = 0;
 RequestTable g_requests;
 
 namespace detail {
-thread_local int t_mpi_depth __attribute__((tls_model("initial-exec"))) = 0;
-thread_local Activation t_activations[kActivationLog] __attribute__((tls_model("initial-exec")));
-thread_local std::uint64_t t_activation_count __attribute__((tls_model("initial-exec"))) = 0;
+constinit thread_local int t_mpi_depth __attribute__((tls_model("initial-exec"))) = 0;
+constinit thread_local Activation t_activations[kActivationLog]
+    __attribute__((tls_model("initial-exec"))) = {};
+constinit thread_local std::uint64_t t_activation_count __attribute__((tls_model("initial-exec"))) =
+    0;
 }  // namespace detail
 
 namespace {
@@ -55,7 +57,8 @@ struct CompletionScratch {
   RequestInfo pending[Completion::kCapacity];
   MPI_Status statuses[Completion::kCapacity];
 };
-thread_local CompletionScratch* t_scratch = nullptr;
+constinit thread_local CompletionScratch* t_scratch __attribute__((tls_model("initial-exec"))) =
+    nullptr;
 
 CompletionScratch* scratch() noexcept {
   if (t_scratch == nullptr) t_scratch = new (std::nothrow) CompletionScratch;
@@ -64,22 +67,22 @@ CompletionScratch* scratch() noexcept {
 
 }  // namespace
 
-void on_send(const Call&, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) noexcept {
+void on_send(Call& call, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) noexcept {
   const CommRef c = comm_ref(comm);
   if (dest == MPI_PROC_NULL || c.id == kCommUnknown) return;  // no message, or unattributable
-  emit(Record{0, RecordKind::MpiSend, 0, 0, c.id, c.rank(dest), tag, bytes(count, type), 0, 0});
+  call.at_enter(
+      Record{0, RecordKind::MpiSend, 0, 0, c.id, c.rank(dest), tag, bytes(count, type), 0, 0});
 }
 
-void on_recv(const Call&, int rc, MPI_Datatype, MPI_Comm comm, const MPI_Status* status) noexcept {
+void on_recv(Call& call, int rc, MPI_Datatype, MPI_Comm comm, const MPI_Status* status) noexcept {
   const CommRef c = comm_ref(comm);
   if (rc != MPI_SUCCESS || status->MPI_SOURCE == MPI_PROC_NULL || c.id == kCommUnknown) return;
-  emit(Record{0, RecordKind::MpiRecv, 0, 0, c.id, c.rank(status->MPI_SOURCE), status->MPI_TAG,
-              status_bytes(status), 0, 0});
+  call.at_leave(Record{0, RecordKind::MpiRecv, 0, 0, c.id, c.rank(status->MPI_SOURCE),
+                       status->MPI_TAG, status_bytes(status), 0, 0});
 }
 
-void on_post(const Call&, int rc, std::uint64_t mark, RequestKind kind, int count,
-             MPI_Datatype type, int peer, int tag, MPI_Comm comm,
-             const MPI_Request* request) noexcept {
+void on_post(Call& call, int rc, std::uint64_t mark, RequestKind kind, int count, MPI_Datatype type,
+             int peer, int tag, MPI_Comm comm, const MPI_Request* request) noexcept {
   if (rc != MPI_SUCCESS || *request == MPI_REQUEST_NULL) return;
   const std::uintptr_t key = request_key(*request);
   RequestSlot* slot = g_requests.find_or_claim(key);
@@ -92,8 +95,9 @@ void on_post(const Call&, int rc, std::uint64_t mark, RequestKind kind, int coun
     slot->shared.store(true, std::memory_order_relaxed);
     if (peer == MPI_PROC_NULL) return;
     const std::uint64_t id = g_requests.activated_since(mark, 0);
-    emit(Record{0, RecordKind::MpiIsend, 0, 0, c.id, c.rank(peer), tag, bytes(count, type), id, 0});
-    emit(Record{0, RecordKind::MpiIsendComplete, 0, 0, 0, 0, 0, 0, id, 0});
+    call.at_leave(
+        Record{0, RecordKind::MpiIsend, 0, 0, c.id, c.rank(peer), tag, bytes(count, type), id, 0});
+    call.at_leave(Record{0, RecordKind::MpiIsendComplete, 0, 0, 0, 0, 0, 0, id, 0});
     return;
   }
   if (kind != RequestKind::Send) slot->take();  // only sends share handles
@@ -111,13 +115,14 @@ void on_post(const Call&, int rc, std::uint64_t mark, RequestKind kind, int coun
   if (kind == RequestKind::PersistentSend || kind == RequestKind::PersistentRecv) return;
   if (peer == MPI_PROC_NULL) return;
   if (kind == RequestKind::Send) {
-    emit(Record{0, RecordKind::MpiIsend, 0, 0, c.id, c.rank(peer), tag, info.bytes, id, 0});
+    call.at_leave(
+        Record{0, RecordKind::MpiIsend, 0, 0, c.id, c.rank(peer), tag, info.bytes, id, 0});
   } else {
-    emit(Record{0, RecordKind::MpiIrecvRequest, 0, 0, c.id, c.rank(peer), tag, 0, id, 0});
+    call.at_leave(Record{0, RecordKind::MpiIrecvRequest, 0, 0, c.id, c.rank(peer), tag, 0, id, 0});
   }
 }
 
-void on_start(const Call&, int rc, int count, const MPI_Request* requests) noexcept {
+void on_start(Call& call, int rc, int count, const MPI_Request* requests) noexcept {
   if (rc != MPI_SUCCESS) return;
   for (int i = 0; i < count; ++i) {
     if (requests[i] == MPI_REQUEST_NULL) continue;
@@ -127,11 +132,11 @@ void on_start(const Call&, int rc, int count, const MPI_Request* requests) noexc
     const RequestInfo r = slot->read();
     if (r.peer == MPI_PROC_NULL) continue;
     if (r.kind == RequestKind::PersistentSend) {
-      emit(Record{0, RecordKind::MpiIsend, 0, 0, r.comm, r.peer + r.peer_offset, r.tag, r.bytes,
-                  r.id, 0});
+      call.at_leave(Record{0, RecordKind::MpiIsend, 0, 0, r.comm, r.peer + r.peer_offset, r.tag,
+                           r.bytes, r.id, 0});
     } else if (r.kind == RequestKind::PersistentRecv) {
-      emit(Record{0, RecordKind::MpiIrecvRequest, 0, 0, r.comm, r.peer + r.peer_offset, r.tag, 0,
-                  r.id, 0});
+      call.at_leave(Record{0, RecordKind::MpiIrecvRequest, 0, 0, r.comm, r.peer + r.peer_offset,
+                           r.tag, 0, r.id, 0});
     }
   }
 }
@@ -160,9 +165,9 @@ void on_request_free(const Call&, MPI_Request request) noexcept {
     slot->kind.store(RequestKind::Unknown, std::memory_order_relaxed);
 }
 
-Completion::Completion(const Call& call, int count, const MPI_Request* requests) noexcept
-    : traced_(call.traced()), count_(0) {
-  CompletionScratch* s = traced_ ? scratch() : nullptr;
+Completion::Completion(Call& call, int count, const MPI_Request* requests) noexcept
+    : call_(call.traced() ? &call : nullptr), count_(0) {
+  CompletionScratch* s = call_ != nullptr ? scratch() : nullptr;
   if (s == nullptr || requests == nullptr) return;
   count_ = count < kCapacity ? count : kCapacity;
   for (int i = 0; i < count_; ++i) {
@@ -195,8 +200,8 @@ void Completion::completed(int index, const MPI_Status* status) noexcept {
       !live->finish(slot->kind))
     return;
   if (slot->kind == RequestKind::FileIo) {
-    emit(Record{0, RecordKind::IoOperationComplete, 0, 0, slot->comm, 0, 0, status_bytes(status),
-                slot->bytes, 0});
+    call_->at_leave(Record{0, RecordKind::IoOperationComplete, 0, 0, slot->comm, 0, 0,
+                           status_bytes(status), slot->bytes, 0});
     return;
   }
   const bool send = slot->kind == RequestKind::Send || slot->kind == RequestKind::PersistentSend;
@@ -205,12 +210,12 @@ void Completion::completed(int index, const MPI_Status* status) noexcept {
     int cancelled = 0;
     PMPI_Test_cancelled(status, &cancelled);
     if (cancelled) {
-      emit(Record{0, RecordKind::MpiRequestCancelled, 0, 0, 0, 0, 0, 0, id, 0});
+      call_->at_leave(Record{0, RecordKind::MpiRequestCancelled, 0, 0, 0, 0, 0, 0, id, 0});
       return;
     }
   }
   if (send) {
-    emit(Record{0, RecordKind::MpiIsendComplete, 0, 0, 0, 0, 0, 0, id, 0});
+    call_->at_leave(Record{0, RecordKind::MpiIsendComplete, 0, 0, 0, 0, 0, 0, id, 0});
     return;
   }
   int peer = slot->peer < 0 ? slot->peer : slot->peer + slot->peer_offset;
@@ -220,28 +225,29 @@ void Completion::completed(int index, const MPI_Status* status) noexcept {
     if (peer >= 0) peer += slot->peer_offset;
     tag = status->MPI_TAG;
   }
-  emit(Record{0, RecordKind::MpiIrecv, 0, 0, slot->comm, peer, tag, status_bytes(status), id, 0});
+  call_->at_leave(
+      Record{0, RecordKind::MpiIrecv, 0, 0, slot->comm, peer, tag, status_bytes(status), id, 0});
 }
 
 void Completion::one(int rc, int index, const MPI_Status* status) noexcept {
-  if (traced_ && rc == MPI_SUCCESS && index != MPI_UNDEFINED) completed(index, status);
+  if (call_ != nullptr && rc == MPI_SUCCESS && index != MPI_UNDEFINED) completed(index, status);
 }
 
 void Completion::all(int rc, const MPI_Status* statuses) noexcept {
-  if (!traced_ || rc != MPI_SUCCESS) return;
+  if (call_ == nullptr || rc != MPI_SUCCESS) return;
   for (int i = 0; i < count_; ++i)
     completed(i, statuses == MPI_STATUSES_IGNORE ? nullptr : &statuses[i]);
 }
 
 void Completion::some(int rc, int outcount, const int* indices,
                       const MPI_Status* statuses) noexcept {
-  if (!traced_ || rc != MPI_SUCCESS || outcount == MPI_UNDEFINED) return;
+  if (call_ == nullptr || rc != MPI_SUCCESS || outcount == MPI_UNDEFINED) return;
   for (int i = 0; i < outcount; ++i)
     completed(indices[i], statuses == MPI_STATUSES_IGNORE ? nullptr : &statuses[i]);
 }
 
-void on_collective_begin(const Call&) noexcept {
-  emit(Record{0, RecordKind::CollectiveBegin, 0, 0, 0, 0, 0, 0, 0, 0});
+void on_collective_begin(Call& call) noexcept {
+  call.at_enter(Record{0, RecordKind::CollectiveBegin, 0, 0, 0, 0, 0, 0, 0, 0});
 }
 
 namespace {
@@ -339,13 +345,13 @@ void collective_bytes(const Call& call, const CollArgs& a, std::uint64_t& sent,
 
 }  // namespace
 
-void on_collective_end(const Call& call, int rc, const CollArgs& args) noexcept {
+void on_collective_end(Call& call, int rc, const CollArgs& args) noexcept {
   std::uint64_t sent = 0, received = 0;
   if (rc == MPI_SUCCESS) collective_bytes(call, args, sent, received);
   int root = args.root;
   if (root == MPI_ROOT || root == MPI_PROC_NULL) root = -1;
-  emit(Record{0, RecordKind::CollectiveEnd, 0, static_cast<std::uint16_t>(call.fn()),
-              g_comms.id_of(args.comm), root, 0, sent, 0, received});
+  call.at_leave(Record{0, RecordKind::CollectiveEnd, 0, static_cast<std::uint16_t>(call.fn()),
+                       g_comms.id_of(args.comm), root, 0, sent, 0, received});
 }
 
 void on_comm_created(const Call& call, int rc, MPI_Comm parent, MPI_Comm comm) noexcept {

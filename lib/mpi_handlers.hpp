@@ -18,23 +18,43 @@ extern std::uint32_t g_group_mask;
 
 namespace detail {
 // MPI calls made from inside an MPI call (by the MPI itself, e.g. ROMIO) are not traced again.
-extern thread_local int t_mpi_depth __attribute__((tls_model("initial-exec")));
+extern constinit thread_local int t_mpi_depth __attribute__((tls_model("initial-exec")));
 }  // namespace detail
 
 inline void record_region(RecordKind kind, std::uint16_t region) noexcept {
   emit(Record{0, kind, 0, region, 0, 0, 0, 0, 0, 0});
 }
 
+// One traced MPI call: its Enter record when constructed, its Leave record when it ends.
+// What a call records at its start or its end (the MpiSend of MPI_Send, the MpiRecv of MPI_Recv,
+// a collective's begin and end, a posted or completed request) rides in the Enter or Leave
+// record itself (Record::event names its kind): one slot, one clock read and one OTF2 timestamp
+// fewer per event, at the moment OTF2 readers expect it anyway.
 class Call {
  public:
   explicit Call(Fn fn) noexcept : fn_(fn) {
     const bool outermost = detail::t_mpi_depth++ == 0;
     traced_ = outermost && g_state.load(std::memory_order_relaxed) == TraceState::On &&
               (g_group_mask >> static_cast<unsigned>(kMpiFunctions[index()].group) & 1u);
-    if (traced_) record_region(RecordKind::Enter, index());
+    if (traced_) {
+      leave_.event = 0;
+      if (Record* r = reserve()) {
+        *r = Record{now_ticks(), RecordKind::Enter, 0, index(), 0, 0, 0, 0, 0, 0};
+        commit();
+        enter_ = r;
+      }
+    }
   }
   ~Call() {
-    if (traced_) record_region(RecordKind::Leave, index());
+    if (traced_) {
+      if (leave_.event == 0) {
+        record_region(RecordKind::Leave, index());
+      } else {
+        leave_.kind = RecordKind::Leave;
+        leave_.region = index();
+        emit(leave_);
+      }
+    }
     --detail::t_mpi_depth;
   }
   Call(const Call&) = delete;
@@ -42,10 +62,52 @@ class Call {
   bool traced() const noexcept { return traced_; }
   Fn fn() const noexcept { return fn_; }
 
+  // Records `payload` (its kind and fields; time and region are the call's) at the call's start.
+  // Only right after the Enter, before anything else was recorded on this thread; otherwise,
+  // and after a drain, it becomes a record of its own.
+  void at_enter(const Record& payload) noexcept {
+    if (enter_ != nullptr && detail::t_buffer != nullptr && enter_ + 1 == detail::t_buffer->next &&
+        g_state.load(std::memory_order_relaxed) == TraceState::On) {
+      fuse(*enter_, payload);
+      enter_ = nullptr;  // one payload per Enter
+    } else {
+      emit(payload);
+    }
+  }
+  // Records `payload` at the call's end, in its Leave. A second one in the same call (MPI_Waitall
+  // completing several requests) moves the first out into a record of its own, in order.
+  void at_leave(const Record& payload) noexcept {
+    if (leave_.event != 0) emit(pending_leave());
+    fuse(leave_, payload);
+  }
+
  private:
+  static void fuse(Record& carrier, const Record& payload) noexcept {
+    carrier.event = static_cast<std::uint8_t>(payload.kind);
+    carrier.comm = payload.comm;
+    carrier.peer = payload.peer;
+    carrier.tag = payload.tag;
+    carrier.bytes = payload.bytes;
+    carrier.request = payload.request;
+    carrier.aux = payload.aux;
+  }
+  Record pending_leave() const noexcept {
+    return Record{0,
+                  static_cast<RecordKind>(leave_.event),
+                  0,
+                  index(),
+                  leave_.comm,
+                  leave_.peer,
+                  leave_.tag,
+                  leave_.bytes,
+                  leave_.request,
+                  leave_.aux};
+  }
   std::uint16_t index() const noexcept { return static_cast<std::uint16_t>(fn_); }
   Fn fn_;
   bool traced_;
+  Record* enter_ = nullptr;  // the Enter slot, until a payload was fused into it
+  Record leave_;             // traced: event != 0 when the Leave carries a payload, set here
 };
 
 // Bytes a completed operation moved, from its status; 0 without one.
@@ -77,7 +139,7 @@ struct CollArgs {
 class Completion {
  public:
   static constexpr int kCapacity = 4096;  // a thread's scratch; larger calls track the first
-  Completion(const Call& call, int count, const MPI_Request* requests) noexcept;
+  Completion(Call& call, int count, const MPI_Request* requests) noexcept;
   MPI_Status* statuses(MPI_Status* user) noexcept;
   void one(int rc, int index, const MPI_Status* status) noexcept;
   void all(int rc, const MPI_Status* statuses) noexcept;
@@ -85,7 +147,7 @@ class Completion {
 
  private:
   void completed(int index, const MPI_Status* status) noexcept;
-  bool traced_;
+  Call* call_;  // null: not traced
   int count_;
 };
 
@@ -93,19 +155,19 @@ void on_init(int rc, Fn fn, std::uint64_t start, int provided);
 void on_finalize();
 void save_before_abort(int errorcode) noexcept;  // crash_guard.cpp
 
-void on_send(const Call&, int count, MPI_Datatype, int dest, int tag, MPI_Comm) noexcept;
-void on_recv(const Call&, int rc, MPI_Datatype, MPI_Comm, const MPI_Status*) noexcept;
+void on_send(Call&, int count, MPI_Datatype, int dest, int tag, MPI_Comm) noexcept;
+void on_recv(Call&, int rc, MPI_Datatype, MPI_Comm, const MPI_Status*) noexcept;
 // `mark` is activation_mark() taken before the PMPI call: requests Peruse activated since then
 // keep the id Peruse gave them, so PMPI and Peruse records of one request share it.
-void on_post(const Call&, int rc, std::uint64_t mark, RequestKind, int count, MPI_Datatype,
-             int peer, int tag, MPI_Comm, const MPI_Request*) noexcept;
-void on_start(const Call&, int rc, int count, const MPI_Request*) noexcept;
+void on_post(Call&, int rc, std::uint64_t mark, RequestKind, int count, MPI_Datatype, int peer,
+             int tag, MPI_Comm, const MPI_Request*) noexcept;
+void on_start(Call&, int rc, int count, const MPI_Request*) noexcept;
 void on_request_free(const Call&, MPI_Request) noexcept;
 // Matched probes: MPI_Message does not tell its communicator, so the probe's is remembered.
 void on_mprobe(const Call&, int rc, MPI_Comm, MPI_Message) noexcept;
 MPI_Comm message_comm(MPI_Message) noexcept;
-void on_collective_begin(const Call&) noexcept;
-void on_collective_end(const Call&, int rc, const CollArgs&) noexcept;
+void on_collective_begin(Call&) noexcept;
+void on_collective_end(Call&, int rc, const CollArgs&) noexcept;
 // `parent`: the communicator the new one was made from (MPI_COMM_NULL: none).
 void on_comm_created(const Call&, int rc, MPI_Comm parent, MPI_Comm comm) noexcept;
 void on_file_open(const Call&, int rc, MPI_Comm, const char* filename, int amode,

@@ -40,10 +40,13 @@ inline constexpr std::int32_t kIoNonBlocking = 1, kIoCollective = 2;  // operati
 // Derived counters, written as OTF2 metrics next to the Peruse events that change them.
 enum class Metric : std::uint8_t { PostedQueueDepth, UnexpectedQueueDepth, BytesInFlight, Count };
 
+// An Enter or Leave whose `event` is not 0 carries the MPI event of that kind (MpiSend ...
+// IoOperationComplete) in its other fields, at the same time: right after the Enter, or right
+// before the Leave (see Call in lib/mpi_handlers.hpp).
 struct Record {
   std::uint64_t time;
   RecordKind kind;
-  std::uint8_t event;    // PeruseEvent or Metric
+  std::uint8_t event;    // Peruse: PeruseEvent; Enter/Leave: 0 or the RecordKind carried
   std::uint16_t region;  // region id (Enter/Leave)
   std::uint32_t comm;    // process-local communicator id
   std::int32_t peer;

@@ -25,13 +25,23 @@ bool RecordFile::open(const std::string& path, std::string& error) {
   return true;
 }
 
+namespace {
+// An Enter or Leave carries no payload (event 0) or one of the MPI events (lib/record.hpp).
+bool payload_valid(const Record& r) {
+  const auto kind = static_cast<RecordKind>(r.event);
+  return r.event == 0 || (kind > RecordKind::Peruse && kind <= RecordKind::IoOperationComplete);
+}
+}  // namespace
+
 bool RecordFile::valid(const Record& r) {
   switch (r.kind) {
     case RecordKind::Enter:
+      if (!payload_valid(r)) return false;
       if (r.region >= region_count_ || depth_ == kMaxDepth) return false;
       open_regions_[depth_++] = r.region;
       return true;
     case RecordKind::Leave:
+      if (!payload_valid(r)) return false;
       if (depth_ == 0 || open_regions_[depth_ - 1] != r.region) return false;
       --depth_;
       return true;

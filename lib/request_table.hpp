@@ -24,9 +24,10 @@ struct Activation {
 };
 inline constexpr std::size_t kActivationLog = 256;
 namespace detail {
-extern thread_local Activation t_activations[kActivationLog]
+extern constinit thread_local Activation t_activations[kActivationLog]
     __attribute__((tls_model("initial-exec")));
-extern thread_local std::uint64_t t_activation_count __attribute__((tls_model("initial-exec")));
+extern constinit thread_local std::uint64_t t_activation_count
+    __attribute__((tls_model("initial-exec")));
 }  // namespace detail
 inline std::uint64_t activation_mark() noexcept {
   return detail::t_activation_count;

@@ -28,7 +28,8 @@ enum class TraceState : int { Off, On, Stopped };
 extern std::atomic<TraceState> g_state;
 
 namespace detail {
-extern thread_local ThreadBuffer* t_buffer __attribute__((tls_model("initial-exec")));
+// constinit: without it every access first calls the variable's TLS init wrapper.
+extern constinit thread_local ThreadBuffer* t_buffer __attribute__((tls_model("initial-exec")));
 ThreadBuffer* attach_or_drain() noexcept;  // first record of a thread, or buffer full
 }  // namespace detail
 

@@ -25,13 +25,16 @@ int metric_of(PeruseEvent e) {
 }
 
 OTF2_ErrorCode peruse(Location& loc, const ArchiveSpec& spec, const Record& r) {
-  OTF2_AttributeList* a = loc.attributes;
-  OTF2_AttributeList_AddUint64(a, kAttrRequest, r.request);
-  OTF2_AttributeList_AddInt32(a, kAttrPeer, r.peer);
-  OTF2_AttributeList_AddInt32(a, kAttrTag, r.tag);
-  OTF2_AttributeList_AddUint64(a, kAttrBytes, r.bytes);
-  OTF2_AttributeList_AddUint8(a, kAttrOperation, static_cast<std::uint8_t>(r.region));
-  OTF2_AttributeList_AddCommRef(a, kAttrComm, r.comm);
+  const PeruseFieldValues v{r.request, r.peer, r.tag, r.bytes, static_cast<std::uint8_t>(r.region),
+                            r.comm};
+  const unsigned fields = loc.peruse_fields.to_write(v);
+  OTF2_AttributeList* a = fields != 0 ? loc.attributes : nullptr;
+  if (fields & kFieldRequest) OTF2_AttributeList_AddUint64(a, kAttrRequest, v.request);
+  if (fields & kFieldPeer) OTF2_AttributeList_AddInt32(a, kAttrPeer, v.peer);
+  if (fields & kFieldTag) OTF2_AttributeList_AddInt32(a, kAttrTag, v.tag);
+  if (fields & kFieldBytes) OTF2_AttributeList_AddUint64(a, kAttrBytes, v.bytes);
+  if (fields & kFieldOperation) OTF2_AttributeList_AddUint8(a, kAttrOperation, v.operation);
+  if (fields & kFieldComm) OTF2_AttributeList_AddCommRef(a, kAttrComm, v.comm);
   const OTF2_RegionRef region = spec.peruse_region_base + r.event;
   OTF2_ErrorCode rc = OTF2_EvtWriter_Enter(loc.writer, a, r.time, region);
   if (rc == OTF2_SUCCESS) rc = OTF2_EvtWriter_Leave(loc.writer, nullptr, r.time, region);
@@ -46,13 +49,28 @@ OTF2_ErrorCode peruse(Location& loc, const ArchiveSpec& spec, const Record& r) {
   return rc;
 }
 
+OTF2_ErrorCode one(Location& loc, const ArchiveSpec& spec, const Record& r);
+
+// The MPI event an Enter or Leave record carries, at the same timestamp.
+OTF2_ErrorCode payload(Location& loc, const ArchiveSpec& spec, const Record& r) {
+  if (r.event == 0) return OTF2_SUCCESS;
+  Record event = r;
+  event.kind = static_cast<RecordKind>(r.event);
+  event.event = 0;
+  return one(loc, spec, event);
+}
+
 OTF2_ErrorCode one(Location& loc, const ArchiveSpec& spec, const Record& r) {
   OTF2_EvtWriter* w = loc.writer;
   switch (r.kind) {
-    case RecordKind::Enter:
-      return OTF2_EvtWriter_Enter(w, nullptr, r.time, r.region);
-    case RecordKind::Leave:
-      return OTF2_EvtWriter_Leave(w, nullptr, r.time, r.region);
+    case RecordKind::Enter: {
+      const OTF2_ErrorCode rc = OTF2_EvtWriter_Enter(w, nullptr, r.time, r.region);
+      return rc == OTF2_SUCCESS ? payload(loc, spec, r) : rc;
+    }
+    case RecordKind::Leave: {
+      const OTF2_ErrorCode rc = payload(loc, spec, r);
+      return rc == OTF2_SUCCESS ? OTF2_EvtWriter_Leave(w, nullptr, r.time, r.region) : rc;
+    }
     case RecordKind::Peruse:
       return peruse(loc, spec, r);
     case RecordKind::MpiSend:

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "peruse_fields.hpp"
 #include "writer.hpp"
 
 namespace perusetrace::trace::detail {
@@ -26,6 +27,7 @@ enum Attribute : OTF2_AttributeRef {
 struct Location {
   OTF2_EvtWriter* writer = nullptr;
   OTF2_AttributeList* attributes = nullptr;
+  PeruseFieldMemory peruse_fields;  // which fields a Peruse event repeats (peruse_fields.hpp)
   std::uint32_t thread_index = 0;
   std::uint64_t id = 0;
   std::uint64_t events = 0;

@@ -60,8 +60,32 @@ def rank_of(location):
     return int(re.search(r"(\d+)$", location.group.name).group(1))
 
 
+PERUSE_FIELDS = ("peer", "tag", "bytes", "operation", "comm")
+
+
+def whole_peruse_fields(memory, present):
+    """A Peruse event's fields, whole. perusetrace writes the request only when it changes on the
+    location, and the other fields only when they differ from the request's previous event there
+    (otf2_writer/peruse_fields.hpp). `memory` is the location's [last request, {request: fields}];
+    it remembers everything, so a field the writer left out without an earlier value is caught."""
+    if "request" not in present and memory[0] is None:
+        raise ValueError(f"first Peruse event of a location without peruse_request: {present}")
+    request = present.get("request", memory[0])
+    earlier = memory[1].get(request, {})
+    fields = {"request": request}
+    for name in PERUSE_FIELDS:
+        if name not in present and name not in earlier:
+            raise ValueError(f"Peruse event of request {request} without peruse_{name} and no "
+                             f"earlier event of that request on its location: {present}")
+        fields[name] = present.get(name, earlier.get(name))
+    memory[0] = request
+    memory[1][request] = fields
+    return fields
+
+
 def load(path):
     trace = Trace()
+    memory = {}
     with otf2.reader.open(path) as archive:
         trace.clock_resolution = archive.definitions.clock_properties.timer_resolution
         trace.comms = list(archive.definitions.comms)
@@ -77,7 +101,9 @@ def load(path):
                     if isinstance(event, otf2.events.Leave):
                         continue  # a Peruse event is a zero-length region: keep its Enter
                     kind, name = "Peruse", name[len("PERUSE_COMM_"):]
-                    attrs = {a.name[len("peruse_"):]: v for a, v in event.attributes.items()}
+                    present = {a.name[len("peruse_"):]: v
+                               for a, v in (event.attributes or {}).items()}
+                    attrs = whole_peruse_fields(memory.setdefault(location, [None, {}]), present)
             trace.events[key].append(Event(kind, event.time, name, attrs, event))
     return trace
 

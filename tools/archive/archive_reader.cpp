@@ -280,6 +280,7 @@ struct ArchiveReader::Impl {
 
   std::unordered_map<OTF2_LocationRef, std::uint32_t> location_index;
   std::vector<std::uint64_t> delivered;  // events handed to the sink, by location index
+  std::vector<trace::PeruseFieldMemory> peruse_memory;  // by location index
   OTF2_AttributeRef attr_request = 0, attr_peer = 0, attr_tag = 0, attr_bytes = 0,
                     attr_operation = 0, attr_comm = 0;
 
@@ -401,23 +402,30 @@ OTF2_CallbackCode on_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_A
     const std::uint32_t i = s.loc(l);
     if (i == 0xffffffffu || region >= s.defs->regions.size()) return;
     if (s.defs->regions[region].kind == RegionKind::Peruse) {
-      PeruseFields f;
-      std::uint32_t peer_raw = 0, tag_raw = 0;
+      // Fields a request repeats are written once (otf2_writer/peruse_fields.hpp).
+      trace::PeruseFieldValues v;
+      v.comm = kNoComm;
+      unsigned present = 0;
       if (a != nullptr) {
-        OTF2_AttributeList_GetUint64(a, s.attr_request, &f.request);
-        if (OTF2_AttributeList_GetInt32(a, s.attr_peer, reinterpret_cast<int32_t*>(&peer_raw)) ==
-            OTF2_SUCCESS)
-          f.peer = static_cast<std::int32_t>(peer_raw);
-        if (OTF2_AttributeList_GetInt32(a, s.attr_tag, reinterpret_cast<int32_t*>(&tag_raw)) ==
-            OTF2_SUCCESS)
-          f.tag = static_cast<std::int32_t>(tag_raw);
-        OTF2_AttributeList_GetUint64(a, s.attr_bytes, &f.bytes);
-        OTF2_AttributeList_GetUint8(a, s.attr_operation, &f.operation);
+        std::uint32_t peer_raw = 0, tag_raw = 0;
         OTF2_CommRef comm = OTF2_UNDEFINED_COMM;
-        OTF2_AttributeList_GetCommRef(a, s.attr_comm, &comm);
-        f.comm = comm == OTF2_UNDEFINED_COMM ? kNoComm : comm;
+        auto got = [&](OTF2_ErrorCode rc, unsigned field) {
+          if (rc == OTF2_SUCCESS) present |= field;
+        };
+        got(OTF2_AttributeList_GetUint64(a, s.attr_request, &v.request), trace::kFieldRequest);
+        got(OTF2_AttributeList_GetInt32(a, s.attr_peer, reinterpret_cast<int32_t*>(&peer_raw)),
+            trace::kFieldPeer);
+        got(OTF2_AttributeList_GetInt32(a, s.attr_tag, reinterpret_cast<int32_t*>(&tag_raw)),
+            trace::kFieldTag);
+        got(OTF2_AttributeList_GetUint64(a, s.attr_bytes, &v.bytes), trace::kFieldBytes);
+        got(OTF2_AttributeList_GetUint8(a, s.attr_operation, &v.operation), trace::kFieldOperation);
+        got(OTF2_AttributeList_GetCommRef(a, s.attr_comm, &comm), trace::kFieldComm);
+        if (present & trace::kFieldPeer) v.peer = static_cast<std::int32_t>(peer_raw);
+        if (present & trace::kFieldTag) v.tag = static_cast<std::int32_t>(tag_raw);
+        if (present & trace::kFieldComm) v.comm = comm == OTF2_UNDEFINED_COMM ? kNoComm : comm;
       }
-      s.sink->peruse(i, s.ns(t), region, f);
+      s.peruse_memory[i].complete(v, present);
+      s.sink->peruse(i, s.ns(t), region, v);
     } else {
       s.sink->enter(i, s.ns(t), region);
     }
@@ -745,6 +753,8 @@ void ArchiveReader::read_events(EventSink& sink,
   Impl& s = *impl_;
   s.sink = &sink;
   s.delivered.assign(defs_.locations.size(), 0);
+  s.peruse_memory.clear();
+  s.peruse_memory.resize(defs_.locations.size());
   auto incomplete = [&](const std::string& what) {
     throw ArchiveError(fmt::format(
         "{}: {}{}. The archive is incomplete or damaged; trace the "

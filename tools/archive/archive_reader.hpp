@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "peruse_fields.hpp"
+
 namespace perusetrace::archive {
 
 // A problem with the input, worded for the user: what is wrong and what to do.
@@ -68,15 +70,9 @@ struct Definitions {
   std::string settings;  // the property PERUSETRACE::SETTINGS ("MPITRACE_PERUSE_EVENTS=..."), or ""
 };
 
-// The fields perusetrace attaches to every Peruse event.
-struct PeruseFields {
-  std::uint64_t request = 0;
-  std::int32_t peer = -1;  // world rank, -1 any source
-  std::int32_t tag = 0;
-  std::uint64_t bytes = 0;
-  std::uint8_t operation = 0;  // 0 send, 1 receive
-  std::uint32_t comm = 0;
-};
+// The fields of every Peruse event, whole (the archive writes repeated ones once); `comm` is the
+// archive's communicator id, kNoComm when the event names none.
+using PeruseFields = trace::PeruseFieldValues;
 
 inline constexpr std::uint32_t kNoComm = 0xffffffffu;
 
