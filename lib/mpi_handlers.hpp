@@ -38,6 +38,7 @@ class Call {
               (g_group_mask >> static_cast<unsigned>(kMpiFunctions[index()].group) & 1u);
     if (traced_) {
       leave_.event = 0;
+      leave_.region = index();
       if (Record* r = reserve()) {
         *r = Record{now_ticks(), RecordKind::Enter, 0, index(), 0, 0, 0, 0, 0, 0};
         commit();
@@ -51,7 +52,6 @@ class Call {
         record_region(RecordKind::Leave, index());
       } else {
         leave_.kind = RecordKind::Leave;
-        leave_.region = index();
         emit(leave_);
       }
     }
@@ -63,12 +63,11 @@ class Call {
   Fn fn() const noexcept { return fn_; }
 
   // Records `payload` (its kind and fields; time and region are the call's) at the call's start.
-  // Only right after the Enter, before anything else was recorded on this thread; otherwise,
-  // and after a drain, it becomes a record of its own.
+  // Only while the Enter is the thread's latest record; after anything else was recorded, a
+  // drain or a crash handler's save (both reset the buffer), it becomes a record of its own.
   void at_enter(const Record& payload) noexcept {
-    if (enter_ != nullptr && detail::t_buffer != nullptr && enter_ + 1 == detail::t_buffer->next &&
-        g_state.load(std::memory_order_relaxed) == TraceState::On) {
-      fuse(*enter_, payload);
+    if (enter_ != nullptr && enter_ + 1 == detail::t_buffer->next) {
+      carry(*enter_, payload);
       enter_ = nullptr;  // one payload per Enter
     } else {
       emit(payload);
@@ -77,37 +76,16 @@ class Call {
   // Records `payload` at the call's end, in its Leave. A second one in the same call (MPI_Waitall
   // completing several requests) moves the first out into a record of its own, in order.
   void at_leave(const Record& payload) noexcept {
-    if (leave_.event != 0) emit(pending_leave());
-    fuse(leave_, payload);
+    if (leave_.event != 0) emit(carried(leave_));
+    carry(leave_, payload);
   }
 
  private:
-  static void fuse(Record& carrier, const Record& payload) noexcept {
-    carrier.event = static_cast<std::uint8_t>(payload.kind);
-    carrier.comm = payload.comm;
-    carrier.peer = payload.peer;
-    carrier.tag = payload.tag;
-    carrier.bytes = payload.bytes;
-    carrier.request = payload.request;
-    carrier.aux = payload.aux;
-  }
-  Record pending_leave() const noexcept {
-    return Record{0,
-                  static_cast<RecordKind>(leave_.event),
-                  0,
-                  index(),
-                  leave_.comm,
-                  leave_.peer,
-                  leave_.tag,
-                  leave_.bytes,
-                  leave_.request,
-                  leave_.aux};
-  }
   std::uint16_t index() const noexcept { return static_cast<std::uint16_t>(fn_); }
   Fn fn_;
   bool traced_;
-  Record* enter_ = nullptr;  // the Enter slot, until a payload was fused into it
-  Record leave_;             // traced: event != 0 when the Leave carries a payload, set here
+  Record* enter_ = nullptr;  // the Enter slot, until a payload was put into it
+  Record leave_;             // traced: the Leave to write (event != 0: it carries a payload)
 };
 
 // Bytes a completed operation moved, from its status; 0 without one.

@@ -57,6 +57,25 @@ struct Record {
 };
 static_assert(sizeof(Record) == 48, "records are fixed-size: keep the layout packed");
 
+// Puts `event` (an MPI event record, its time unset) into `carrier`, an Enter or Leave.
+inline void carry(Record& carrier, const Record& event) noexcept {
+  carrier.event = static_cast<std::uint8_t>(event.kind);
+  carrier.comm = event.comm;
+  carrier.peer = event.peer;
+  carrier.tag = event.tag;
+  carrier.bytes = event.bytes;
+  carrier.request = event.request;
+  carrier.aux = event.aux;
+}
+
+// The MPI event an Enter or Leave carries (its `event` is not 0), at the carrier's time.
+inline Record carried(const Record& carrier) noexcept {
+  Record event = carrier;
+  event.kind = static_cast<RecordKind>(carrier.event);
+  event.event = 0;
+  return event;
+}
+
 // Local communicator ids the runtime reserves.
 inline constexpr std::uint32_t kCommWorld = 0;
 inline constexpr std::uint32_t kCommSelf = 1;

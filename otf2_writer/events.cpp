@@ -53,11 +53,7 @@ OTF2_ErrorCode one(Location& loc, const ArchiveSpec& spec, const Record& r);
 
 // The MPI event an Enter or Leave record carries, at the same timestamp.
 OTF2_ErrorCode payload(Location& loc, const ArchiveSpec& spec, const Record& r) {
-  if (r.event == 0) return OTF2_SUCCESS;
-  Record event = r;
-  event.kind = static_cast<RecordKind>(r.event);
-  event.event = 0;
-  return one(loc, spec, event);
+  return r.event == 0 ? OTF2_SUCCESS : one(loc, spec, carried(r));
 }
 
 OTF2_ErrorCode one(Location& loc, const ArchiveSpec& spec, const Record& r) {

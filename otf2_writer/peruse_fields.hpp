@@ -60,20 +60,12 @@ class PeruseFieldMemory {
     return mask;
   }
 
-  // Reader: completes `v`, whose fields in `present` were read, and remembers it. Returns false
-  // when an absent field has no earlier value (a damaged or foreign archive); those keep their
-  // defaults.
-  bool complete(PeruseFieldValues& v, unsigned present) {
-    bool whole = true;
-    if (!(present & kFieldRequest)) {
-      if (!seen_any_) whole = false;
-      v.request = last_request_;
-    }
+  // Reader: completes `v`, whose fields in `present` were read, and remembers it. A field absent
+  // without an earlier value (a damaged archive) keeps its default.
+  void complete(PeruseFieldValues& v, unsigned present) {
+    if (!(present & kFieldRequest)) v.request = last_request_;
     const Slot& s = slot(v.request);
-    const bool known = s.used && s.values.request == v.request;
-    if ((present & kAllFields & ~kFieldRequest) != (kAllFields & ~kFieldRequest) && !known)
-      whole = false;
-    if (known) {
+    if (s.used && s.values.request == v.request) {
       if (!(present & kFieldPeer)) v.peer = s.values.peer;
       if (!(present & kFieldTag)) v.tag = s.values.tag;
       if (!(present & kFieldBytes)) v.bytes = s.values.bytes;
@@ -81,7 +73,6 @@ class PeruseFieldMemory {
       if (!(present & kFieldComm)) v.comm = s.values.comm;
     }
     remember(v);
-    return whole;
   }
 
  private:
