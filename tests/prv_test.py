@@ -205,7 +205,11 @@ def case_scaling(run, command):
         archive = run.trace(f"scaling_{label}", command[:-1] + [str(n)],
                             [("MPITRACE_BUFFER_SIZE", "4M")])
         prefix = os.path.join(run.work, f"scaling_{label}")
+        # Best of two: one conversion of the large trace swings by 20 % on a shared 2-core
+        # machine, more than the margin between linear and the bound.
         stderr, seconds, rss = run.converted(archive, prefix)
+        _, again, _ = run.converted(archive, prefix)
+        seconds = min(seconds, again)
         events = int(re.search(r"from (\d+) events", stderr).group(1))
         measured[label] = (events, seconds, rss)
         print(f"{label}: {events} events converted in {seconds:.2f} s, peak RSS {rss} KiB")
