@@ -186,9 +186,9 @@ int open_records(std::uint32_t thread) noexcept {
   return fd;
 }
 
-bool append(int fd, const Record* records, std::size_t count, bool from_signal) noexcept {
+bool append(int fd, const void* data, std::size_t bytes, bool from_signal) noexcept {
   if (fd < 0) return false;
-  if (write_all(fd, records, count * sizeof(Record))) return true;
+  if (write_all(fd, data, bytes)) return true;
   if (!from_signal)
     say_failure("writing the trace to " + g_journal_dir + " failed: " + std::strerror(errno) +
                 ". Tracing stops here and the program goes on; what was written so far is "

@@ -1,6 +1,7 @@
 // The journal: what this rank has recorded, on disk while the program runs, in a form that needs
-// no finishing step to stay readable. Each thread's records go to a file of their own exactly as
-// they sit in memory (fixed-size, one write per full buffer: no encoding on the program's time);
+// no finishing step to stay readable. Each thread's records go to a file of their own, packed
+// when its buffer is full (record_packing.hpp: a few bytes per record, as the disk, not the
+// packing, is what a drain waits for);
 // the definitions those records refer to (communicators, files, clock offsets) go to one text
 // file per rank as they appear. MPI_Finalize turns the journal into the OTF2 archive and removes
 // it; when the program never gets there, `perusetrace recover` does the same from what is left.
@@ -42,9 +43,10 @@ void note_stopped(const char* reason, long code) noexcept;
 
 // The records file of one thread of this rank: a file descriptor, or -1 (after saying why).
 int open_records(std::uint32_t thread) noexcept;
-// Appends `count` records. Async-signal-safe. On an error the first failure is reported once
-// per rank (from a signal handler: not at all) and false is returned.
-bool append(int fd, const Record* records, std::size_t count, bool from_signal = false) noexcept;
+// Appends `bytes` of packed records (record_packing.hpp). Async-signal-safe. On an error the
+// first failure is reported once per rank (from a signal handler: not at all) and false is
+// returned.
+bool append(int fd, const void* data, std::size_t bytes, bool from_signal = false) noexcept;
 // Whether the journal's directory is still there and writable (it may be removed under us).
 bool still_writable() noexcept;
 std::string records_file(std::uint32_t thread);

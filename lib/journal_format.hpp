@@ -8,7 +8,7 @@
 namespace perusetrace::journal {
 
 // Written in the first line of every rank's definitions file; a reader refuses other versions.
-inline constexpr int kFormatVersion = 4;  // 4: Enter and Leave records carry MPI events
+inline constexpr int kFormatVersion = 5;  // 5: records files hold packed blocks
 
 // Threads of a process that get a records file (and an OTF2 location); later ones are not traced.
 inline constexpr std::uint32_t kMaxThreads = 1024;

@@ -1,16 +1,20 @@
 // Reads one thread's journal file back (at MPI_Finalize, and in `perusetrace recover`). A file
-// left by a dying program may end in a half-written record, hold a torn record from a thread
+// left by a dying program may end in a half-written block, hold a torn record from a thread
 // that was writing while a crash handler saved its buffer, or stop inside MPI calls: such
-// records are dropped, and the regions the thread never left are closed at its last timestamp,
-// so the archive stays well-formed.
+// records are dropped (a damaged block costs the rest of that block), and the regions the
+// thread never left are closed at its last timestamp, so the archive stays well-formed.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
+#include <memory>
+#include <vector>
+
 #include "clock.hpp"
 #include "record.hpp"
+#include "record_packing.hpp"
 
 namespace perusetrace {
 
@@ -20,7 +24,7 @@ class RecordFile {
     std::uint64_t kept = 0;
     std::uint64_t dropped = 0;         // not a record this build writes, or out of order
     std::uint64_t closed_regions = 0;  // Leaves added at the end
-    std::uint64_t torn_bytes = 0;      // a partial record at the end of the file
+    std::uint64_t torn_bytes = 0;      // at the end of the file, not readable as records
     std::uint64_t first_time = 0;      // ns, of the first record kept
     std::uint64_t last_time = 0;       // ns
   };
@@ -42,8 +46,16 @@ class RecordFile {
 
  private:
   bool valid(const Record& r);
+  bool next_block();
+  std::size_t read_fully(void* into, std::size_t bytes);
   int fd_ = -1;
   bool at_end_ = false;
+  std::vector<std::uint8_t> block_;
+  const std::uint8_t* pos_ = nullptr;
+  const std::uint8_t* end_ = nullptr;
+  std::uint32_t block_left_ = 0;  // records the block's header promises that are not read yet
+  bool block_cut_ = false;        // the file ends inside this block
+  std::unique_ptr<packing::History> history_ = std::make_unique<packing::History>();
   std::uint16_t region_count_;
   std::uint8_t event_count_;
   static constexpr int kMaxDepth = 64;

@@ -7,6 +7,7 @@
 
 #include "journal.hpp"
 #include "journal_format.hpp"
+#include "record_packing.hpp"
 #include "regions.hpp"
 
 namespace perusetrace {
@@ -23,7 +24,8 @@ using journal::kMaxThreads;
 std::atomic<ThreadBuffer*> g_buffers[kMaxThreads];
 std::atomic<bool> g_closed[kMaxThreads];
 std::atomic<std::uint32_t> g_thread_count{0};
-std::size_t g_capacity = 0;  // records per buffer, at least 4 (room for the flush region)
+std::size_t g_capacity = 0;         // records per buffer, at least 4 (room for the flush region)
+std::size_t g_packed_capacity = 0;  // bytes a drain packs before each write
 
 void stop() noexcept {
   TraceState on = TraceState::On;
@@ -34,7 +36,14 @@ void stop() noexcept {
 bool write_out(ThreadBuffer* b, bool from_signal) noexcept {
   if (b->busy.exchange(true, std::memory_order_acquire)) return from_signal;
   const auto n = static_cast<std::size_t>(b->next - b->begin);
-  const bool ok = n == 0 || journal::append(b->fd, b->begin, n, from_signal);
+  bool ok = true;
+  for (std::size_t done = 0; ok && done < n;) {
+    std::size_t taken = 0;
+    const std::size_t bytes = packing::pack_block(b->begin + done, n - done, b->packed,
+                                                  b->packed_capacity, *b->history, taken);
+    ok = journal::append(b->fd, b->packed, bytes, from_signal);
+    done += taken;
+  }
   b->next = b->begin;
   if (!from_signal) b->busy.store(false, std::memory_order_release);
   return ok;
@@ -65,7 +74,11 @@ void close(std::uint32_t index) noexcept {
   // the buffers' size instead of the buffers plus the encoder's.
   if (!b->busy.exchange(true)) {
     delete[] b->begin;
+    delete[] b->packed;
+    delete b->history;
     b->begin = b->next = b->end = nullptr;
+    b->packed = nullptr;
+    b->history = nullptr;
   }
 }
 
@@ -84,6 +97,12 @@ thread_local ThreadExit t_exit;
 void configure_buffers(std::size_t bytes) noexcept {
   g_capacity = bytes / sizeof(Record);
   if (g_capacity < 4) g_capacity = 4;
+  // A quarter of the buffer, as packing shrinks records about eightfold: a drain of a large
+  // buffer takes a few writes, a small buffer gets no large companion.
+  constexpr std::size_t kLeast = sizeof(packing::BlockHeader) + 64 * packing::kMaxPackedRecord;
+  g_packed_capacity = g_capacity * sizeof(Record) / 4;
+  if (g_packed_capacity < kLeast) g_packed_capacity = kLeast;
+  if (g_packed_capacity > packing::kMaxBlockBytes) g_packed_capacity = packing::kMaxBlockBytes;
 }
 
 ThreadBuffer* detail::attach_or_drain() noexcept {
@@ -96,15 +115,24 @@ ThreadBuffer* detail::attach_or_drain() noexcept {
   if (index >= kMaxThreads) return nullptr;  // more threads than locations: not traced
   auto* b = new (std::nothrow) ThreadBuffer{};
   auto* records = new (std::nothrow) Record[g_capacity];
-  const int fd = b != nullptr && records != nullptr ? journal::open_records(index) : -1;
+  auto* packed = new (std::nothrow) std::uint8_t[g_packed_capacity];
+  auto* history = new (std::nothrow) packing::History;
+  const bool allocated = b != nullptr && records != nullptr && packed != nullptr && history;
+  const int fd = allocated ? journal::open_records(index) : -1;
   if (fd < 0) {
     delete b;
     delete[] records;
+    delete[] packed;
+    delete history;
     return nullptr;
   }
   // Touch every page now: the kernel would otherwise fault them in one by one, about one fault
   // per 85 records, inside the callbacks and wrappers.
   std::memset(static_cast<void*>(records), 0, g_capacity * sizeof(Record));
+  std::memset(packed, 0, g_packed_capacity);
+  b->packed = packed;
+  b->packed_capacity = g_packed_capacity;
+  b->history = history;
   b->begin = b->next = records;
   b->end = records + g_capacity;
   b->thread_index = index;

@@ -1,7 +1,8 @@
 // The hot path: every wrapper and Peruse callback writes one fixed-size Record into its own
 // thread's buffer. No allocation, no lock, no system call: reserve a slot, fill it, commit.
-// A full buffer is drained on the same thread: one write of the raw records to the thread's
-// journal file (journal.hpp), shown in the trace as the "perusetrace flush" region.
+// A full buffer is drained on the same thread: its records are packed (record_packing.hpp) and
+// written to the thread's journal file (journal.hpp), shown in the trace as the
+// "perusetrace flush" region.
 #pragma once
 
 #include <atomic>
@@ -13,14 +14,22 @@
 
 namespace perusetrace {
 
+namespace packing {
+struct History;
+}
+
 struct ThreadBuffer {
   Record* next;
   Record* end;
   Record* begin;
   std::uint32_t thread_index;  // 0 = the thread that called MPI_Init
   int fd;                      // the thread's journal file
-  // Taken by whoever writes the buffer out: its thread draining it, or a crash handler saving
-  // every thread's records. Never waited for: the loser drops what it would have written.
+  std::uint8_t* packed;        // a drain packs the records here, a block at a time
+  std::size_t packed_capacity;
+  packing::History* history;
+  // Taken by whoever writes the buffer out (and with it `packed` and `history`): its thread
+  // draining it, or a crash handler saving every thread's records. Never waited for: the loser
+  // drops what it would have written.
   std::atomic<bool> busy;
 };
 
