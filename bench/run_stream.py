@@ -61,7 +61,10 @@ def main():
     extra_mib = (traced["peak_rss_kib"] - untraced["peak_rss_kib"]) / 1024
     print(f"events                          : {int(n):,}")
     print(f"recording (drains included)     : {n / traced['record_seconds'] / 1e6:.1f} M events/s "
-          f"({traced['record_seconds'] * 1e9 / n:.1f} ns/event), journal 48 B/event")
+          f"({traced['record_seconds'] * 1e9 / n:.1f} ns/event)")
+    if traced.get("drained", 0) > 0:
+        print(f"journal while recording         : {traced['journal_bytes'] / traced['drained']:.2f} "
+              f"bytes/event (48 in memory)")
     print(f"encoding OTF2 at MPI_Finalize   : {n / traced['finalize_seconds'] / 1e6:.1f} M events/s "
           f"({traced['finalize_seconds']:.2f} s)")
     print(f"archive on disk                 : {archive / 2**20:.1f} MiB, "

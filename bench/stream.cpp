@@ -5,12 +5,14 @@
 // untraced for the memory baseline):
 //   mpirun -np 1 -x LD_PRELOAD=build/lib/libperusetrace.so build/bench/stream 10000000
 #include <mpi.h>
+#include <sys/stat.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 #include "catalogue.hpp"
+#include "journal.hpp"
 #include "thread_buffer.hpp"
 
 namespace {
@@ -53,12 +55,21 @@ int main(int argc, char** argv) {
         static_cast<std::uint64_t>(request), static_cast<std::uint64_t>(request % 3)});
   }
   const double t1 = MPI_Wtime();
+  // The journal as the drains left it: its bytes for the records already drained (those still in
+  // the buffer go out at MPI_Finalize).
+  long long journal_bytes = 0, drained = 0;
+  if (traced) {
+    struct stat st;
+    if (::stat(perusetrace::journal::records_file(0).c_str(), &st) == 0) journal_bytes = st.st_size;
+    const perusetrace::ThreadBuffer* b = perusetrace::detail::t_buffer;
+    drained = n - (b != nullptr ? b->next - b->begin : 0);
+  }
   const std::uint64_t f0 = perusetrace::now_ns();
   MPI_Finalize();  // the archive is written here
   const double finalize_seconds = static_cast<double>(perusetrace::now_ns() - f0) * 1e-9;
   std::printf(
       "traced %d\nevents %ld\nrecord_seconds %.4f\nfinalize_seconds %.4f\n"
-      "peak_rss_kib %ld\n",
-      traced ? 1 : 0, n, t1 - t0, finalize_seconds, peak_rss_kib());
+      "peak_rss_kib %ld\njournal_bytes %lld\ndrained %lld\n",
+      traced ? 1 : 0, n, t1 - t0, finalize_seconds, peak_rss_kib(), journal_bytes, drained);
   return 0;
 }
