@@ -215,6 +215,10 @@ void remove(std::uint32_t threads) {
   ::rmdir(g_journal_dir.c_str());  // the last rank to finish removes the directory
 }
 
+bool failed() noexcept {
+  return g_failed.load();
+}
+
 const std::string& trace_directory() {
   return g_trace_dir;
 }

@@ -49,6 +49,8 @@ int open_records(std::uint32_t thread) noexcept;
 bool append(int fd, const void* data, std::size_t bytes, bool from_signal = false) noexcept;
 // Whether the journal's directory is still there and writable (it may be removed under us).
 bool still_writable() noexcept;
+// Whether writing the journal failed (and the user was told).
+bool failed() noexcept;
 std::string records_file(std::uint32_t thread);
 
 // After the archive is written: the journal is no longer needed.

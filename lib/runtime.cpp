@@ -146,6 +146,7 @@ void write_archive(const trace::ProcessInfo& process, std::uint32_t threads,
   spec.peruse_region_base = kPeruseRegionBase;
   spec.otf2_memory_bytes = 2u << 20;
   spec.settings = g_run.settings;
+  spec.quiet_failures = journal::failed();
   const std::string keep = " The records are kept in " + journal::directory(g_run.directory) +
                            ": once the cause is fixed, `perusetrace recover " + g_run.directory +
                            "` makes the archive from them.";

@@ -14,6 +14,7 @@ using namespace detail;
 
 bool open_archive(const ArchiveSpec& spec, std::string& error) {
   State& s = state();
+  s.quiet_failures = spec.quiet_failures;
   s.archive = create_archive(spec, error);
   if (s.archive == nullptr) return false;
   OTF2_ErrorCode rc =

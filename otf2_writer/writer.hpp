@@ -63,6 +63,9 @@ struct ArchiveSpec {
   std::uint16_t peruse_region_base = 0;  // region of PeruseEvent 0; the others follow
   std::size_t otf2_memory_bytes = 0;     // OTF2 chunk memory per location before it flushes
   std::string settings;                  // recorded in the archive's properties
+  // This rank has told the user already why its trace is incomplete (its journal could not be
+  // written): a failure writing the archive, on the same full disk, is not said again.
+  bool quiet_failures = false;
 };
 
 // A communicator as this rank saw it; unification gives it one global id across ranks.
