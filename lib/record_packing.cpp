@@ -1,5 +1,6 @@
 #include "record_packing.hpp"
 
+#include <atomic>
 #include <cstring>
 
 namespace perusetrace::packing {
@@ -126,20 +127,43 @@ void History::reset() noexcept {
   time = 0;
 }
 
+void block_start(History& history, BlockFill& fill) noexcept {
+  history.reset();
+  fill.used = sizeof(BlockHeader);
+  fill.records = 0;
+}
+
+bool block_add(const Record*& cursor, const Record* end, std::uint8_t* out, std::size_t capacity,
+               History& history, BlockFill& fill) noexcept {
+  // A worst-case record is an escaped one; stop while one more surely fits.
+  while (cursor != end) {
+    if (capacity - fill.used < kMaxPackedRecord) return false;
+    const std::uint8_t* p = pack_record(*cursor, out + fill.used, history);
+    // The record's bytes first, then what says they are there.
+    std::atomic_signal_fence(std::memory_order_release);
+    fill.used = static_cast<std::size_t>(p - out);
+    ++fill.records;
+    ++cursor;
+    std::atomic_signal_fence(std::memory_order_release);
+  }
+  return true;
+}
+
+std::size_t block_finish(std::uint8_t* out, const BlockFill& fill) noexcept {
+  const BlockHeader header{kBlockMagic, static_cast<std::uint32_t>(fill.used - sizeof header),
+                           fill.records, 0};
+  std::memcpy(out, &header, sizeof header);
+  return fill.used;
+}
+
 std::size_t pack_block(const Record* in, std::size_t count, std::uint8_t* out, std::size_t capacity,
                        History& history, std::size_t& taken) noexcept {
-  history.reset();
-  std::uint8_t* const first = out + sizeof(BlockHeader);
-  std::uint8_t* p = first;
-  std::size_t n = 0;
-  // A worst-case record is an escaped one; stop while one more surely fits.
-  while (n < count && static_cast<std::size_t>(out + capacity - p) >= kMaxPackedRecord)
-    p = pack_record(in[n++], p, history);
-  const BlockHeader header{kBlockMagic, static_cast<std::uint32_t>(p - first),
-                           static_cast<std::uint32_t>(n), 0};
-  std::memcpy(out, &header, sizeof header);
-  taken = n;
-  return static_cast<std::size_t>(p - out);
+  BlockFill fill;
+  block_start(history, fill);
+  const Record* cursor = in;
+  block_add(cursor, in + count, out, capacity, history, fill);
+  taken = static_cast<std::size_t>(cursor - in);
+  return block_finish(out, fill);
 }
 
 Unpacked unpack_record(const std::uint8_t*& at, const std::uint8_t* end, History& h,

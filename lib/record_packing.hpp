@@ -49,9 +49,25 @@ struct History {
   void reset() noexcept;
 };
 
-// Packs records from `in` (up to `count`) into one block at `out`, header included, as many as
-// fit in `capacity` bytes (at least sizeof(BlockHeader) + kMaxPackedRecord). Sets `taken` to the
-// number packed and returns the block's size. Async-signal-safe.
+// A block being filled: its bytes so far (header included) and its records.
+struct BlockFill {
+  std::size_t used;
+  std::uint32_t records;
+};
+
+// Starts a block at `out`.
+void block_start(History& history, BlockFill& fill) noexcept;
+// Packs records from `cursor` up to `end` into the block at `out` while one more surely fits in
+// `capacity` bytes (at least sizeof(BlockHeader) + kMaxPackedRecord), advancing `cursor` and
+// `fill` record by record: a signal handler on this thread that interrupts it finds both
+// describing the same records. Returns whether it packed all of them (false: the block is full).
+// Async-signal-safe.
+bool block_add(const Record*& cursor, const Record* end, std::uint8_t* out, std::size_t capacity,
+               History& history, BlockFill& fill) noexcept;
+// Writes the block's header; returns the block's size.
+std::size_t block_finish(std::uint8_t* out, const BlockFill& fill) noexcept;
+
+// All three for `count` records from `in`: one block, as many as fit; `taken` says how many.
 std::size_t pack_block(const Record* in, std::size_t count, std::uint8_t* out, std::size_t capacity,
                        History& history, std::size_t& taken) noexcept;
 

@@ -32,20 +32,33 @@ void stop() noexcept {
   g_state.compare_exchange_strong(on, TraceState::Stopped);
 }
 
-// Writes the buffer out unless a crash handler has it; either way the buffer is empty after.
-bool write_out(ThreadBuffer* b, bool from_signal) noexcept {
-  if (b->busy.exchange(true, std::memory_order_acquire)) return from_signal;
-  const auto n = static_cast<std::size_t>(b->next - b->begin);
-  bool ok = true;
-  for (std::size_t done = 0; ok && done < n;) {
-    std::size_t taken = 0;
-    const std::size_t bytes = packing::pack_block(b->begin + done, n - done, b->packed,
-                                                  b->packed_capacity, *b->history, taken);
-    ok = journal::append(b->fd, b->packed, bytes, from_signal);
-    done += taken;
-  }
+void empty(ThreadBuffer* b) noexcept {
   b->next = b->begin;
-  if (!from_signal) b->busy.store(false, std::memory_order_release);
+  b->packed_upto = b->begin;
+  packing::block_start(*b->history, b->fill);
+}
+
+// Packs what is not packed yet and writes it out, unless someone else has the buffer; either
+// way the buffer is empty after.
+bool write_out(ThreadBuffer* b, bool from_signal) noexcept {
+  BufferUse was = BufferUse::Free;
+  if (!b->busy.compare_exchange_strong(was, BufferUse::Writing, std::memory_order_acquire)) {
+    // A crash handler that interrupted its own thread packing ahead finds the packed records
+    // and the block's fill in step (block_add keeps them so); anyone else stays away.
+    const bool own = from_signal && was == BufferUse::PackingAhead && b == detail::t_buffer;
+    if (!own) return from_signal;
+  }
+  bool ok = true;
+  for (bool all = false; !all && ok;) {
+    all = packing::block_add(b->packed_upto, b->next, b->packed, b->packed_capacity, *b->history,
+                             b->fill);
+    if (b->fill.records > 0)
+      ok =
+          journal::append(b->fd, b->packed, packing::block_finish(b->packed, b->fill), from_signal);
+    packing::block_start(*b->history, b->fill);
+  }
+  empty(b);
+  if (!from_signal) b->busy.store(BufferUse::Free, std::memory_order_release);
   return ok;
 }
 
@@ -54,7 +67,7 @@ void drain(ThreadBuffer* b) noexcept {
   // Files already open keep accepting writes after their directory is removed, and the trace
   // would vanish without a word: look once per drain (a buffer's worth of records).
   if (!journal::still_writable() || !write_out(b, false)) {
-    b->next = b->begin;
+    empty(b);
     stop();
     return;
   }
@@ -72,7 +85,7 @@ void close(std::uint32_t index) noexcept {
   b->fd = -1;
   // MPI_Finalize encodes the archive next: without the buffers, the run's peak memory stays at
   // the buffers' size instead of the buffers plus the encoder's.
-  if (!b->busy.exchange(true)) {
+  if (b->busy.exchange(BufferUse::Writing) == BufferUse::Free) {
     delete[] b->begin;
     delete[] b->packed;
     delete b->history;
@@ -133,6 +146,8 @@ ThreadBuffer* detail::attach_or_drain() noexcept {
   b->packed = packed;
   b->packed_capacity = g_packed_capacity;
   b->history = history;
+  b->packed_upto = records;
+  packing::block_start(*history, b->fill);
   b->begin = b->next = records;
   b->end = records + g_capacity;
   b->thread_index = index;
@@ -141,6 +156,22 @@ ThreadBuffer* detail::attach_or_drain() noexcept {
   t_buffer = b;
   (void)&t_exit;  // constructs the thread's exit hook
   return b;
+}
+
+void pack_ahead(std::size_t most) noexcept {
+  ThreadBuffer* b = detail::t_buffer;
+  if (b == nullptr || b->begin == nullptr ||
+      g_state.load(std::memory_order_relaxed) != TraceState::On)
+    return;
+  const Record* end = b->next;
+  if (static_cast<std::size_t>(end - b->packed_upto) > most) end = b->packed_upto + most;
+  if (end == b->packed_upto) return;
+  BufferUse was = BufferUse::Free;
+  if (!b->busy.compare_exchange_strong(was, BufferUse::PackingAhead, std::memory_order_acquire))
+    return;
+  // A full block stays for the drain to write: no system call here.
+  packing::block_add(b->packed_upto, end, b->packed, b->packed_capacity, *b->history, b->fill);
+  b->busy.store(BufferUse::Free, std::memory_order_release);
 }
 
 void drain_all_buffers() noexcept {

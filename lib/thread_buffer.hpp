@@ -2,7 +2,8 @@
 // thread's buffer. No allocation, no lock, no system call: reserve a slot, fill it, commit.
 // A full buffer is drained on the same thread: its records are packed (record_packing.hpp) and
 // written to the thread's journal file (journal.hpp), shown in the trace as the
-// "perusetrace flush" region.
+// "perusetrace flush" region. Packing is most of a drain's work; a thread about to wait for a
+// message packs some records ahead (pack_ahead), so that less of it is left for the drain.
 #pragma once
 
 #include <atomic>
@@ -11,12 +12,12 @@
 
 #include "clock.hpp"
 #include "record.hpp"
+#include "record_packing.hpp"
 
 namespace perusetrace {
 
-namespace packing {
-struct History;
-}
+// Who has a buffer's packing state (ThreadBuffer::busy).
+enum class BufferUse : std::uint8_t { Free, Writing, PackingAhead };
 
 struct ThreadBuffer {
   Record* next;
@@ -24,13 +25,15 @@ struct ThreadBuffer {
   Record* begin;
   std::uint32_t thread_index;  // 0 = the thread that called MPI_Init
   int fd;                      // the thread's journal file
-  std::uint8_t* packed;        // a drain packs the records here, a block at a time
+  std::uint8_t* packed;        // records are packed here, a block at a time
   std::size_t packed_capacity;
   packing::History* history;
-  // Taken by whoever writes the buffer out (and with it `packed` and `history`): its thread
-  // draining it, or a crash handler saving every thread's records. Never waited for: the loser
-  // drops what it would have written.
-  std::atomic<bool> busy;
+  packing::BlockFill fill;    // of `packed`
+  const Record* packed_upto;  // the records before it are in `packed` already
+  // Taken by whoever packs or writes the buffer out (and with it `packed`, `history`, `fill`):
+  // its thread packing ahead or draining it, or a crash handler saving every thread's records.
+  // Never waited for: the loser drops what it would have done.
+  std::atomic<BufferUse> busy;
 };
 
 enum class TraceState : int { Off, On, Stopped };
@@ -76,6 +79,10 @@ inline void emit_first(Record record) noexcept {
     commit();
   }
 }
+
+// The thread is about to wait (its receive found no message): packs up to `most` of its
+// records now, which the next drain then only has to write. Not async-signal-safe.
+void pack_ahead(std::size_t most) noexcept;
 
 // Sets up buffers of `bytes` each (rounded down to whole records); called once at init.
 void configure_buffers(std::size_t bytes) noexcept;
