@@ -93,12 +93,16 @@ def main():
         sys.exit("eztrace is not installed: apt-get install eztrace, or --modes abcd")
 
     best = {m: {} for m in opts.modes}
+    cycles = []  # per cycle: mode -> 0-byte median
     with tempfile.TemporaryDirectory(prefix="perusetrace-bench-") as work:
         for cycle in range(opts.cycles):
+            cycles.append({})
             for mode in opts.modes:
                 print(f"cycle {cycle + 1}/{opts.cycles}, mode {mode}", file=sys.stderr)
                 for size, t in run_mode(mode, opts, work).items():
                     best[mode][size] = min(t, best[mode].get(size, t))
+                    if size == 0:
+                        cycles[-1][mode] = t
 
     sizes = sorted(best[opts.modes[0]])
     header = "".join(f"{m:>10}" for m in opts.modes)
@@ -115,12 +119,29 @@ def main():
         print(f"{size:>9}{row}{extra}")
     if all(m in best for m in "abcde") and 0 in best["a"]:
         a, b, c, d, e = (best[m][0] for m in "abcde")
-        print(f"\n0 bytes: untraced {a:.3f} us; callbacks add {b - a:.3f}; perusetrace PMPI "
-              f"adds {c - a:.3f}, with all events {d - a:.3f}; EZTrace adds {e - a:.3f}")
-        print(f"must  (d-a) <= (e-a)/2 : {d - a:.3f} <= {(e - a) / 2:.3f}  "
-              f"{'met' if d - a <= (e - a) / 2 else 'MISSED'}")
-        print(f"goal  (d-a) <= 2(b-a)  : {d - a:.3f} <= {2 * (b - a):.3f}  "
-              f"{'met' if d - a <= 2 * (b - a) else 'MISSED'}")
+        print(f"\n0 bytes, best of cycles: untraced {a:.3f} us; callbacks add {b - a:.3f}; "
+              f"perusetrace PMPI adds {c - a:.3f}, with all events {d - a:.3f}; EZTrace adds "
+              f"{e - a:.3f}")
+        # The verdict pairs modes measured back to back, within seconds, in the same cycle: the
+        # best of each mode over all cycles can pair an untraced cycle that ran in a fast state
+        # of the machine (untraced latency is bimodal on this guest) with traced ones that did
+        # not.
+        print("0 bytes, per cycle (modes back to back):")
+        must, goal = [], []
+        for i, c in enumerate(cycles):
+            must.append((c["d"] - c["a"], (c["e"] - c["a"]) / 2))
+            goal.append((c["d"] - c["a"], 2 * (c["b"] - c["a"])))
+            print(f"  cycle {i + 1}: " + " ".join(f"{m} {c[m]:.3f}" for m in opts.modes) +
+                  f"   d-a {must[-1][0]:.3f}, (e-a)/2 {must[-1][1]:.3f}, 2(b-a) {goal[-1][1]:.3f}")
+
+        def median(values):
+            values = sorted(values)
+            return values[len(values) // 2]
+        for name, text, pairs in (("must", "(d-a) <= (e-a)/2", must), ("goal", "(d-a) <= 2(b-a) ", goal)):
+            lhs, rhs = median(p[0] for p in pairs), median(p[1] for p in pairs)
+            met = sum(1 for x, y in pairs if x <= y)
+            print(f"{name}  {text}: median over cycles {lhs:.3f} <= {rhs:.3f}  "
+                  f"{'met' if lhs <= rhs else 'MISSED'} (met in {met} of {len(pairs)} cycles)")
     if all(m in best for m in "adf") and 0 in best["a"]:
         a, d, f = (best[m][0] for m in "adf")
         print(f"drains: d - f = {d - f:.3f} us of the {d - a:.3f} that tracing adds at 0 B "
