@@ -66,8 +66,9 @@ void drain(ThreadBuffer* b) noexcept {
   const std::uint64_t t0 = now_ticks();
   // Files already open keep accepting writes after their directory is removed, and the trace
   // would vanish without a word: look once per drain (a buffer's worth of records).
+  // On failure the records stay where they are: tracing stops, and a write error has emptied
+  // the buffer already, while a crash handler that has it now must not see it change.
   if (!journal::still_writable() || !write_out(b, false)) {
-    empty(b);
     stop();
     return;
   }
