@@ -96,8 +96,8 @@ int on_event(peruse_event_h, MPI_Aint unique_id, peruse_comm_spec_t* spec, void*
   commit();
   // The receive found no message: this thread is about to wait for one (a blocking receive) or
   // will wait later. Packing now takes from the next drain work it would do on the program's
-  // time; 32 records is more than a round trip of a ping-pong records, less than its wait.
-  if constexpr (event == PeruseEvent::REQ_INSERT_IN_POSTED_Q) pack_ahead(32);
+  // time.
+  if constexpr (event == PeruseEvent::REQ_INSERT_IN_POSTED_Q) pack_ahead(kPackAhead);
   return MPI_SUCCESS;
 }
 

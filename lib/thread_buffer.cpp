@@ -164,9 +164,11 @@ void pack_ahead(std::size_t most) noexcept {
   if (b == nullptr || b->begin == nullptr ||
       g_state.load(std::memory_order_relaxed) != TraceState::On)
     return;
-  const Record* end = b->next;
+  // The latest record stays: a call's Enter takes its MPI event in after the commit
+  // (Call::at_enter), and a packed record is final.
+  if (b->next - b->packed_upto < 2) return;
+  const Record* end = b->next - 1;
   if (static_cast<std::size_t>(end - b->packed_upto) > most) end = b->packed_upto + most;
-  if (end == b->packed_upto) return;
   BufferUse was = BufferUse::Free;
   if (!b->busy.compare_exchange_strong(was, BufferUse::PackingAhead, std::memory_order_acquire))
     return;

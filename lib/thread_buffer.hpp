@@ -80,9 +80,12 @@ inline void emit_first(Record record) noexcept {
   }
 }
 
-// The thread is about to wait (its receive found no message): packs up to `most` of its
-// records now, which the next drain then only has to write. Not async-signal-safe.
+// The thread is about to wait (a receive found no message, a blocking call begins): packs up to
+// `most` of its records now, which the next drain then only has to write. The latest record is
+// never packed ahead, as it may still change (Call::at_enter). Not async-signal-safe.
 void pack_ahead(std::size_t most) noexcept;
+// More than a ping-pong's round trip records on a rank, less than the wait for its message.
+inline constexpr std::size_t kPackAhead = 32;
 
 // Sets up buffers of `bytes` each (rounded down to whole records); called once at init.
 void configure_buffers(std::size_t bytes) noexcept;

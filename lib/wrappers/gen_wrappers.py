@@ -167,8 +167,23 @@ def coll_args(f):
     return "perusetrace::CollArgs{" + ", ".join(fields) + "}"
 
 
+# Calls that block until a message has arrived or a request completed: the thread is likely to
+# wait in them, so their wrappers pack records ahead before calling the MPI (PMPI-only tracing
+# has no Peruse event that says a receive found no message).
+WAITING_RECORDS = {"recv", "sendrecv", "sendrecv_replace", "wait", "waitany", "waitall",
+                   "waitsome", "mrecv"}
+
+
 def body(f):
     """The wrapper body after the guard, as lines; the call's result is `rc`."""
+    lines = body_records(f)
+    if f.record in WAITING_RECORDS:
+        lines = ["perusetrace::pack_ahead(perusetrace::kPackAhead);"] + lines
+    return lines
+
+
+def body_records(f):
+    """What the wrapper records around the call, as lines; the call's result is `rc`."""
     call = f"P{f.name}({args(f)})"
     fn = f"perusetrace::Fn::{f.name}"
     r = f.record
