@@ -63,8 +63,9 @@ class Call {
   Fn fn() const noexcept { return fn_; }
 
   // Records `payload` (its kind and fields; time and region are the call's) at the call's start.
-  // Only while the Enter is the thread's latest record; after anything else was recorded, a
-  // drain or a crash handler's save (both reset the buffer), it becomes a record of its own.
+  // Only while the Enter is the thread's latest record (which pack_ahead leaves unpacked for
+  // this); after anything else was recorded, a drain or a crash handler's save (both reset the
+  // buffer), it becomes a record of its own.
   void at_enter(const Record& payload) noexcept {
     if (enter_ != nullptr && enter_ + 1 == detail::t_buffer->next) {
       carry(*enter_, payload);

@@ -66,16 +66,22 @@ std::uint8_t* put_varint(std::uint8_t* p, std::uint64_t v) noexcept {
   return p;
 }
 
-enum class Got { Value, End, Malformed };
-Got get_varint(const std::uint8_t*& p, const std::uint8_t* end, std::uint64_t& v) noexcept {
+// Reads a varint into `v`; false when it does not, with `failure` saying why: the bytes end
+// inside it (End) or it runs past ten bytes, which no writer packs (Malformed).
+bool get_varint(const std::uint8_t*& p, const std::uint8_t* end, std::uint64_t& v,
+                Unpacked& failure) noexcept {
   v = 0;
   for (int shift = 0; shift < 64; shift += 7) {
-    if (p == end) return Got::End;
+    if (p == end) {
+      failure = Unpacked::End;
+      return false;
+    }
     const std::uint8_t byte = *p++;
     v |= static_cast<std::uint64_t>(byte & 0x7f) << shift;
-    if ((byte & 0x80) == 0) return Got::Value;
+    if ((byte & 0x80) == 0) return true;
   }
-  return Got::Malformed;  // more than ten bytes: no value this writer packs
+  failure = Unpacked::Malformed;
+  return false;
 }
 
 std::uint8_t* pack_record(const Record& r, std::uint8_t* p, History& h) noexcept {
@@ -156,16 +162,6 @@ std::size_t block_finish(std::uint8_t* out, const BlockFill& fill) noexcept {
   return fill.used;
 }
 
-std::size_t pack_block(const Record* in, std::size_t count, std::uint8_t* out, std::size_t capacity,
-                       History& history, std::size_t& taken) noexcept {
-  BlockFill fill;
-  block_start(history, fill);
-  const Record* cursor = in;
-  block_add(cursor, in + count, out, capacity, history, fill);
-  taken = static_cast<std::size_t>(cursor - in);
-  return block_finish(out, fill);
-}
-
 Unpacked unpack_record(const std::uint8_t*& at, const std::uint8_t* end, History& h,
                        Record& out) noexcept {
   const std::uint8_t* p = at;
@@ -180,47 +176,33 @@ Unpacked unpack_record(const std::uint8_t*& at, const std::uint8_t* end, History
   }
   std::uint8_t kind, event = 0;
   std::uint16_t region = 0;
+  std::uint64_t v;
+  Unpacked failure;
   if (head & kPeruseBit) {
     kind = static_cast<std::uint8_t>(RecordKind::Peruse);
     event = head & static_cast<std::uint8_t>(~kPeruseBit);
   } else {
     kind = head;
-    if (kind == static_cast<std::uint8_t>(RecordKind::Enter) ||
-        kind == static_cast<std::uint8_t>(RecordKind::Leave)) {
-      std::uint64_t v;
-      const Got got = get_varint(p, end, v);
-      if (got == Got::End) return Unpacked::End;
-      if (got == Got::Malformed || v > 0xffff) return Unpacked::Malformed;
-      region = static_cast<std::uint16_t>(v);
-    }
+  }
+  const bool by_region = kind == static_cast<std::uint8_t>(RecordKind::Enter) ||
+                         kind == static_cast<std::uint8_t>(RecordKind::Leave);
+  if (by_region) {
+    if (!get_varint(p, end, v, failure)) return failure;
+    if (v > 0xffff) return Unpacked::Malformed;
+    region = static_cast<std::uint16_t>(v);
   }
   const int slot = slot_of(kind, event, region);
   if (slot < 0) return Unpacked::Malformed;
   if (p == end) return Unpacked::End;
   const unsigned bits = *p++;
-  std::uint64_t v;
-  switch (get_varint(p, end, v)) {
-    case Got::End:
-      return Unpacked::End;
-    case Got::Malformed:
-      return Unpacked::Malformed;
-    case Got::Value:
-      break;
-  }
+  if (!get_varint(p, end, v, failure)) return failure;
   Record r = h.last[slot];
   r.time = h.time + unzigzag(v);
   std::uint64_t f[kFields];
   fields_of(r, f);
   for (int i = 0; i < kFields; ++i) {
     if ((bits & (1u << i)) == 0) continue;
-    switch (get_varint(p, end, v)) {
-      case Got::End:
-        return Unpacked::End;
-      case Got::Malformed:
-        return Unpacked::Malformed;
-      case Got::Value:
-        break;
-    }
+    if (!get_varint(p, end, v, failure)) return failure;
     f[i] += unzigzag(v);
   }
   r.kind = static_cast<RecordKind>(kind);
@@ -233,11 +215,8 @@ Unpacked unpack_record(const std::uint8_t*& at, const std::uint8_t* end, History
   r.request = f[6];
   r.aux = f[7];
   // The slot's key is byte 0's; a mask bit that changes it is damage.
-  if (kind == static_cast<std::uint8_t>(RecordKind::Peruse) ? r.event != event
-      : (kind == static_cast<std::uint8_t>(RecordKind::Enter) ||
-         kind == static_cast<std::uint8_t>(RecordKind::Leave))
-          ? r.region != region
-          : false)
+  if ((kind == static_cast<std::uint8_t>(RecordKind::Peruse) && r.event != event) ||
+      (by_region && r.region != region))
     return Unpacked::Malformed;
   h.last[slot] = r;
   h.time = r.time;

@@ -1,7 +1,8 @@
 // How a thread's records are packed into its journal file. Writing the 48-byte records as they
 // sit in memory made the drain the dominant cost of tracing on a virtual disk (100-230 ns per
-// record, the hot path itself 10-16 ns): the page cache takes them at disk speed. A drain now
-// packs them first, each record as the fields that changed since the last record of its kind.
+// record, the hot path itself 10-16 ns): the page cache takes them at disk speed. They are
+// packed first, each record as the fields that changed since the last record of its kind: by
+// the drain, or ahead of it while the thread waits (pack_ahead, thread_buffer.hpp).
 //
 // File: blocks, each a BlockHeader and `bytes` of packed records. The packing state starts
 // afresh in every block, so a damaged block costs only its own records. A record is:
@@ -9,8 +10,8 @@
 //             kind               any other kind; Enter and Leave follow it with their region
 //                                (varint)
 //             kEscape            the 48 raw bytes follow (anything the slots cannot hold)
-//   mask      one bit per field (kFieldEvent ... kFieldAux) that differs from the record the
-//             same slot held last
+//   mask      one bit per field (event, region, comm, peer, tag, bytes, request, aux: bit 0 to
+//             7) that differs from the record the same slot held last
 //   time      zigzag varint: ticks since the previous record of the block
 //   fields    per set mask bit, in bit order: zigzag varint of (value - slot's last value)
 // The slot of a record is its Peruse event, its Enter/Leave region (modulo a table size), or its
@@ -55,7 +56,7 @@ struct BlockFill {
   std::uint32_t records;
 };
 
-// Starts a block at `out`.
+// Starts a block: the packing state afresh, room for the header.
 void block_start(History& history, BlockFill& fill) noexcept;
 // Packs records from `cursor` up to `end` into the block at `out` while one more surely fits in
 // `capacity` bytes (at least sizeof(BlockHeader) + kMaxPackedRecord), advancing `cursor` and
@@ -66,10 +67,6 @@ bool block_add(const Record*& cursor, const Record* end, std::uint8_t* out, std:
                History& history, BlockFill& fill) noexcept;
 // Writes the block's header; returns the block's size.
 std::size_t block_finish(std::uint8_t* out, const BlockFill& fill) noexcept;
-
-// All three for `count` records from `in`: one block, as many as fit; `taken` says how many.
-std::size_t pack_block(const Record* in, std::size_t count, std::uint8_t* out, std::size_t capacity,
-                       History& history, std::size_t& taken) noexcept;
 
 enum class Unpacked { Record, End, Malformed };
 // Reads one record at `p` (not past `end`) into `out` and moves `p` past it. End: `p` is at

@@ -81,6 +81,18 @@ std::vector<Record> sample(std::size_t n) {
   return out;
 }
 
+// One block of as many records from `in` as fit, the way a drain packs them; `taken` says how
+// many.
+std::size_t pack_block(const Record* in, std::size_t count, std::uint8_t* out, std::size_t capacity,
+                       packing::History& history, std::size_t& taken) {
+  packing::BlockFill fill;
+  packing::block_start(history, fill);
+  const Record* cursor = in;
+  packing::block_add(cursor, in + count, out, capacity, history, fill);
+  taken = static_cast<std::size_t>(cursor - in);
+  return packing::block_finish(out, fill);
+}
+
 // Packs `in` into blocks of at most `capacity` bytes, one after the other.
 std::vector<std::uint8_t> pack(const std::vector<Record>& in, std::size_t capacity,
                                std::size_t* blocks = nullptr) {
@@ -89,8 +101,8 @@ std::vector<std::uint8_t> pack(const std::vector<Record>& in, std::size_t capaci
   std::size_t done = 0, count = 0;
   while (done < in.size()) {
     std::size_t taken = 0;
-    const std::size_t bytes = packing::pack_block(in.data() + done, in.size() - done, block.data(),
-                                                  capacity, history, taken);
+    const std::size_t bytes =
+        pack_block(in.data() + done, in.size() - done, block.data(), capacity, history, taken);
     REQUIRE(taken > 0);
     REQUIRE(bytes <= capacity);
     file.insert(file.end(), block.begin(), block.begin() + static_cast<std::ptrdiff_t>(bytes));
