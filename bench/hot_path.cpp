@@ -1,8 +1,12 @@
 // The hot path alone: ns per record written through perusetrace's own emit() (what a Peruse
-// callback does), with and without the buffer drains it causes, on one and on two threads; and
-// ns per traced MPI call (an Enter/Leave pair around MPI_Comm_rank). Run it under the tracer:
+// callback does), with and without the buffer drains it causes, on one and on two threads, and
+// without the record's clock read; ns per traced MPI call (an Enter/Leave pair around
+// MPI_Comm_rank); and ns per 0-byte message a rank sends itself (MPI_Irecv, MPI_Send, MPI_Wait
+// on MPI_COMM_SELF), with the records it writes: the real callbacks and wrappers, all on one
+// core. Run it under the tracer:
 //   mpirun -np 1 -x LD_PRELOAD=build/lib/libperusetrace.so build/bench/hot_path
-// and once with MPITRACE_ENABLED=0 for the untraced MPI_Comm_rank (run_hot_path.py does both).
+// and once with MPITRACE_ENABLED=0 for the untraced calls (run_hot_path.py runs it untraced,
+// PMPI only and with all Peruse events).
 #include <mpi.h>
 
 #include <algorithm>
@@ -31,6 +35,33 @@ double records(long n) {
   return static_cast<double>(perusetrace::now_ns() - t0) / static_cast<double>(n);
 }
 
+// The same records stamped with a time taken once before the loop and counted up by one tick
+// per record: what a record costs without its clock read. The buffer is made to hold them all
+// first, so that no drain (whose flush region has real times) lands among them and the times
+// written stay in order: the loop takes more than a tick per record.
+double records_without_clock(long n) {
+  while (perusetrace::detail::t_buffer->end - perusetrace::detail::t_buffer->next < n + 2)
+    perusetrace::emit(
+        perusetrace::Record{0, perusetrace::RecordKind::Peruse, 4, 1, 0, 1, 42, 40000, 0, 0});
+  const std::uint64_t t0 = perusetrace::now_ns();  // measurement, not a record
+  const std::uint64_t stamp = perusetrace::now_ticks();
+  for (long i = 0; i < n; ++i) {
+    perusetrace::emit_first(perusetrace::Record{stamp + static_cast<std::uint64_t>(i),
+                                                perusetrace::RecordKind::Peruse, 4, 1, 0, 1, 42,
+                                                40000, static_cast<std::uint64_t>(i), 0});
+  }
+  return static_cast<double>(perusetrace::now_ns() - t0) / static_cast<double>(n);
+}
+
+// ns per clock read alone, back to back.
+double clock_reads(long n) {
+  const std::uint64_t t0 = perusetrace::now_ns();
+  std::uint64_t sum = 0;
+  for (long i = 0; i < n; ++i) sum += perusetrace::now_ticks();
+  const double ns = static_cast<double>(perusetrace::now_ns() - t0) / static_cast<double>(n);
+  return sum == 0 ? 0 : ns;  // keeps the reads
+}
+
 double records_on_threads(int threads, long n) {
   std::vector<double> per(static_cast<std::size_t>(threads));
   std::vector<std::thread> pool;
@@ -52,12 +83,40 @@ double mpi_calls(long n) {
   return (MPI_Wtime() - t0) * 1e9 / static_cast<double>(n);
 }
 
+// ns per 0-byte message a rank sends itself: the receive is posted first, so every message
+// takes the early-receiver path (posted queue, match, completion) through the real callbacks.
+double self_messages(long n) {
+  char buf[1];
+  const std::uint64_t t0 = perusetrace::now_ns();  // not MPI_Wtime: traced with MPITRACE_GROUPS=all
+  for (long i = 0; i < n; ++i) {
+    MPI_Request request;
+    MPI_Irecv(buf, 0, MPI_BYTE, 0, 0, MPI_COMM_SELF, &request);
+    MPI_Send(buf, 0, MPI_BYTE, 0, 0, MPI_COMM_SELF);
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+  }
+  return static_cast<double>(perusetrace::now_ns() - t0) / static_cast<double>(n);
+}
+
+// Records one self message writes, counted in the thread's buffer over a batch without a drain.
+double records_per_self_message() {
+  constexpr long kBatch = 16;
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    const perusetrace::ThreadBuffer* b = perusetrace::detail::t_buffer;
+    if (b == nullptr) return 0;
+    const perusetrace::Record* before = b->next;
+    const bool room = b->end - before > kBatch * 64;
+    self_messages(kBatch);
+    if (room && b->next > before) return static_cast<double>(b->next - before) / kBatch;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   const bool traced = perusetrace::g_state.load() == perusetrace::TraceState::On;
-  std::vector<double> hot, drained, two, calls;
+  std::vector<double> hot, drained, two, unclocked, clock, calls, messages;
   for (int r = 0; r < kRepetitions; ++r) {
     if (traced) {
       // 20 000 records fit any buffer of 1 MiB or more: no drain inside the measurement
@@ -65,14 +124,20 @@ int main(int argc, char** argv) {
       drained.push_back(records(2'000'000));
       hot.push_back(records(20'000));
       two.push_back(records_on_threads(2, 20'000));
+      unclocked.push_back(records_without_clock(20'000));
+      clock.push_back(clock_reads(1'000'000));
     }
     calls.push_back(mpi_calls(1'000'000));
+    messages.push_back(self_messages(20'000));
   }
   if (traced) {
     std::printf("record_ns_hot %.2f\nrecord_ns_with_drains %.2f\nrecord_ns_two_threads %.2f\n",
                 median(hot), median(drained), median(two));
+    std::printf("record_ns_without_clock %.2f\nclock_read_ns %.2f\n", median(unclocked),
+                median(clock));
+    std::printf("records_per_self_message %.2f\n", records_per_self_message());
   }
-  std::printf("mpi_comm_rank_ns %.2f\n", median(calls));
+  std::printf("mpi_comm_rank_ns %.2f\nself_message_ns %.2f\n", median(calls), median(messages));
   MPI_Finalize();
   return 0;
 }
