@@ -40,9 +40,16 @@ double records(long n) {
 // first, so that no drain (whose flush region has real times) lands among them and the times
 // written stay in order: the loop takes more than a tick per record.
 double records_without_clock(long n) {
-  while (perusetrace::detail::t_buffer->end - perusetrace::detail::t_buffer->next < n + 2)
+  using perusetrace::TraceState;
+  const perusetrace::ThreadBuffer* b = perusetrace::detail::t_buffer;
+  if (b == nullptr) return 0;
+  // The emit that drains leaves the flush region and itself (3 records) in the buffer.
+  if (b->end - b->begin < n + 4) n = b->end - b->begin - 4;  // a small --buffer-size
+  // Stops when tracing does (a failed drain): the buffer would never empty.
+  while (b->end - b->next < n && perusetrace::g_state.load() == TraceState::On)
     perusetrace::emit(
         perusetrace::Record{0, perusetrace::RecordKind::Peruse, 4, 1, 0, 1, 42, 40000, 0, 0});
+  if (n <= 0 || perusetrace::g_state.load() != TraceState::On) return 0;
   const std::uint64_t t0 = perusetrace::now_ns();  // measurement, not a record
   const std::uint64_t stamp = perusetrace::now_ticks();
   for (long i = 0; i < n; ++i) {
