@@ -140,8 +140,7 @@ void encode(Location& loc, const Record* records, std::size_t count) {
     const OTF2_ErrorCode rc = one(loc, spec, records[i]);
     if (rc != OTF2_SUCCESS) {
       fail(std::string("writing the trace failed: ") + OTF2_Error_GetDescription(rc) +
-           ". Tracing stops here and the program goes on. Free space in " + spec.directory +
-           " or set MPITRACE_OUTPUT elsewhere.");
+           ". Tracing stops here and the program goes on. " + write_remedy(spec.directory));
       return;
     }
   }

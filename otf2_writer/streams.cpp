@@ -1,6 +1,8 @@
 // What both ways of writing an archive share (MPI_Finalize on every rank, `perusetrace recover`
 // in one process): the archive's settings, OTF2's chunk memory kept within a budget, one event
 // stream per (rank, thread), and each location's local definitions.
+#include <unistd.h>
+
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -33,6 +35,14 @@ void fail(const std::string& what) {
   } else {
     std::fprintf(stderr, "perusetrace rank %d: %s\n", s.spec.rank, what.c_str());
   }
+}
+
+std::string write_remedy(const std::string& directory) {
+  if (::access(directory.c_str(), W_OK | X_OK) != 0)
+    return "The output directory " + directory +
+           " is gone or no longer writable: set MPITRACE_OUTPUT to a directory that stays for "
+           "the whole run.";
+  return "Free space in " + directory + " or set MPITRACE_OUTPUT elsewhere.";
 }
 
 namespace {
