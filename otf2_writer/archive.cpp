@@ -80,7 +80,7 @@ bool close_archive(const ProcessInfo& process, std::string& error) {
   if (rc == OTF2_SUCCESS) rc = closed;
   if (rc != OTF2_SUCCESS) {
     error = std::string("closing the OTF2 archive failed: ") + OTF2_Error_GetDescription(rc) +
-            ". Check free space in " + s.spec.directory + ".";
+            ". " + write_remedy(s.spec.directory);
     return false;
   }
   return !s.failed;

@@ -82,7 +82,7 @@ bool write_archive_offline(const ArchiveSpec& spec, const std::vector<OfflineRan
   if (rc == OTF2_SUCCESS) rc = closed;
   if (rc != OTF2_SUCCESS) {
     error = std::string("writing the OTF2 definitions failed: ") + OTF2_Error_GetDescription(rc) +
-            ". Check free space in " + spec.directory + ".";
+            ". " + write_remedy(spec.directory);
     return false;
   }
   return true;

@@ -205,8 +205,8 @@ void close_location(void* location) noexcept {
   OTF2_EvtWriter_GetNumberOfEvents(loc->writer, &loc->events);
   // Closing flushes what OTF2 still holds.
   if (OTF2_Archive_CloseEvtWriter(state().archive, loc->writer) != OTF2_SUCCESS)
-    fail("writing the last events of thread " + std::to_string(loc->thread_index) +
-         " failed (disk full or output directory gone?).");
+    fail("writing the last events of thread " + std::to_string(loc->thread_index) + " failed. " +
+         write_remedy(state().spec.directory));
   loc->writer = nullptr;
   OTF2_AttributeList_Delete(loc->attributes);
   loc->attributes = nullptr;
