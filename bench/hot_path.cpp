@@ -25,13 +25,16 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+// A record shaped like a Peruse event (a transfer's begin) of request `request`.
+perusetrace::Record peruse_shaped(std::uint64_t time, std::uint64_t request) {
+  return perusetrace::Record{time, perusetrace::RecordKind::Peruse, 4, 1, 0, 1, 42, 40000, request,
+                             0};
+}
+
 // ns per record for `n` records shaped like a Peruse event.
 double records(long n) {
   const std::uint64_t t0 = perusetrace::now_ns();  // measurement, not a record
-  for (long i = 0; i < n; ++i) {
-    perusetrace::emit(perusetrace::Record{0, perusetrace::RecordKind::Peruse, 4, 1, 0, 1, 42, 40000,
-                                          static_cast<std::uint64_t>(i), 0});
-  }
+  for (long i = 0; i < n; ++i) perusetrace::emit(peruse_shaped(0, static_cast<std::uint64_t>(i)));
   return static_cast<double>(perusetrace::now_ns() - t0) / static_cast<double>(n);
 }
 
@@ -47,15 +50,13 @@ double records_without_clock(long n) {
   if (b->end - b->begin < n + 4) n = b->end - b->begin - 4;  // a small --buffer-size
   // Stops when tracing does (a failed drain): the buffer would never empty.
   while (b->end - b->next < n && perusetrace::g_state.load() == TraceState::On)
-    perusetrace::emit(
-        perusetrace::Record{0, perusetrace::RecordKind::Peruse, 4, 1, 0, 1, 42, 40000, 0, 0});
+    perusetrace::emit(peruse_shaped(0, 0));
   if (n <= 0 || perusetrace::g_state.load() != TraceState::On) return 0;
   const std::uint64_t t0 = perusetrace::now_ns();  // measurement, not a record
   const std::uint64_t stamp = perusetrace::now_ticks();
   for (long i = 0; i < n; ++i) {
-    perusetrace::emit_first(perusetrace::Record{stamp + static_cast<std::uint64_t>(i),
-                                                perusetrace::RecordKind::Peruse, 4, 1, 0, 1, 42,
-                                                40000, static_cast<std::uint64_t>(i), 0});
+    const auto u = static_cast<std::uint64_t>(i);
+    perusetrace::emit_first(peruse_shaped(stamp + u, u));
   }
   return static_cast<double>(perusetrace::now_ns() - t0) / static_cast<double>(n);
 }

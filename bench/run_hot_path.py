@@ -70,15 +70,15 @@ def main():
         print(f"  traced, {name:<18}: +{added:.1f} ns for {records:.0f} records, "
               f"{added / records if records else 0:.1f} ns per record")
     peruse_records = traced["records_per_self_message"] - pmpi["records_per_self_message"]
-    if peruse_records > 0:
-        print(f"  the Peruse records alone       : "
-              f"{(traced['self_message_ns'] - pmpi['self_message_ns']) / peruse_records:.1f} ns "
-              f"per record ({peruse_records:.0f} per message)")
-    print(f"target: <= 20 ns per recorded event on the hot path: record path "
-          f"{traced['record_ns_hot']:.1f} ns, {'met' if traced['record_ns_hot'] <= 20 else 'MISSED'}")
+    real = None  # ns per Peruse record, dispatch, packing and writing included
     if peruse_records > 0:
         real = (traced["self_message_ns"] - pmpi["self_message_ns"]) / peruse_records
-        print(f"        a real Peruse callback, its packing and dispatch included: {real:.1f} ns, "
+        print(f"  the Peruse records alone       : {real:.1f} ns per record "
+              f"({peruse_records:.0f} per message)")
+    print(f"target: <= 20 ns per recorded event on the hot path: record path "
+          f"{traced['record_ns_hot']:.1f} ns, {'met' if traced['record_ns_hot'] <= 20 else 'MISSED'}")
+    if real is not None:
+        print(f"        a real Peruse callback, dispatch, packing and writing included: {real:.1f} ns, "
               f"{'met' if real <= 20 else 'MISSED'}")
 
 
