@@ -75,11 +75,12 @@ def main():
         real = (traced["self_message_ns"] - pmpi["self_message_ns"]) / peruse_records
         print(f"  the Peruse records alone       : {real:.1f} ns per record "
               f"({peruse_records:.0f} per message)")
-    print(f"target: <= 20 ns per recorded event on the hot path: record path "
-          f"{traced['record_ns_hot']:.1f} ns, {'met' if traced['record_ns_hot'] <= 20 else 'MISSED'}")
+    hot = traced["record_ns_hot"]
+    print(f"target: <= 20 ns per recorded event on the hot path: record path {hot:.1f} ns, "
+          f"{'met' if hot <= 20 else 'MISSED'}")
     if real is not None:
-        print(f"        a real Peruse callback, dispatch, packing and writing included: {real:.1f} ns, "
-              f"{'met' if real <= 20 else 'MISSED'}")
+        print(f"        a real Peruse callback, dispatch, packing and writing included: "
+              f"{real:.1f} ns, {'met' if real <= 20 else 'MISSED'}")
 
 
 if __name__ == "__main__":
