@@ -3,7 +3,7 @@
 
 namespace perusetrace::peruse {
 
-StartResult start(const EventSet& selected) {
+StartResult start(const EventSet& selected, bool) {
   StartResult r;
   if (selected.any()) {
     r.notice =

@@ -12,6 +12,7 @@ extern "C" {
 #include <unordered_map>
 #include <utility>
 
+#include "back_to_back.hpp"
 #include "comm_registry.hpp"
 #include "request_table.hpp"
 #include "thread_buffer.hpp"
@@ -36,6 +37,7 @@ std::array<int, kPeruseEventCount> g_mpi_id{};  // catalogue index -> the MPI's 
 bool g_active = false;
 std::mutex g_mutex;  // registration happens when communicators come and go, never per event
 std::unordered_map<std::uintptr_t, Handles> g_handles;
+TimeSources g_time_sources{};  // set at start, read by the callbacks
 
 // Process-wide derived counters; the new value travels in the record's aux field.
 std::atomic<std::int64_t> g_posted_depth{0};
@@ -56,15 +58,32 @@ std::uint64_t bytes_of(const peruse_comm_spec_t* spec) noexcept {
   return static_cast<std::uint64_t>(spec->count) * static_cast<std::uint64_t>(t_last_size);
 }
 
+// The time of the record before `r` when that is an event `r` follows back to back
+// (back_to_back.hpp), on the same communicator and request; otherwise the clock's. After a drain
+// the record before is the flush region's Leave.
+std::uint64_t follower_time(const Record* r, std::uint32_t sources) noexcept {
+  if (sources != 0 && r != detail::t_buffer->begin) {
+    const Record& before = r[-1];
+    if (before.kind == RecordKind::Peruse && (sources >> before.event & 1u) != 0 &&
+        before.comm == r->comm &&
+        (before.request == 0 || r->request == 0 || before.request == r->request))
+      return before.time;
+  }
+  return now_ticks();
+}
+
 // One callback per event, so the event is known at compile time and costs no lookup. The slot
 // is reserved and stamped first and the fields are written straight into it: nothing computed
 // before reserve() must survive its (rare) call into the drain, so the callback spills nothing.
+// An event that may follow another back to back is stamped last, once its fields tell whether
+// the record before it is that event.
 template <std::size_t E>
 int on_event(peruse_event_h, MPI_Aint unique_id, peruse_comm_spec_t* spec, void* param) {
   Record* r = reserve();
   if (r == nullptr) return MPI_SUCCESS;  // tracing is off, or this thread is not traced
-  r->time = now_ticks();
   constexpr auto event = static_cast<PeruseEvent>(E);
+  constexpr bool follower = may_follow_back_to_back(event);
+  if constexpr (!follower) r->time = now_ticks();
   const CommEntry* comm = static_cast<const CommEntry*>(param)->acquire();
   if (comm == nullptr) return MPI_SUCCESS;  // cannot happen: attached after it was published
   const auto address = static_cast<std::uintptr_t>(unique_id);
@@ -93,6 +112,7 @@ int on_event(peruse_event_h, MPI_Aint unique_id, peruse_comm_spec_t* spec, void*
   r->bytes = bytes;
   r->request = request;
   r->aux = static_cast<std::uint64_t>(aux);
+  if constexpr (follower) r->time = follower_time(r, g_time_sources[E]);
   commit();
   // The receive found no message: this thread is about to wait for one (a blocking receive) or
   // will wait later. Packing now takes from the next drain work it would do on the program's
@@ -110,7 +130,7 @@ constexpr auto kCallbacks = make_callbacks(std::make_index_sequence<kPeruseEvent
 
 }  // namespace
 
-StartResult start(const EventSet& selected) {
+StartResult start(const EventSet& selected, bool thread_multiple) {
   StartResult r;
   if (selected.none()) return r;
   if (&PERUSE_Init == nullptr || PERUSE_Init() != PERUSE_SUCCESS) {
@@ -133,6 +153,7 @@ StartResult start(const EventSet& selected) {
   }
   if (!missing.empty()) r.notice = "this MPI does not support the Peruse events " + missing;
   g_active = g_selected.any();
+  g_time_sources = time_sources(g_selected, thread_multiple);
   r.active = g_active;
   return r;
 }

@@ -21,7 +21,8 @@ struct StartResult {
 };
 
 // PERUSE_Init and the MPI's event ids. Nothing is registered when `selected` is empty.
-StartResult start(const EventSet& selected);
+// `thread_multiple`: the MPI was initialised with MPI_THREAD_MULTIPLE (back_to_back.hpp).
+StartResult start(const EventSet& selected, bool thread_multiple);
 // Registers and activates the selected events on `comm` (once per communicator).
 void attach(MPI_Comm comm, const CommEntry* entry);
 // Deactivates and releases them; call before the communicator is freed.

@@ -187,7 +187,6 @@ void write_archive(const trace::ProcessInfo& process, std::uint32_t threads,
 }  // namespace
 
 void on_init(int rc, Fn fn, std::uint64_t start, int provided) {
-  (void)provided;  // every thread gets its own location whatever the level
   if (rc != MPI_SUCCESS) return;
   PMPI_Comm_rank(MPI_COMM_WORLD, &g_run.rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &g_run.size);
@@ -239,7 +238,8 @@ void on_init(int rc, Fn fn, std::uint64_t start, int provided) {
   g_group_mask = settings.group_mask;
   configure_buffers(settings.buffer_bytes);
   g_comms.start();
-  const peruse::StartResult peruse = peruse::start(settings.peruse_events);
+  const peruse::StartResult peruse =
+      peruse::start(settings.peruse_events, provided == MPI_THREAD_MULTIPLE);
   // Without an explicit MPITRACE_PERUSE_EVENTS a missing Peruse is expected, not news.
   if (g_run.rank == 0 && !peruse.notice.empty() && (settings.peruse_events_set || peruse.active))
     std::fprintf(stderr, "perusetrace: %s\n", peruse.notice.c_str());

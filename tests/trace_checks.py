@@ -17,6 +17,21 @@ PAPER_EARLY_RECEIVER = [  # the receiver of the Open MPI Peruse paper's first li
 # for presence, not place.
 PAPER_SENDER = ["REQ_ACTIVATE", "REQ_XFER_BEGIN", "REQ_XFER_END", "REQ_COMPLETE"]
 
+# Adjacent Peruse events of a location. Open MPI fires the first kind back to back, and the
+# second takes the first one's time (events/back_to_back.hpp); the second kind lie on either
+# side of a queue search and have a clock read each.
+BACK_TO_BACK = {
+    ("MSG_ARRIVED", "SEARCH_POSTED_Q_BEGIN"), ("REQ_REMOVE_FROM_POSTED_Q", "MSG_MATCH_POSTED_REQ"),
+    ("MSG_MATCH_POSTED_REQ", "SEARCH_POSTED_Q_END"), ("MSG_INSERT_IN_UNEX_Q", "SEARCH_POSTED_Q_END"),
+    ("REQ_MATCH_UNEX", "MSG_REMOVE_FROM_UNEX_Q"), ("MSG_REMOVE_FROM_UNEX_Q", "SEARCH_UNEX_Q_END"),
+    ("SEARCH_UNEX_Q_END", "REQ_INSERT_IN_POSTED_Q")}
+AROUND_A_SEARCH = {
+    ("SEARCH_POSTED_Q_BEGIN", "REQ_REMOVE_FROM_POSTED_Q"),
+    ("SEARCH_POSTED_Q_BEGIN", "MSG_INSERT_IN_UNEX_Q"),
+    ("SEARCH_UNEX_Q_BEGIN", "REQ_MATCH_UNEX"), ("SEARCH_UNEX_Q_BEGIN", "SEARCH_UNEX_Q_END")}
+# Under MPI_THREAD_MULTIPLE the search starts after Open MPI takes the matching lock.
+AFTER_THE_LOCK = ("MSG_ARRIVED", "SEARCH_POSTED_Q_BEGIN")
+
 
 class Event:
     __slots__ = ("kind", "time", "name", "attrs", "raw")
@@ -194,6 +209,30 @@ def delay_ms(run):
     return int(m.group(1)) if m else 0
 
 
+def event_times(trace, rank, must_see, thread_multiple=False):
+    """Back-to-back pairs share one time, pairs around a search (and, under
+    MPI_THREAD_MULTIPLE, around the matching lock) differ; every pair in `must_see` occurs."""
+    f, seen = [], set()
+    for (r, _), events in trace.events.items():
+        if r != rank:
+            continue
+        peruse = [e for e in events if e.kind == "Peruse"]
+        for a, b in zip(peruse, peruse[1:]):
+            pair = (a.name, b.name)
+            seen.add(pair)
+            own_read = pair in AROUND_A_SEARCH or (thread_multiple and pair == AFTER_THE_LOCK)
+            if own_read and b.time <= a.time:
+                f.append(f"rank {rank}: {b.name} at {b.time} has no clock read of its own "
+                         f"after {a.name} at {a.time}")
+            elif pair in BACK_TO_BACK and not own_read and b.time != a.time:
+                f.append(f"rank {rank}: {b.name} at {b.time} does not share the time of "
+                         f"{a.name} at {a.time}, which Open MPI fires right before it")
+    missing = sorted(set(must_see) - seen)
+    if missing:
+        f.append(f"rank {rank}: no adjacent {missing} to check the times of")
+    return f[:5]
+
+
 # --- checks ------------------------------------------------------------------------------
 
 def check_late_sender(trace, run):
@@ -205,6 +244,11 @@ def check_late_sender(trace, run):
         f.append(f"rank 1 lacks {missing} in the paper's early-receiver sequence: "
                  f"{[e.name for e in receiver]}")
         return f
+    f += event_times(trace, 1, [
+        ("SEARCH_UNEX_Q_BEGIN", "SEARCH_UNEX_Q_END"), ("SEARCH_UNEX_Q_END", "REQ_INSERT_IN_POSTED_Q"),
+        ("MSG_ARRIVED", "SEARCH_POSTED_Q_BEGIN"), ("SEARCH_POSTED_Q_BEGIN", "REQ_REMOVE_FROM_POSTED_Q"),
+        ("REQ_REMOVE_FROM_POSTED_Q", "MSG_MATCH_POSTED_REQ"),
+        ("MSG_MATCH_POSTED_REQ", "SEARCH_POSTED_Q_END")])
     first = first_by_name(receiver)
     f += waited_as_injected("the receive waited in the posted queue",
                             first["MSG_ARRIVED"].time - first["REQ_INSERT_IN_POSTED_Q"].time,
@@ -242,6 +286,10 @@ def check_late_receiver(trace, run):
     if missing:
         f.append(f"rank 1 lacks {missing} in the late-receiver sequence: {names}")
         return f
+    f += event_times(trace, 1, [
+        ("MSG_ARRIVED", "SEARCH_POSTED_Q_BEGIN"), ("SEARCH_POSTED_Q_BEGIN", "MSG_INSERT_IN_UNEX_Q"),
+        ("MSG_INSERT_IN_UNEX_Q", "SEARCH_POSTED_Q_END"), ("SEARCH_UNEX_Q_BEGIN", "REQ_MATCH_UNEX"),
+        ("REQ_MATCH_UNEX", "MSG_REMOVE_FROM_UNEX_Q"), ("MSG_REMOVE_FROM_UNEX_Q", "SEARCH_UNEX_Q_END")])
     first = first_by_name(receiver)
     f += waited_as_injected("the message sat in the unexpected queue",
                             first["MSG_REMOVE_FROM_UNEX_Q"].time -
@@ -482,6 +530,10 @@ def check_comm_threads(trace, run):
             f.append(f"rank {rank}: {completions} MpiIsendComplete, expected "
                      f"{threads * per_thread if rank == 1 else 0}")
     f += request_ids_pair_up(trace)
+    for rank in (0, 1):
+        f += event_times(trace, rank, [AFTER_THE_LOCK, ("REQ_REMOVE_FROM_POSTED_Q",
+                                                       "MSG_MATCH_POSTED_REQ")],
+                         thread_multiple=True)
     f += comm_threads_comms(trace, threads, cycles, messages)
     f += comm_threads_peruse(trace, threads * per_thread)
     return f

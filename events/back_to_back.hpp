@@ -1,0 +1,79 @@
+// Events Open MPI fires back to back: which Peruse event may take the time of the event recorded
+// just before it instead of reading the clock.
+//
+// Read from Open MPI 4.1's ob1 (pml_ob1_recvfrag.c, pml_ob1_recvreq.c). Between a follower
+// and the event before it lies a list insertion or removal and nothing else: no search, no lock
+// taken, no copy, no wait. A clock read costs 11-15 ns here, more than that work, so a second
+// read would put the tracer's own cost into the trace, not the MPI's. Events on either side of a
+// search, a copy or a wait keep their own read: search begin and removal, transfer begin and
+// end, insertion and arrival.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "catalogue.hpp"
+#include "selection.hpp"
+
+namespace perusetrace {
+
+constexpr std::uint32_t event_bit(PeruseEvent e) {
+  return std::uint32_t{1} << static_cast<unsigned>(e);
+}
+
+struct BackToBack {
+  PeruseEvent event;
+  std::uint32_t after;  // the events it follows back to back; it may take their time
+  // Every other event ob1 may fire right before it. All of them must be selected: then the
+  // thread's latest record is always the event that came right before, never an older one.
+  std::uint32_t also_before;
+  // ob1 takes the communicator's matching lock between the two under MPI_THREAD_MULTIPLE,
+  // and waiting for it is worth seeing.
+  bool lock_between;
+};
+
+inline constexpr std::array kBackToBack = {
+    // The incoming message's search of the posted queue starts right after it is seen.
+    BackToBack{PeruseEvent::SEARCH_POSTED_Q_BEGIN, event_bit(PeruseEvent::MSG_ARRIVED), 0, true},
+    // match_one: the found receive is unlinked, then reported as matched.
+    BackToBack{PeruseEvent::MSG_MATCH_POSTED_REQ, event_bit(PeruseEvent::REQ_REMOVE_FROM_POSTED_Q),
+               0, false},
+    // The search ends with the match, or with the message put into the unexpected queue; a
+    // matched probe ends it right after removing the probe.
+    BackToBack{
+        PeruseEvent::SEARCH_POSTED_Q_END,
+        event_bit(PeruseEvent::MSG_MATCH_POSTED_REQ) | event_bit(PeruseEvent::MSG_INSERT_IN_UNEX_Q),
+        event_bit(PeruseEvent::REQ_REMOVE_FROM_POSTED_Q), false},
+    // A receive that found its message: matched, the message unlinked, the search over.
+    BackToBack{PeruseEvent::MSG_REMOVE_FROM_UNEX_Q, event_bit(PeruseEvent::REQ_MATCH_UNEX), 0,
+               false},
+    BackToBack{PeruseEvent::SEARCH_UNEX_Q_END, event_bit(PeruseEvent::MSG_REMOVE_FROM_UNEX_Q),
+               event_bit(PeruseEvent::SEARCH_UNEX_Q_BEGIN), false},
+    // A receive that found none: the search over, the receive appended to the posted queue.
+    BackToBack{PeruseEvent::REQ_INSERT_IN_POSTED_Q, event_bit(PeruseEvent::SEARCH_UNEX_Q_END), 0,
+               false},
+};
+
+constexpr bool may_follow_back_to_back(PeruseEvent e) {
+  for (const auto& b : kBackToBack)
+    if (b.event == e) return true;
+  return false;
+}
+
+// Per event, the events whose time it takes when one of them is its thread's latest record
+// (0: it always reads the clock), for this selection and thread level.
+using TimeSources = std::array<std::uint32_t, kPeruseEventCount>;
+inline TimeSources time_sources(const EventSet& selected, bool thread_multiple) {
+  TimeSources sources{};
+  for (const auto& b : kBackToBack) {
+    const std::uint32_t needed = b.after | b.also_before;
+    bool all = true;
+    for (std::size_t i = 0; i < kPeruseEventCount; ++i)
+      if ((needed >> i & 1u) != 0 && !selected.test(i)) all = false;
+    if (all && !(b.lock_between && thread_multiple))
+      sources[static_cast<std::size_t>(b.event)] = b.after;
+  }
+  return sources;
+}
+
+}  // namespace perusetrace
