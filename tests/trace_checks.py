@@ -216,8 +216,12 @@ def event_times(trace, rank, must_see, thread_multiple=False):
     for (r, _), events in trace.events.items():
         if r != rank:
             continue
-        peruse = [e for e in events if e.kind == "Peruse"]
-        for a, b in zip(peruse, peruse[1:]):
+        # Metrics go with the Peruse event before them; anything else between two Peruse
+        # events, such as a drain's flush region, leaves the second a clock read of its own.
+        recorded = [e for e in events if e.kind != "Metric"]
+        for a, b in zip(recorded, recorded[1:]):
+            if a.kind != "Peruse" or b.kind != "Peruse":
+                continue
             pair = (a.name, b.name)
             seen.add(pair)
             own_read = pair in AROUND_A_SEARCH or (thread_multiple and pair == AFTER_THE_LOCK)
