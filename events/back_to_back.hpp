@@ -3,10 +3,10 @@
 //
 // Read from Open MPI 4.1's ob1 (pml_ob1_recvfrag.c, pml_ob1_recvreq.c). Between a follower
 // and the event before it lies a list insertion or removal and nothing else: no search, no lock
-// taken, no copy, no wait. A clock read costs 11-15 ns here, more than that work, so a second
-// read would put the tracer's own cost into the trace, not the MPI's. Events on either side of a
-// search, a copy or a wait keep their own read: search begin and removal, transfer begin and
-// end, insertion and arrival.
+// taken, no copy, no wait. A clock read costs 11-15 ns (docs/performance.md), more than that
+// work, so a second read would put the tracer's own cost into the trace, not the MPI's. Events
+// on either side of a search, a copy or a wait keep their own read: search begin and removal,
+// transfer begin and end, insertion and arrival.
 #pragma once
 
 #include <array>
@@ -65,12 +65,10 @@ constexpr bool may_follow_back_to_back(PeruseEvent e) {
 using TimeSources = std::array<std::uint32_t, kPeruseEventCount>;
 inline TimeSources time_sources(const EventSet& selected, bool thread_multiple) {
   TimeSources sources{};
+  const auto have = static_cast<std::uint32_t>(selected.to_ulong());
   for (const auto& b : kBackToBack) {
-    const std::uint32_t needed = b.after | b.also_before;
-    bool all = true;
-    for (std::size_t i = 0; i < kPeruseEventCount; ++i)
-      if ((needed >> i & 1u) != 0 && !selected.test(i)) all = false;
-    if (all && !(b.lock_between && thread_multiple))
+    const bool all_selected = ((b.after | b.also_before) & ~have) == 0;
+    if (all_selected && !(b.lock_between && thread_multiple))
       sources[static_cast<std::size_t>(b.event)] = b.after;
   }
   return sources;
