@@ -105,18 +105,31 @@ double self_messages(long n) {
   return static_cast<double>(perusetrace::now_ns() - t0) / static_cast<double>(n);
 }
 
-// Records one self message writes, counted in the thread's buffer over a batch without a drain.
-double records_per_self_message() {
+struct PerMessage {
+  double records = 0, events = 0;  // events: records and the events they carry
+};
+
+// Records one self message writes, and the events they hold, counted in the thread's buffer
+// over a batch without a drain.
+PerMessage written_per_self_message() {
   constexpr long kBatch = 16;
   for (int attempt = 0; attempt < 1000; ++attempt) {
     const perusetrace::ThreadBuffer* b = perusetrace::detail::t_buffer;
-    if (b == nullptr) return 0;
+    if (b == nullptr) return {};
     const perusetrace::Record* before = b->next;
     const bool room = b->end - before > kBatch * 64;
     self_messages(kBatch);
-    if (room && b->next > before) return static_cast<double>(b->next - before) / kBatch;
+    if (!room || b->next <= before) continue;
+    long events = 0;
+    for (const perusetrace::Record* r = before; r != b->next; ++r) {
+      ++events;
+      perusetrace::CarriedPeruse c;
+      if (r->kind == perusetrace::RecordKind::Peruse)
+        for (unsigned slot = 0; perusetrace::carried_peruse(*r, slot, c); ++slot) ++events;
+    }
+    return {static_cast<double>(b->next - before) / kBatch, static_cast<double>(events) / kBatch};
   }
-  return 0;
+  return {};
 }
 
 }  // namespace
@@ -143,7 +156,9 @@ int main(int argc, char** argv) {
                 median(hot), median(drained), median(two));
     std::printf("record_ns_without_clock %.2f\nclock_read_ns %.2f\n", median(unclocked),
                 median(clock));
-    std::printf("records_per_self_message %.2f\n", records_per_self_message());
+    const PerMessage written = written_per_self_message();
+    std::printf("records_per_self_message %.2f\nevents_per_self_message %.2f\n", written.records,
+                written.events);
   }
   std::printf("mpi_comm_rank_ns %.2f\nself_message_ns %.2f\n", median(calls), median(messages));
   MPI_Finalize();

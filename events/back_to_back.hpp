@@ -30,33 +30,63 @@ struct BackToBack {
   // ob1 takes the communicator's matching lock between the two under MPI_THREAD_MULTIPLE,
   // and waiting for it is worth seeing.
   bool lock_between;
+  // It may ride in the record of the event before it (carried_followers.hpp) instead of taking a
+  // record of its own: ob1 reports both for the same request or message header, and it changes
+  // no derived counter, so its fields can be told from that record's.
+  bool carried;
 };
 
 inline constexpr std::array kBackToBack = {
     // The incoming message's search of the posted queue starts right after it is seen.
-    BackToBack{PeruseEvent::SEARCH_POSTED_Q_BEGIN, event_bit(PeruseEvent::MSG_ARRIVED), 0, true},
+    BackToBack{PeruseEvent::SEARCH_POSTED_Q_BEGIN, event_bit(PeruseEvent::MSG_ARRIVED), 0, true,
+               true},
     // match_one: the found receive is unlinked, then reported as matched.
     BackToBack{PeruseEvent::MSG_MATCH_POSTED_REQ, event_bit(PeruseEvent::REQ_REMOVE_FROM_POSTED_Q),
-               0, false},
+               0, false, true},
     // The search ends with the match, or with the message put into the unexpected queue; a
     // matched probe ends it right after removing the probe.
     BackToBack{
         PeruseEvent::SEARCH_POSTED_Q_END,
         event_bit(PeruseEvent::MSG_MATCH_POSTED_REQ) | event_bit(PeruseEvent::MSG_INSERT_IN_UNEX_Q),
-        event_bit(PeruseEvent::REQ_REMOVE_FROM_POSTED_Q), false},
-    // A receive that found its message: matched, the message unlinked, the search over.
+        event_bit(PeruseEvent::REQ_REMOVE_FROM_POSTED_Q), false, true},
+    // A receive that found its message: matched, the message unlinked, the search over. Not
+    // carried: the unlinking changes the unexpected queue's depth, and ob1 reports the search's
+    // end for the request where it reports the unlinking for the message header.
     BackToBack{PeruseEvent::MSG_REMOVE_FROM_UNEX_Q, event_bit(PeruseEvent::REQ_MATCH_UNEX), 0,
-               false},
+               false, false},
     BackToBack{PeruseEvent::SEARCH_UNEX_Q_END, event_bit(PeruseEvent::MSG_REMOVE_FROM_UNEX_Q),
-               event_bit(PeruseEvent::SEARCH_UNEX_Q_BEGIN), false},
-    // A receive that found none: the search over, the receive appended to the posted queue.
+               event_bit(PeruseEvent::SEARCH_UNEX_Q_BEGIN), false, false},
+    // A receive that found none: the search over, the receive appended to the posted queue (which
+    // changes its depth: a record of its own).
     BackToBack{PeruseEvent::REQ_INSERT_IN_POSTED_Q, event_bit(PeruseEvent::SEARCH_UNEX_Q_END), 0,
-               false},
+               false, false},
 };
 
 constexpr bool may_follow_back_to_back(PeruseEvent e) {
   for (const auto& b : kBackToBack)
     if (b.event == e) return true;
+  return false;
+}
+
+// `e` may ride in the record of the event before it.
+constexpr bool may_be_carried(PeruseEvent e) {
+  for (const auto& b : kBackToBack)
+    if (b.event == e) return b.carried;
+  return false;
+}
+
+constexpr bool carried_events_change_no_counter() {
+  for (const auto& b : kBackToBack)
+    if (b.carried && counter_of(b.event) >= 0) return false;
+  return true;
+}
+static_assert(carried_events_change_no_counter(),
+              "a carried event has no record of its own to hold a counter's value");
+
+// An event that may be carried can follow `e` back to back: its callback remembers what it wrote.
+constexpr bool may_carry(PeruseEvent e) {
+  for (const auto& b : kBackToBack)
+    if (b.carried && (b.after & event_bit(e)) != 0) return true;
   return false;
 }
 

@@ -39,6 +39,24 @@ constexpr const EventInfo& info(PeruseEvent e) {
   return kPeruseEvents[static_cast<std::size_t>(e)];
 }
 
+// The derived counter an event changes, as a Metric's number (lib/record.hpp: posted queue depth
+// 0, unexpected queue depth 1, bytes in flight 2); -1 for none. Its value rides in the record.
+constexpr int counter_of(PeruseEvent e) {
+  switch (e) {
+    case PeruseEvent::REQ_INSERT_IN_POSTED_Q:
+    case PeruseEvent::REQ_REMOVE_FROM_POSTED_Q:
+      return 0;
+    case PeruseEvent::MSG_INSERT_IN_UNEX_Q:
+    case PeruseEvent::MSG_REMOVE_FROM_UNEX_Q:
+      return 1;
+    case PeruseEvent::REQ_XFER_BEGIN:
+    case PeruseEvent::REQ_XFER_END:
+      return 2;
+    default:
+      return -1;
+  }
+}
+
 // Accepts the full name or the name without PERUSE_COMM_, in any letter case.
 std::optional<PeruseEvent> find_event(std::string_view name);
 

@@ -13,6 +13,7 @@ extern "C" {
 #include <utility>
 
 #include "back_to_back.hpp"
+#include "carried_followers.hpp"
 #include "comm_registry.hpp"
 #include "request_table.hpp"
 #include "thread_buffer.hpp"
@@ -58,15 +59,27 @@ std::uint64_t bytes_of(const peruse_comm_spec_t* spec) noexcept {
   return static_cast<std::uint64_t>(spec->count) * static_cast<std::uint64_t>(t_last_size);
 }
 
-// The time of the record before `r` when that is an event `r` follows back to back
+// What this thread's latest Peruse record was written from, while it is the latest record.
+constinit thread_local LatestPeruse t_latest __attribute__((tls_model("initial-exec")));
+
+PeruseArgs args_of(MPI_Aint unique_id, const peruse_comm_spec_t* spec, const void* param) noexcept {
+  return PeruseArgs{param,          static_cast<std::intptr_t>(unique_id),
+                    spec->datatype, spec->count,
+                    spec->peer,     spec->tag,
+                    spec->operation};
+}
+
+// The time of the record before `r` when the last event it holds is one `r` follows back to back
 // (back_to_back.hpp), on the same communicator and request; otherwise the clock's. After a drain
 // the record before is the flush region's Leave.
 std::uint64_t follower_time(const Record* r, std::uint32_t sources) noexcept {
   if (sources != 0 && r != detail::t_buffer->begin) {
     const Record& before = r[-1];
-    if (before.kind == RecordKind::Peruse && (sources >> before.event & 1u) != 0 &&
-        before.comm == r->comm &&
-        (before.request == 0 || r->request == 0 || before.request == r->request))
+    if (before.kind != RecordKind::Peruse) return now_ticks();
+    const CarriedPeruse last = last_peruse_event(before);
+    const std::uint64_t request = last.without_request ? 0 : before.request;
+    if ((sources >> last.event & 1u) != 0 && before.comm == r->comm &&
+        (request == 0 || r->request == 0 || request == r->request))
       return before.time;
   }
   return now_ticks();
@@ -79,9 +92,17 @@ std::uint64_t follower_time(const Record* r, std::uint32_t sources) noexcept {
 // the record before it is that event.
 template <std::size_t E>
 int on_event(peruse_event_h, MPI_Aint unique_id, peruse_comm_spec_t* spec, void* param) {
+  constexpr auto event = static_cast<PeruseEvent>(E);
+  if constexpr (may_be_carried(event)) {
+    ThreadBuffer* b = detail::t_buffer;
+    if (b != nullptr && b->next != b->begin &&
+        g_state.load(std::memory_order_relaxed) == TraceState::On &&
+        carry_follower(b->next - 1, t_latest, E, args_of(unique_id, spec, param),
+                       g_time_sources[E]))
+      return MPI_SUCCESS;
+  }
   Record* r = reserve();
   if (r == nullptr) return MPI_SUCCESS;  // tracing is off, or this thread is not traced
-  constexpr auto event = static_cast<PeruseEvent>(E);
   constexpr bool follower = may_follow_back_to_back(event);
   if constexpr (!follower) r->time = now_ticks();
   const CommEntry* comm = static_cast<const CommEntry*>(param)->acquire();
@@ -105,7 +126,7 @@ int on_event(peruse_event_h, MPI_Aint unique_id, peruse_comm_spec_t* spec, void*
 
   r->kind = RecordKind::Peruse;
   r->event = static_cast<std::uint8_t>(E);
-  r->region = static_cast<std::uint16_t>(spec->operation);
+  r->region = static_cast<std::uint16_t>(spec->operation & 0xf);  // above: carried events
   r->comm = comm->local_id;
   r->peer = comm->world_rank_of(spec->peer);
   r->tag = spec->tag;
@@ -114,6 +135,9 @@ int on_event(peruse_event_h, MPI_Aint unique_id, peruse_comm_spec_t* spec, void*
   r->aux = static_cast<std::uint64_t>(aux);
   if constexpr (follower) r->time = follower_time(r, g_time_sources[E]);
   commit();
+  if constexpr (may_carry(event))
+    t_latest =
+        LatestPeruse{r, r->time, args_of(unique_id, spec, param), static_cast<std::uint8_t>(E)};
   // The receive found no message: this thread is about to wait for one (a blocking receive) or
   // will wait later. Packing now takes from the next drain work it would do on the program's
   // time.

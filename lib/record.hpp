@@ -7,14 +7,14 @@
 namespace perusetrace {
 
 enum class RecordKind : std::uint8_t {
-  Enter,   // region
-  Leave,   // region
-  Peruse,  // event, region = operation (peruse.h: 0 send, 1 receive), comm, peer (world rank), tag,
-           // bytes, request, aux = the derived counter the event changed (queue depth, bytes in
-           // flight)
-  MpiSend,              // comm, peer (comm rank), tag, bytes
-  MpiRecv,              // comm, peer (comm rank), tag, bytes
-  MpiIsend,             // comm, peer, tag, bytes, request
+  Enter,     // region
+  Leave,     // region
+  Peruse,    // event, region = operation (0 send, 1 receive) and the events carried (see below),
+             // comm, peer (world rank), tag, bytes, request, aux = the derived counter the event
+             // changed (queue depth, bytes in flight)
+  MpiSend,   // comm, peer (comm rank), tag, bytes
+  MpiRecv,   // comm, peer (comm rank), tag, bytes
+  MpiIsend,  // comm, peer, tag, bytes, request
   MpiIsendComplete,     // request
   MpiIrecvRequest,      // request
   MpiIrecv,             // comm, peer, tag, bytes, request
@@ -74,6 +74,48 @@ inline Record carried(const Record& carrier) noexcept {
   event.kind = static_cast<RecordKind>(carrier.event);
   event.event = 0;
   return event;
+}
+
+// A Peruse record carries up to two events Open MPI fired right after its own, back to back
+// (events/carried_followers.hpp): they happened at its time and have its fields, except that one
+// marked `without_request` has request and bytes 0. Its `region` holds the operation in the low
+// 4 bits and a 6-bit code per carried event above them: (event + 1) << 1 | without_request.
+struct CarriedPeruse {
+  std::uint8_t event;
+  bool without_request;
+};
+inline constexpr unsigned kCarriedSlots = 2;
+
+inline std::uint8_t peruse_operation(const Record& r) noexcept {
+  return static_cast<std::uint8_t>(r.region & 0xfu);
+}
+
+// The event `r` carries in `slot` (0 or 1, in the order they happened); false if none.
+inline bool carried_peruse(const Record& r, unsigned slot, CarriedPeruse& out) noexcept {
+  const unsigned code = r.region >> (4 + 6 * slot) & 0x3fu;
+  if (code == 0) return false;
+  out = CarriedPeruse{static_cast<std::uint8_t>((code >> 1) - 1), (code & 1u) != 0};
+  return true;
+}
+
+// Adds `event` to what `r` carries; false when it carries two already.
+inline bool carry_peruse(Record& r, std::uint8_t event, bool without_request) noexcept {
+  const unsigned code = (event + 1u) << 1 | (without_request ? 1u : 0u);
+  for (unsigned slot = 0; slot < kCarriedSlots; ++slot) {
+    const unsigned shift = 4 + 6 * slot;
+    if ((r.region >> shift & 0x3fu) == 0) {
+      r.region = static_cast<std::uint16_t>(r.region | code << shift);
+      return true;
+    }
+  }
+  return false;
+}
+
+// The last event `r` holds: the last one it carries, or its own.
+inline CarriedPeruse last_peruse_event(const Record& r) noexcept {
+  CarriedPeruse last{r.event, false};
+  for (unsigned slot = 0; slot < kCarriedSlots; ++slot) carried_peruse(r, slot, last);
+  return last;
 }
 
 // Local communicator ids the runtime reserves.

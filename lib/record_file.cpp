@@ -42,8 +42,13 @@ bool RecordFile::valid(const Record& r) {
       if (depth_ == 0 || open_regions_[depth_ - 1] != r.region) return false;
       --depth_;
       return true;
-    case RecordKind::Peruse:
-      return r.event < event_count_;
+    case RecordKind::Peruse: {
+      if (r.event >= event_count_) return false;
+      CarriedPeruse c;
+      for (unsigned slot = 0; carried_peruse(r, slot, c); ++slot)
+        if (c.event >= event_count_) return false;
+      return true;
+    }
     default:
       return r.kind <= RecordKind::IoOperationComplete;
   }

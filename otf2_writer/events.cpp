@@ -7,26 +7,16 @@ namespace perusetrace::trace::detail {
 
 namespace {
 
-// The derived counter a Peruse event changes, if any.
-int metric_of(PeruseEvent e) {
-  switch (e) {
-    case PeruseEvent::REQ_INSERT_IN_POSTED_Q:
-    case PeruseEvent::REQ_REMOVE_FROM_POSTED_Q:
-      return static_cast<int>(Metric::PostedQueueDepth);
-    case PeruseEvent::MSG_INSERT_IN_UNEX_Q:
-    case PeruseEvent::MSG_REMOVE_FROM_UNEX_Q:
-      return static_cast<int>(Metric::UnexpectedQueueDepth);
-    case PeruseEvent::REQ_XFER_BEGIN:
-    case PeruseEvent::REQ_XFER_END:
-      return static_cast<int>(Metric::BytesInFlight);
-    default:
-      return -1;
-  }
-}
+static_assert(counter_of(PeruseEvent::REQ_INSERT_IN_POSTED_Q) ==
+                  static_cast<int>(Metric::PostedQueueDepth) &&
+              counter_of(PeruseEvent::MSG_INSERT_IN_UNEX_Q) ==
+                  static_cast<int>(Metric::UnexpectedQueueDepth) &&
+              counter_of(PeruseEvent::REQ_XFER_BEGIN) == static_cast<int>(Metric::BytesInFlight));
 
-OTF2_ErrorCode peruse(Location& loc, const ArchiveSpec& spec, const Record& r) {
-  const PeruseFieldValues v{r.request, r.peer, r.tag, r.bytes, static_cast<std::uint8_t>(r.region),
-                            r.comm};
+// One Peruse event, an Enter and a Leave of its region at one timestamp; the attributes hold the
+// fields that differ from the request's previous event on this location.
+OTF2_ErrorCode peruse_event(Location& loc, const ArchiveSpec& spec, std::uint64_t time,
+                            std::uint8_t event, const PeruseFieldValues& v) {
   const unsigned fields = loc.peruse_fields.to_write(v);
   OTF2_AttributeList* a = fields != 0 ? loc.attributes : nullptr;
   if (fields & kFieldRequest) OTF2_AttributeList_AddUint64(a, kAttrRequest, v.request);
@@ -35,16 +25,29 @@ OTF2_ErrorCode peruse(Location& loc, const ArchiveSpec& spec, const Record& r) {
   if (fields & kFieldBytes) OTF2_AttributeList_AddUint64(a, kAttrBytes, v.bytes);
   if (fields & kFieldOperation) OTF2_AttributeList_AddUint8(a, kAttrOperation, v.operation);
   if (fields & kFieldComm) OTF2_AttributeList_AddCommRef(a, kAttrComm, v.comm);
-  const OTF2_RegionRef region = spec.peruse_region_base + r.event;
-  OTF2_ErrorCode rc = OTF2_EvtWriter_Enter(loc.writer, a, r.time, region);
-  if (rc == OTF2_SUCCESS) rc = OTF2_EvtWriter_Leave(loc.writer, nullptr, r.time, region);
-  const int metric = metric_of(static_cast<PeruseEvent>(r.event));
+  const OTF2_RegionRef region = spec.peruse_region_base + event;
+  OTF2_ErrorCode rc = OTF2_EvtWriter_Enter(loc.writer, a, time, region);
+  if (rc == OTF2_SUCCESS) rc = OTF2_EvtWriter_Leave(loc.writer, nullptr, time, region);
+  return rc;
+}
+
+// A Peruse record: its event, the counter it changed, then the events it carries.
+OTF2_ErrorCode peruse(Location& loc, const ArchiveSpec& spec, const Record& r) {
+  const PeruseFieldValues v{r.request, r.peer, r.tag, r.bytes, peruse_operation(r), r.comm};
+  OTF2_ErrorCode rc = peruse_event(loc, spec, r.time, r.event, v);
+  const int metric = counter_of(static_cast<PeruseEvent>(r.event));
   if (rc == OTF2_SUCCESS && metric >= 0) {
     const OTF2_Type type = OTF2_TYPE_INT64;
     OTF2_MetricValue value;
     value.signed_int = static_cast<std::int64_t>(r.aux);
     rc = OTF2_EvtWriter_Metric(loc.writer, nullptr, r.time, static_cast<OTF2_MetricRef>(metric), 1,
                                &type, &value);
+  }
+  CarriedPeruse c;
+  for (unsigned slot = 0; rc == OTF2_SUCCESS && carried_peruse(r, slot, c); ++slot) {
+    PeruseFieldValues f = v;
+    if (c.without_request) f.request = f.bytes = 0;
+    rc = peruse_event(loc, spec, r.time, c.event, f);
   }
   return rc;
 }
