@@ -89,7 +89,8 @@ std::uint64_t follower_time(const Record* r, std::uint32_t sources) noexcept {
 // is reserved and stamped first and the fields are written straight into it: nothing computed
 // before reserve() must survive its (rare) call into the drain, so the callback spills nothing.
 // An event that may follow another back to back is stamped last, once its fields tell whether
-// the record before it is that event.
+// the record before it is that event; one that only repeats that record rides in it
+// (carried_followers.hpp) and writes none.
 template <std::size_t E>
 int on_event(peruse_event_h, MPI_Aint unique_id, peruse_comm_spec_t* spec, void* param) {
   constexpr auto event = static_cast<PeruseEvent>(E);
