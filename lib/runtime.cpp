@@ -121,17 +121,35 @@ void note_offsets(std::size_t from) {
 
 // OTF2 reports success even when its buffered writes met a full disk (an empty anchor file was
 // seen on a full tmpfs), so the journal is removed only if the files look whole and the file
-// system still had room after the last of them.
+// system still had room after the last of them. A directory removed while the archive was
+// written (the anchor file gone, or the directory) is told apart from a full one: the advice
+// differs.
 bool archive_fits(std::string& error) {
   struct statvfs fs;
   const std::string anchor = g_run.directory + "/traces.otf2";
   struct stat st;
-  const bool anchor_ok = g_run.rank != 0 || (::stat(anchor.c_str(), &st) == 0 && st.st_size > 0);
+  const bool anchor_there = g_run.rank != 0 || ::stat(anchor.c_str(), &st) == 0;
+  const bool anchor_ok = anchor_there && (g_run.rank != 0 || st.st_size > 0);
   const bool room = ::statvfs(g_run.directory.c_str(), &fs) != 0 || fs.f_bavail > 0;
   if (anchor_ok && room) return true;
-  error = "the file system of " + g_run.directory +
-          " was full when the archive was written, so it may be cut short.";
+  if (!anchor_there || ::access(g_run.directory.c_str(), W_OK | X_OK) != 0)
+    error = "the output directory " + g_run.directory +
+            " (or the archive in it) was removed while the archive was written: set "
+            "MPITRACE_OUTPUT to a directory that stays for the whole run.";
+  else
+    error = "the file system of " + g_run.directory +
+            " was full when the archive was written, so it may be cut short.";
   return false;
+}
+
+// What the user can still do with the records when the archive failed.
+std::string what_is_kept() {
+  const std::string journal = journal::directory(g_run.directory);
+  if (::access(journal.c_str(), R_OK | X_OK) != 0)
+    return " The records were in " + journal + ", which is gone too: this run's trace is lost.";
+  return " The records are kept in " + journal +
+         ": once the cause is fixed, `perusetrace recover " + g_run.directory +
+         "` makes the archive from them.";
 }
 
 // Encodes this rank's journal into the OTF2 archive (collective). The journal goes once the
@@ -147,15 +165,12 @@ void write_archive(const trace::ProcessInfo& process, std::uint32_t threads,
   spec.otf2_memory_bytes = 2u << 20;
   spec.settings = g_run.settings;
   spec.quiet_failures = journal::failed();
-  const std::string keep = " The records are kept in " + journal::directory(g_run.directory) +
-                           ": once the cause is fixed, `perusetrace recover " + g_run.directory +
-                           "` makes the archive from them.";
-
   std::string error;
   const bool opened = trace::open_archive(spec, error);
   if (!all_ranks(opened)) {
     if (!opened)
-      std::fprintf(stderr, "perusetrace rank %d: %s%s\n", g_run.rank, error.c_str(), keep.c_str());
+      std::fprintf(stderr, "perusetrace rank %d: %s%s\n", g_run.rank, error.c_str(),
+                   what_is_kept().c_str());
     return;
   }
   constexpr std::size_t kBlock = 1 << 14;
@@ -175,7 +190,7 @@ void write_archive(const trace::ProcessInfo& process, std::uint32_t threads,
   if (ok) ok = archive_fits(error);
   if (!error.empty() && (ok || g_run.rank == 0))
     std::fprintf(stderr, "perusetrace rank %d: %s%s\n", g_run.rank, error.c_str(),
-                 ok ? "" : keep.c_str());
+                 ok ? "" : what_is_kept().c_str());
   if (all_ranks(ok)) journal::remove(threads);
   if (g_run.rank == 0 && ok) {
     std::fprintf(stderr, "perusetrace: trace %s in %s/traces.otf2\n",

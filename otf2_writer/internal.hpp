@@ -48,8 +48,8 @@ State& state();
 std::uint64_t location_id(int rank, int size, std::uint32_t thread_index);
 void fail(const std::string& what);  // records the first failure and tells the user once
 // What to do after a write into `directory` failed, for every archive write: a directory removed
-// while the program ran (after the last drain looked for it) fails with "does not exist", for
-// which "free space" is the wrong advice.
+// while the program ran (after the last drain looked for it) or while the archive is written
+// fails with "does not exist", for which "free space" is the wrong advice.
 std::string write_remedy(const std::string& directory);
 
 // streams.cpp: what the MPI archive and the offline one share.

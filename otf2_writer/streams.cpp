@@ -1,6 +1,7 @@
 // What both ways of writing an archive share (MPI_Finalize on every rank, `perusetrace recover`
 // in one process): the archive's settings, OTF2's chunk memory kept within a budget, one event
 // stream per (rank, thread), and each location's local definitions.
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cstdarg>
@@ -38,7 +39,12 @@ void fail(const std::string& what) {
 }
 
 std::string write_remedy(const std::string& directory) {
-  if (::access(directory.c_str(), W_OK | X_OK) != 0)
+  struct statvfs fs;
+  const bool full = ::statvfs(directory.c_str(), &fs) == 0 && fs.f_bavail == 0;
+  // A directory being removed loses its files and traces/ before itself: with room left on the
+  // file system, an archive whose traces/ is missing is going away, not out of space.
+  const bool going = !full && ::access((directory + "/traces").c_str(), F_OK) != 0;
+  if (going || ::access(directory.c_str(), W_OK | X_OK) != 0)
     return "The output directory " + directory +
            " is gone or no longer writable: set MPITRACE_OUTPUT to a directory that stays for "
            "the whole run.";

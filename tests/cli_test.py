@@ -93,7 +93,9 @@ def case_vanishing_output_directory(c):
     out = os.path.join(c.work, "vanishing")
     args = mpi_launch.command(c.mpirun, 2, {"MPITRACE_OUTPUT": out,
                                             "MPITRACE_BUFFER_SIZE": "64K"}, c.library)
-    program = subprocess.Popen(args + [os.path.join(c.build, "tests", "many_events"), "300000"],
+    # Long enough that the removal lands while the ranks run, not while they write the archive
+    # at MPI_Finalize (300 000 rounds once ended within the 0.3 s wait below).
+    program = subprocess.Popen(args + [os.path.join(c.build, "tests", "many_events"), "2000000"],
                                env=ENV, cwd=c.work, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
     for _ in range(200):  # wait until the ranks have written into it
@@ -109,6 +111,36 @@ def case_vanishing_output_directory(c):
     expect(run.stderr.count("is gone or no longer writable") == 2, "not one message per rank",
            run)
     expect("trace written" not in run.stderr, "a vanished trace was reported as written", run)
+
+
+def case_directory_removed_at_finalize(c):
+    """The output directory is removed while MPI_Finalize writes the archive: the ranks finish,
+    the user hears that the directory went, not that the disk is full, and is not sent to a
+    journal that went with it."""
+    out = os.path.join(c.work, "removed_at_finalize")
+    args = mpi_launch.command(c.mpirun, 2, {"MPITRACE_OUTPUT": out,
+                                            "MPITRACE_BUFFER_SIZE": "64K"}, c.library)
+    program = subprocess.Popen(args + [os.path.join(c.build, "tests", "many_events"), "300000"],
+                               env=ENV, cwd=c.work, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    # OTF2 creates traces/ when the archive is opened, at MPI_Finalize.
+    deadline = time.time() + 60
+    while program.poll() is None and not os.path.isdir(os.path.join(out, "traces")):
+        expect(time.time() < deadline, "the archive was never opened")
+        time.sleep(0.002)
+    shutil.rmtree(out, ignore_errors=True)
+    stdout, stderr = program.communicate(timeout=120)
+    run = subprocess.CompletedProcess(args, program.returncode, stdout, stderr)
+    expect(run.returncode == 0, f"the program failed (exit {run.returncode})", run)
+    expect(run.stdout.count("peak_kib") == 2, "the ranks did not run to their end", run)
+    expect("is gone or no longer writable" in run.stderr or
+           "was removed while the archive was written" in run.stderr,
+           "not told that the output directory went away", run)
+    expect("was full" not in run.stderr and "Free space" not in run.stderr,
+           "a removed directory was reported as a full disk", run)
+    expect("records are kept" not in run.stderr and "which is gone too" in run.stderr,
+           "sent to a journal that was removed with the directory", run)
+    expect("trace written" not in run.stderr, "a removed trace was reported as written", run)
 
 
 def case_bad_settings_stop_at_init(c):
