@@ -88,51 +88,47 @@ def case_output_path_with_spaces(c):
     expect(trace.of_kind("MpiSend"), "the trace in a path with spaces holds no message")
 
 
-def case_vanishing_output_directory(c):
-    """The output directory is removed while the program runs."""
-    out = os.path.join(c.work, "vanishing")
+def remove_output_during_run(c, name, rounds, appears, then_wait=0.0):
+    """Runs tests/many_events ROUNDS traced into c.work/NAME (64 KiB buffers, so drains come
+    often), removes that directory `then_wait` seconds after NAME/APPEARS shows up, and returns
+    the finished run."""
+    out = os.path.join(c.work, name)
     args = mpi_launch.command(c.mpirun, 2, {"MPITRACE_OUTPUT": out,
                                             "MPITRACE_BUFFER_SIZE": "64K"}, c.library)
-    # Long enough that the removal lands while the ranks run, not while they write the archive
-    # at MPI_Finalize (300 000 rounds once ended within the 0.3 s wait below).
-    program = subprocess.Popen(args + [os.path.join(c.build, "tests", "many_events"), "2000000"],
+    program = subprocess.Popen(args + [os.path.join(c.build, "tests", "many_events"), str(rounds)],
                                env=ENV, cwd=c.work, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
-    for _ in range(200):  # wait until the ranks have written into it
-        if os.path.isdir(os.path.join(out, "journal")):
-            break
-        time.sleep(0.05)
-    time.sleep(0.3)
+    deadline = time.time() + 60
+    while program.poll() is None and not os.path.isdir(os.path.join(out, appears)):
+        expect(time.time() < deadline, f"{appears}/ never appeared in the output directory")
+        time.sleep(0.002)
+    time.sleep(then_wait)
+    # The journal first: a rank that finds the archive's directory gone then also finds the
+    # journal gone, whatever order rmtree would have taken (the messages name what is left).
+    shutil.rmtree(os.path.join(out, "journal"), ignore_errors=True)
     shutil.rmtree(out, ignore_errors=True)
     stdout, stderr = program.communicate(timeout=120)
     run = subprocess.CompletedProcess(args, program.returncode, stdout, stderr)
     expect(run.returncode == 0, f"the program failed (exit {run.returncode})", run)
     expect(run.stdout.count("peak_kib") == 2, "the ranks did not run to their end", run)
+    return run
+
+
+def case_vanishing_output_directory(c):
+    """The output directory is removed while the program runs: 0.3 s after the ranks first wrote
+    into it. 2 000 000 rounds last long enough that the removal lands while they run, not while
+    they write the archive at MPI_Finalize (300 000 rounds once ended within those 0.3 s)."""
+    run = remove_output_during_run(c, "vanishing", 2_000_000, "journal", then_wait=0.3)
     expect(run.stderr.count("is gone or no longer writable") == 2, "not one message per rank",
            run)
     expect("trace written" not in run.stderr, "a vanished trace was reported as written", run)
 
 
 def case_directory_removed_at_finalize(c):
-    """The output directory is removed while MPI_Finalize writes the archive: the ranks finish,
-    the user hears that the directory went, not that the disk is full, and is not sent to a
-    journal that went with it."""
-    out = os.path.join(c.work, "removed_at_finalize")
-    args = mpi_launch.command(c.mpirun, 2, {"MPITRACE_OUTPUT": out,
-                                            "MPITRACE_BUFFER_SIZE": "64K"}, c.library)
-    program = subprocess.Popen(args + [os.path.join(c.build, "tests", "many_events"), "300000"],
-                               env=ENV, cwd=c.work, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
-    # OTF2 creates traces/ when the archive is opened, at MPI_Finalize.
-    deadline = time.time() + 60
-    while program.poll() is None and not os.path.isdir(os.path.join(out, "traces")):
-        expect(time.time() < deadline, "the archive was never opened")
-        time.sleep(0.002)
-    shutil.rmtree(out, ignore_errors=True)
-    stdout, stderr = program.communicate(timeout=120)
-    run = subprocess.CompletedProcess(args, program.returncode, stdout, stderr)
-    expect(run.returncode == 0, f"the program failed (exit {run.returncode})", run)
-    expect(run.stdout.count("peak_kib") == 2, "the ranks did not run to their end", run)
+    """The output directory is removed while MPI_Finalize writes the archive (OTF2 creates
+    traces/ when it opens it): the ranks finish, the user hears that the directory went, not that
+    the disk is full, and is not sent to a journal that went with it."""
+    run = remove_output_during_run(c, "removed_at_finalize", 300_000, "traces")
     expect("is gone or no longer writable" in run.stderr or
            "was removed while the archive was written" in run.stderr,
            "not told that the output directory went away", run)
