@@ -407,13 +407,15 @@ const char* const kGroupNames[static_cast<std::size_t>(Group::Count)] = {{
 
 // Deprecated MPI functions are wrapped too: programs still call them.
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+// The library's only exports (it is built with hidden visibility).
+#pragma GCC visibility push(default)
 
 extern "C" {
 
 """)
         for f in functions:
             out.write(wrapper(f) + "\n")
-        out.write("}  // extern \"C\"\n")
+        out.write("}  // extern \"C\"\n\n#pragma GCC visibility pop\n")
 
 
 def declared_in(mpi_h):
