@@ -1,0 +1,45 @@
+#!/usr/bin/python3
+"""libperusetrace exports the MPI functions it wraps and nothing else.
+
+    exports_test.py LIBRARY GENERATED_WRAPPERS_CPP
+
+Anything else it exported (its own C++ functions, globals, the standard-library template
+instances its files use) could be replaced by a symbol of the traced program or of another
+library, and every call the library makes to it would go through the PLT.
+"""
+import re
+import subprocess
+import sys
+
+
+def main():
+    library, wrappers = sys.argv[1], sys.argv[2]
+    nm = subprocess.run(["nm", "-D", "--defined-only", library], capture_output=True, text=True)
+    if nm.returncode != 0:
+        sys.exit(f"nm -D {library} failed: {nm.stderr.strip()}")
+    exported = {line.split()[-1].split("@")[0] for line in nm.stdout.splitlines()
+                if len(line.split()) >= 3 and line.split()[1] not in ("A",)}
+    stray = sorted(s for s in exported if not s.startswith("MPI_"))
+    if stray:
+        shown = "\n  ".join(stray[:20]) + ("\n  ..." if len(stray) > 20 else "")
+        sys.exit(f"{library} exports {len(stray)} symbols that are not MPI functions:\n  {shown}\n"
+                 "Build it with gnu_symbol_visibility 'hidden' and lib/exports.map "
+                 "(lib/meson.build), and keep the generated wrappers' visibility push(default).")
+    # Every wrapper the generator wrote is exported: a hidden one would silently leave the
+    # MPI's own function in place. Those under `#ifndef NAME` are absent where mpi.h makes NAME
+    # a macro.
+    lines = open(wrappers).read().splitlines()
+    missing = []
+    for i, line in enumerate(lines):
+        m = re.match(r"(?:int|double|MPI_\w+) (MPI_\w+)\(.*\) \{$", line)
+        if m and m.group(1) not in exported and lines[i - 1] != f"#ifndef {m.group(1)}":
+            missing.append(m.group(1))
+    if missing:
+        sys.exit(f"{library} does not export {len(missing)} of its wrappers ({', '.join(missing[:8])}"
+                 f"{', ...' if len(missing) > 8 else ''}): lib/wrappers/gen_wrappers.py must "
+                 "keep its visibility push(default) around them")
+    print(f"{library}: {len(exported)} symbols exported, all MPI functions")
+
+
+if __name__ == "__main__":
+    main()
