@@ -9,9 +9,9 @@ Runs bench/pingpong (0 B, two ranks) under `valgrind --tool=callgrind` twice per
 ITERS and 3 x ITERS round trips, collecting only inside MPI_Send and MPI_Recv (the wrappers, the
 Peruse callbacks they lead to, the drains), and subtracts: set-up, MPI_Init and MPI_Finalize
 cancel out. Prints, per process, the instructions that libperusetrace executes per round trip:
-those that record (wrappers, callbacks, the clock, the buffer) and those that pack records ahead
-while the thread waits for its message; then the functions that execute most, with the
-difference to the first build. Instructions are not time (a clock read or a locked instruction
+those that record (wrappers, callbacks, the clock, the buffer) and those that pack records
+(pack_ahead while the thread waits for its message, and the drains); then the functions that
+execute most, with the difference to the first build (GCC's clone suffixes dropped). Instructions are not time (a clock read or a locked instruction
 counts one), but a change that removes instructions shows here in every run.
 """
 import argparse
@@ -99,12 +99,28 @@ def per_round_trip(build, opts, work):
         for (ob, fn), n in a.items():
             if ob and os.path.basename(ob).startswith(LIBRARY):
                 functions[fn] -= n
-        result.append({fn: n / trips for fn, n in functions.items()})
+        result.append({fn: n / trips for fn, n in merged(functions).items()})
     return result
 
 
+def plain(fn):
+    """A function's name without the suffixes of GCC's clones, so that builds compare."""
+    return re.sub(r"(\s*\[clone [^]]*\])+$|\.(lto_priv|constprop|isra|part|cold)\.\d+", "", fn)
+
+
+def merged(functions):
+    out = collections.Counter()
+    for fn, n in functions.items():
+        out[plain(fn)] += n
+    return out
+
+
+def packs(fn):
+    return "packing::" in fn or "pack_ahead" in fn
+
+
 def split(functions):
-    packing = sum(n for fn, n in functions.items() if "packing::" in fn)
+    packing = sum(n for fn, n in functions.items() if packs(fn))
     return sum(functions.values()) - packing, packing
 
 
@@ -139,7 +155,7 @@ def main():
         rows = [split(r[rank]) for r in results]
         print(f"process {rank}: recording{'':<15}" +
               "".join(f"{rec:>{width}.1f}" for rec, _ in rows))
-        print(f"           packing ahead{'':<11}" +
+        print(f"           packing{'':<17}" +
               "".join(f"{pack:>{width}.1f}" for _, pack in rows))
     first = results[0][0]
     print(f"\nprocess 0, the {opts.top} functions executing most in {builds[0]}" +
