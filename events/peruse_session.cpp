@@ -89,19 +89,10 @@ std::uint64_t follower_time(const Record* r, std::uint32_t sources) noexcept {
 // is reserved and stamped first and the fields are written straight into it: nothing computed
 // before reserve() must survive its (rare) call into the drain, so the callback spills nothing.
 // An event that may follow another back to back is stamped last, once its fields tell whether
-// the record before it is that event; one that only repeats that record rides in it
-// (carried_followers.hpp) and writes none.
+// the record before it is that event.
 template <std::size_t E>
-int on_event(peruse_event_h, MPI_Aint unique_id, peruse_comm_spec_t* spec, void* param) {
+inline int record_event(MPI_Aint unique_id, const peruse_comm_spec_t* spec, void* param) {
   constexpr auto event = static_cast<PeruseEvent>(E);
-  if constexpr (may_be_carried(event)) {
-    ThreadBuffer* b = detail::t_buffer;
-    if (b != nullptr && b->next != b->begin &&
-        g_state.load(std::memory_order_relaxed) == TraceState::On &&
-        carry_follower(b->next - 1, t_latest, E, args_of(unique_id, spec, param),
-                       g_time_sources[E]))
-      return MPI_SUCCESS;
-  }
   Record* r = reserve();
   if (r == nullptr) return MPI_SUCCESS;  // tracing is off, or this thread is not traced
   constexpr bool follower = may_follow_back_to_back(event);
@@ -144,6 +135,31 @@ int on_event(peruse_event_h, MPI_Aint unique_id, peruse_comm_spec_t* spec, void*
   // time.
   if constexpr (event == PeruseEvent::REQ_INSERT_IN_POSTED_Q) pack_ahead(kPackAhead);
   return MPI_SUCCESS;
+}
+
+template <std::size_t E>
+[[gnu::noinline]] int record_event_apart(MPI_Aint unique_id, const peruse_comm_spec_t* spec,
+                                         void* param) {
+  return record_event<E>(unique_id, spec, param);
+}
+
+// An event that only repeats the record before it rides in that record (carried_followers.hpp)
+// and writes none. It tries that first, apart from the record path: the check calls nothing, so
+// it saves two registers instead of the record path's six, and the record path is a tail call
+// (callgrind: a carried event runs 61 instructions instead of 72).
+template <std::size_t E>
+int on_event(peruse_event_h, MPI_Aint unique_id, peruse_comm_spec_t* spec, void* param) {
+  if constexpr (may_be_carried(static_cast<PeruseEvent>(E))) {
+    ThreadBuffer* b = detail::t_buffer;
+    if (b != nullptr && b->next != b->begin &&
+        g_state.load(std::memory_order_relaxed) == TraceState::On &&
+        carry_follower(b->next - 1, t_latest, E, args_of(unique_id, spec, param),
+                       g_time_sources[E]))
+      return MPI_SUCCESS;
+    return record_event_apart<E>(unique_id, spec, param);
+  } else {
+    return record_event<E>(unique_id, spec, param);
+  }
 }
 
 template <std::size_t... E>
