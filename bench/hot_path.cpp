@@ -3,8 +3,9 @@
 // without the record's clock read; ns per traced MPI call (an Enter/Leave pair around
 // MPI_Comm_rank); and ns per 0-byte message a rank sends itself (MPI_Irecv, MPI_Send, MPI_Wait
 // on MPI_COMM_SELF), with the records it writes: the real callbacks and wrappers, all on one
-// core. Run it under the tracer:
-//   mpirun -np 1 -x LD_PRELOAD=build/lib/libperusetrace.so build/bench/hot_path
+// core. The runtime is linked in (the library exports nothing but the MPI functions), so it runs
+// traced without a preload:
+//   mpirun -np 1 build/bench/hot_path
 // and once with MPITRACE_ENABLED=0 for the untraced calls (run_hot_path.py runs it untraced,
 // PMPI only and with all Peruse events).
 #include <mpi.h>

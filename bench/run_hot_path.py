@@ -42,17 +42,16 @@ def main():
         os.environ.get("MPITRACE_OMPI_PREFIX", "~/.cache/perusetrace/openmpi-4.1.4-peruse")))
     opts = parser.parse_args()
     opts.build = os.path.abspath(opts.build)
-    library = os.path.join(opts.build, "lib", "libperusetrace.so")
     with tempfile.TemporaryDirectory(prefix="perusetrace-hot-") as work:
         def traced_run(events, name):
-            return run(opts, {"LD_PRELOAD": library, "MPITRACE_OUTPUT": os.path.join(work, name),
+            return run(opts, {"MPITRACE_OUTPUT": os.path.join(work, name),
                               "MPITRACE_BUFFER_SIZE": opts.buffer_size, "MPITRACE_GROUPS": "all",
                               "MPITRACE_PERUSE_EVENTS": events})
         runs = {"all": [], "pmpi": [], "untraced": []}
         for i in range(opts.runs):
             runs["all"].append(traced_run("all", f"all-{i}"))
             runs["pmpi"].append(traced_run("none", f"pmpi-{i}"))
-            runs["untraced"].append(run(opts, {"LD_PRELOAD": library, "MPITRACE_ENABLED": "0"}))
+            runs["untraced"].append(run(opts, {"MPITRACE_ENABLED": "0"}))
         traced, pmpi, untraced = ({k: min(r[k] for r in results) for k in results[0]}
                                   for results in (runs["all"], runs["pmpi"], runs["untraced"]))
     print(f"ns per record, no drain measured : {traced['record_ns_hot']:.1f}")

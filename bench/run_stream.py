@@ -49,13 +49,12 @@ def main():
         "MPITRACE_OMPI_PREFIX", "~/.cache/perusetrace/openmpi-4.1.4-peruse")), "bin", "mpirun"))
     opts = parser.parse_args()
     opts.build = os.path.abspath(opts.build)
-    library = os.path.join(opts.build, "lib", "libperusetrace.so")
     with tempfile.TemporaryDirectory(prefix="perusetrace-stream-", dir=opts.build) as work:
         out = os.path.join(work, "t")
-        traced = run(opts, {"LD_PRELOAD": library, "MPITRACE_OUTPUT": out,
+        traced = run(opts, {"MPITRACE_OUTPUT": out,
                             "MPITRACE_BUFFER_SIZE": opts.buffer_size})
         archive = size_of(out)
-        untraced = run(opts, {"LD_PRELOAD": library, "MPITRACE_ENABLED": "0"})
+        untraced = run(opts, {"MPITRACE_ENABLED": "0"})
     n = traced["events"]
     buffer_mib = parse_size(opts.buffer_size) / 2**20
     extra_mib = (traced["peak_rss_kib"] - untraced["peak_rss_kib"]) / 1024

@@ -1,9 +1,9 @@
 // The writer end to end: N Peruse-shaped records written through perusetrace's emit() (one per
 // callback), drained to the journal while the "program" runs, then encoded into the OTF2
 // archive at MPI_Finalize. Prints events/s for both phases, the archive's bytes per event and
-// the peak resident set. Run under the tracer, one rank (run_stream.py does it, and once
-// untraced for the memory baseline):
-//   mpirun -np 1 -x LD_PRELOAD=build/lib/libperusetrace.so build/bench/stream 10000000
+// the peak resident set. The runtime is linked in (the library exports nothing but the MPI
+// functions); one rank (run_stream.py runs it, and once untraced for the memory baseline):
+//   mpirun -np 1 build/bench/stream 10000000
 #include <mpi.h>
 #include <sys/stat.h>
 
