@@ -84,6 +84,15 @@ def run(build, iters, events, work, mpi_prefix):
     return [self_costs(p) for p in files]
 
 
+def in_library(costs):
+    """The library's share of one process's costs, per function."""
+    functions = collections.Counter()
+    for (ob, fn), n in costs.items():
+        if ob and os.path.basename(ob).startswith(LIBRARY):
+            functions[fn] += n
+    return functions
+
+
 def per_round_trip(build, opts, work):
     """Per process: the library's self instructions per round trip, per function."""
     short = run(build, opts.iters, opts.events, work, opts.mpi_prefix)
@@ -92,13 +101,8 @@ def per_round_trip(build, opts, work):
     trips = 2 * (3 * opts.iters - opts.iters)
     result = []
     for a, b in zip(short, long):
-        functions = collections.Counter()
-        for (ob, fn), n in b.items():
-            if ob and os.path.basename(ob).startswith(LIBRARY):
-                functions[fn] += n
-        for (ob, fn), n in a.items():
-            if ob and os.path.basename(ob).startswith(LIBRARY):
-                functions[fn] -= n
+        functions = in_library(b)
+        functions.subtract(in_library(a))
         result.append({fn: n / trips for fn, n in merged(functions).items()})
     return result
 

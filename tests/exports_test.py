@@ -17,8 +17,9 @@ def main():
     nm = subprocess.run(["nm", "-D", "--defined-only", library], capture_output=True, text=True)
     if nm.returncode != 0:
         sys.exit(f"nm -D {library} failed: {nm.stderr.strip()}")
-    exported = {line.split()[-1].split("@")[0] for line in nm.stdout.splitlines()
-                if len(line.split()) >= 3 and line.split()[1] not in ("A",)}
+    # "ADDRESS TYPE NAME[@VERSION]"; type A marks a version node, not a symbol.
+    rows = [line.split() for line in nm.stdout.splitlines()]
+    exported = {row[2].split("@")[0] for row in rows if len(row) == 3 and row[1] != "A"}
     stray = sorted(s for s in exported if not s.startswith("MPI_"))
     if stray:
         shown = "\n  ".join(stray[:20]) + ("\n  ..." if len(stray) > 20 else "")
