@@ -13,7 +13,8 @@
                     [--bind core|none]
 
 Prints the median half round trip per size and mode (the best of the cycles' medians), the
-ratios of docs/performance.md, and the 0-byte targets.
+ratios of docs/performance.md, and the 0-byte targets with a 95% interval for each target's
+median per-cycle margin (at least 6 cycles; 25 for a verdict the noise does not decide).
 """
 import argparse
 import os
@@ -22,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import json
+import math
 
 
 def run_mode(mode, opts, work):
@@ -73,6 +75,49 @@ def archive_size(trace, opts):
         return
     events = sum(loc["read"] for loc in json.loads(counts.stdout)["locations"])
     opts.archive = (size, events)
+
+
+def median(values):
+    values = sorted(values)
+    n = len(values)
+    return values[n // 2] if n % 2 else (values[n // 2 - 1] + values[n // 2]) / 2
+
+
+def median_interval(values, level=0.95):
+    """A distribution-free interval for the median: order statistics k and n+1-k, with k the
+    largest for which fewer than k of n values fall below the median with probability at most
+    (1 - level)/2 (binomial, p = 1/2). None when n is too small for `level`."""
+    values = sorted(values)
+    n = len(values)
+    tail, k = 0.0, 0
+    while True:
+        tail += math.comb(n, k) / 2**n
+        if tail > (1 - level) / 2:
+            break
+        k += 1
+    if k == 0:
+        return None
+    return values[k - 1], values[n - k]
+
+
+def margin_verdict(margins):
+    """Per cycle, how far under its line tracing stayed (positive: met). A cycle's modes ran back
+    to back, so the margins pair like with like; the interval says whether their median is on one
+    side of zero or only a line crossed by the noise."""
+    m = median(margins)
+    interval = median_interval(margins)
+    if interval is None:
+        return (f"margin: median {m:+.3f} us over {len(margins)} cycles (a 95% interval needs 6 "
+                f"or more: --cycles)")
+    low, high = interval
+    if low > 0:
+        verdict = "met at 95% confidence"
+    elif high < 0:
+        verdict = "missed at 95% confidence"
+    else:
+        verdict = "neither met nor missed at 95% confidence: run more cycles, or it is a tie"
+    return (f"margin: median {m:+.3f} us, 95% interval [{low:+.3f}, {high:+.3f}] over "
+            f"{len(margins)} cycles: {verdict}")
 
 
 def main():
@@ -134,14 +179,12 @@ def main():
             print(f"  cycle {i + 1}: " + " ".join(f"{m} {c[m]:.3f}" for m in opts.modes) +
                   f"   d-a {must[-1][0]:.3f}, (e-a)/2 {must[-1][1]:.3f}, 2(b-a) {goal[-1][1]:.3f}")
 
-        def median(values):
-            values = sorted(values)
-            return values[len(values) // 2]
         for name, text, pairs in (("must", "(d-a) <= (e-a)/2", must), ("goal", "(d-a) <= 2(b-a) ", goal)):
-            lhs, rhs = median(p[0] for p in pairs), median(p[1] for p in pairs)
+            lhs, rhs = median([p[0] for p in pairs]), median([p[1] for p in pairs])
             met = sum(1 for x, y in pairs if x <= y)
             print(f"{name}  {text}: median over cycles {lhs:.3f} <= {rhs:.3f}  "
                   f"{'met' if lhs <= rhs else 'MISSED'} (met in {met} of {len(pairs)} cycles)")
+            print(f"      {margin_verdict([y - x for x, y in pairs])}")
     if all(m in best for m in "adf") and 0 in best["a"]:
         a, d, f = (best[m][0] for m in "adf")
         print(f"drains: d - f = {d - f:.3f} us of the {d - a:.3f} that tracing adds at 0 B "
