@@ -24,6 +24,7 @@ import sys
 import tempfile
 import json
 import math
+from statistics import median
 
 
 def run_mode(mode, opts, work):
@@ -75,12 +76,6 @@ def archive_size(trace, opts):
         return
     events = sum(loc["read"] for loc in json.loads(counts.stdout)["locations"])
     opts.archive = (size, events)
-
-
-def median(values):
-    values = sorted(values)
-    n = len(values)
-    return values[n // 2] if n % 2 else (values[n // 2 - 1] + values[n // 2]) / 2
 
 
 def median_interval(values, level=0.95):
