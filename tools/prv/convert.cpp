@@ -96,6 +96,12 @@ int convert(const std::string& archive, std::string prefix, bool quiet) {
                "(cancelled, or the program stopped before they completed); they have no "
                "communication record.\n",
                m.unmatched_sends(), m.unmatched_recvs());
+  if (m.late_physical_sends() > 0)
+    fmt::print(stderr,
+               "perusetrace prv: {} sends reported REQ_XFER_BEGIN after their message was "
+               "received (Open MPI reports an eager send's when the send completes, which a "
+               "descheduled sender reaches late); their physical send is the logical one.\n",
+               m.late_physical_sends());
   if (!quiet) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -209,8 +209,18 @@ void MessageMatcher::match(const Key& key, const Recv& r) {
 
 void MessageMatcher::emit(const Send& s, const Recv& r) {
   ++matched_;
-  out_.comm(objects_[s.loc], s.logical, s.physical.value_or(s.logical), objects_[r.loc], r.logical,
-            r.physical.value_or(r.logical), s.bytes, s.tag);
+  const std::uint64_t physical_recv = r.physical.value_or(r.logical);
+  std::uint64_t physical_send = s.physical.value_or(s.logical);
+  // ob1 reports an eager send's REQ_XFER_BEGIN when the send completes on the sender, after the
+  // data went out; a sender descheduled in between reports it after the receiver has the data.
+  // Then it tells when the send finished, not when the data left: the logical send is the
+  // better bound.
+  if (s.physical && physical_send > physical_recv) {
+    physical_send = s.logical;
+    ++late_physical_sends_;
+  }
+  out_.comm(objects_[s.loc], s.logical, physical_send, objects_[r.loc], r.logical, physical_recv,
+            s.bytes, s.tag);
 }
 
 void MessageMatcher::finish() {
