@@ -9,18 +9,21 @@ CASE:
                XFER_END) lies inside that MPI_Recv state and after the physical send; the
                strict parser (prv_check.py) also rejects corrupted copies of the files.
   messages     scenarios all: every message found its partner, every file passes the parser.
-  bad_input    a missing path, a non-OTF2 file, a directory without an archive and an OTF2
-               archive another tool wrote each give a clear error, never a crash.
+  bad_input    a missing path, a non-OTF2 file, a directory without an archive, an OTF2
+               archive another tool wrote and a bad --sort-memory each give a clear error,
+               never a crash.
   scaling      PROGRAM ROUNDS (tests/apps/many_events) traced with 4 MiB buffers at ROUNDS
                (>= 10^7 events): the converter's peak RSS stays under 64 MiB. Traced again at
                ROUNDS/40 and ROUNDS/10 and converted under callgrind: the instructions per
                event of the 4x larger trace are at most 1.25x those of the smaller one, so
                the conversion is linear up to the merge's log factor. Instructions, not
                seconds: a wall-time ratio on a shared 2-core machine swung past any bound
-               that still told linear from quadratic.
+               that still told linear from quadratic. The smaller trace converted with
+               --sort-memory 64K (over 64 runs, merged in groups) gives the same records.
 Every file the test produces must pass prv_check.py. Exits non-zero, saying why, on failure.
 """
 import argparse
+import itertools
 import os
 import re
 import shutil
@@ -56,11 +59,12 @@ class Run:
                              f"{run.stderr}")
         return trace_dir
 
-    def convert(self, archive, prefix):
+    def convert(self, archive, prefix, options=()):
         """perusetrace prv ARCHIVE -o PREFIX; returns (returncode, stderr, seconds, peak KiB)."""
         start = time.monotonic()
         with tempfile.TemporaryFile() as err:
-            child = subprocess.Popen([self.opts.perusetrace, "prv", archive, "-o", prefix],
+            child = subprocess.Popen([self.opts.perusetrace, "prv", archive, "-o", prefix,
+                                      *options],
                                      stdout=subprocess.DEVNULL, stderr=err)
             _, status, usage = os.wait4(child.pid, 0)
             child.returncode = os.waitstatus_to_exitcode(status)
@@ -82,8 +86,8 @@ class Run:
         os.remove(out)
         return child.stderr, int(refs.group(1).replace(",", ""))
 
-    def converted(self, archive, prefix):
-        rc, stderr, seconds, rss = self.convert(archive, prefix)
+    def converted(self, archive, prefix, options=()):
+        rc, stderr, seconds, rss = self.convert(archive, prefix, options)
         if rc != 0:
             raise SystemExit(f"perusetrace prv {archive} failed ({rc}): {stderr}")
         return stderr, seconds, rss
@@ -219,6 +223,12 @@ with otf2.writer.open({foreign!r}, timer_resolution=1000000000) as trace:
     if usage.returncode != 2 or "usage: perusetrace prv" not in usage.stderr:
         f.append(f"'perusetrace prv' without an archive: exit {usage.returncode}, "
                  f"{usage.stderr!r}")
+    for size in ("12K", "lots", "16Q"):
+        rc, stderr, _, _ = run.convert(empty_dir, os.path.join(work, "out"),
+                                       ["--sort-memory", size])
+        if rc != 2 or f"--sort-memory '{size}' is not a size of at least 64K" not in stderr:
+            f.append(f"--sort-memory {size}: exit {rc} with {stderr.strip()!r}; expected exit "
+                     f"2 naming the option and the smallest size")
     if any(os.path.exists(os.path.join(work, "out" + ext)) for ext in (".prv", ".pcf", ".row")):
         f.append("a failed conversion left output files behind")
     return f
@@ -226,6 +236,30 @@ with otf2.writer.open({foreign!r}, timer_resolution=1000000000) as trace:
 
 def events_of(stderr):
     return int(re.search(r"from (\d+) events", stderr).group(1))
+
+
+def merged_in_groups(run, archive, prefix):
+    """The archive converted with --sort-memory 64K: more runs than the writer merges at once,
+    so runs are merged into runs first. Every record must come out where the one-run
+    conversion (PREFIX.prv, made just before) put it."""
+    single, grouped = prefix + ".prv", prefix + "-64k.prv"
+    run.converted(archive, prefix + "-64k", ["--sort-memory", "64K"])
+    body = os.path.getsize(single) - len(first_line(single))
+    if body < 66 * 64 * 1024:
+        return [f"{single} has {body} bytes of records, too few for more than 64 runs of 64K"]
+    with open(single, "rb") as a, open(grouped, "rb") as b:
+        a.readline(), b.readline()  # the headers hold the minute of the conversion
+        for number, (x, y) in enumerate(itertools.zip_longest(a, b), start=2):
+            if x != y:
+                return [f"line {number} of the .prv differs when sorted in 64K runs: "
+                        f"{y!r} instead of {x!r}"]
+    print(f"--sort-memory 64K: the same {body} bytes of records as one run")
+    return []
+
+
+def first_line(path):
+    with open(path, "rb") as f:
+        return f.readline()
 
 
 def case_scaling(run, command):
@@ -260,6 +294,8 @@ def case_scaling(run, command):
         print(f"{label}: {events} events, {instructions} instructions, "
               f"{instructions / events:.1f} per event")
         f += strict(prefix)[0]
+        if label == "small":
+            f += merged_in_groups(run, archive, prefix)
     (small_events, small), (medium_events, medium) = per_event["small"], per_event["medium"]
     growth = medium / small
     print(f"instructions per event grew {growth:.3f}x for "
