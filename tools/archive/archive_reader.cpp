@@ -406,23 +406,35 @@ OTF2_CallbackCode on_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_A
       trace::PeruseFieldValues v;
       v.comm = kNoComm;
       unsigned present = 0;
-      if (a != nullptr) {
-        std::uint32_t peer_raw = 0, tag_raw = 0;
-        OTF2_CommRef comm = OTF2_UNDEFINED_COMM;
-        auto got = [&](OTF2_ErrorCode rc, unsigned field) {
-          if (rc == OTF2_SUCCESS) present |= field;
-        };
-        got(OTF2_AttributeList_GetUint64(a, s.attr_request, &v.request), trace::kFieldRequest);
-        got(OTF2_AttributeList_GetInt32(a, s.attr_peer, reinterpret_cast<int32_t*>(&peer_raw)),
-            trace::kFieldPeer);
-        got(OTF2_AttributeList_GetInt32(a, s.attr_tag, reinterpret_cast<int32_t*>(&tag_raw)),
-            trace::kFieldTag);
-        got(OTF2_AttributeList_GetUint64(a, s.attr_bytes, &v.bytes), trace::kFieldBytes);
-        got(OTF2_AttributeList_GetUint8(a, s.attr_operation, &v.operation), trace::kFieldOperation);
-        got(OTF2_AttributeList_GetCommRef(a, s.attr_comm, &comm), trace::kFieldComm);
-        if (present & trace::kFieldPeer) v.peer = static_cast<std::int32_t>(peer_raw);
-        if (present & trace::kFieldTag) v.tag = static_cast<std::int32_t>(tag_raw);
-        if (present & trace::kFieldComm) v.comm = comm == OTF2_UNDEFINED_COMM ? kNoComm : comm;
+      // One pass over the attributes the record has: asking OTF2 for each field by id makes
+      // it build and format an error message for every absent one, a quarter of a
+      // conversion's instructions. A field of the wrong type counts as absent.
+      const std::uint32_t n = a == nullptr ? 0 : OTF2_AttributeList_GetNumberOfElements(a);
+      for (std::uint32_t k = 0; k < n; ++k) {
+        OTF2_AttributeRef id;
+        OTF2_Type type;
+        OTF2_AttributeValue value;
+        if (OTF2_AttributeList_GetAttributeByIndex(a, k, &id, &type, &value) != OTF2_SUCCESS)
+          continue;
+        if (id == s.attr_request && type == OTF2_TYPE_UINT64) {
+          v.request = value.uint64;
+          present |= trace::kFieldRequest;
+        } else if (id == s.attr_peer && type == OTF2_TYPE_INT32) {
+          v.peer = value.int32;
+          present |= trace::kFieldPeer;
+        } else if (id == s.attr_tag && type == OTF2_TYPE_INT32) {
+          v.tag = value.int32;
+          present |= trace::kFieldTag;
+        } else if (id == s.attr_bytes && type == OTF2_TYPE_UINT64) {
+          v.bytes = value.uint64;
+          present |= trace::kFieldBytes;
+        } else if (id == s.attr_operation && type == OTF2_TYPE_UINT8) {
+          v.operation = value.uint8;
+          present |= trace::kFieldOperation;
+        } else if (id == s.attr_comm && type == OTF2_TYPE_COMM) {
+          v.comm = value.commRef == OTF2_UNDEFINED_COMM ? kNoComm : value.commRef;
+          present |= trace::kFieldComm;
+        }
       }
       s.peruse_memory[i].complete(v, present);
       s.sink->peruse(i, s.ns(t), region, v);
