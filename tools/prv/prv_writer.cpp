@@ -7,6 +7,7 @@
 // Every record type has its sort time in the sixth field.
 #include "prv_writer.hpp"
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -85,8 +86,8 @@ void PrvWriter::add(std::uint64_t time, std::size_t start) {
 void PrvWriter::state(const PrvObject& o, std::uint64_t begin, std::uint64_t end,
                       std::uint32_t state) {
   const std::size_t start = buffer_.size();
-  fmt::format_to(std::back_inserter(buffer_), "1:{}:1:{}:{}:{}:{}:{}\n", o.cpu, o.task, o.thread,
-                 begin, end, state);
+  fmt::format_to(std::back_inserter(buffer_), FMT_COMPILE("1:{}:1:{}:{}:{}:{}:{}\n"), o.cpu, o.task,
+                 o.thread, begin, end, state);
   latest_ = std::max(latest_, end);
   add(begin, start);
 }
@@ -95,9 +96,11 @@ void PrvWriter::event(const PrvObject& o, std::uint64_t time,
                       const std::pair<std::uint64_t, std::uint64_t>* pairs, std::size_t count) {
   if (count == 0) return;
   const std::size_t start = buffer_.size();
-  fmt::format_to(std::back_inserter(buffer_), "2:{}:1:{}:{}:{}", o.cpu, o.task, o.thread, time);
+  fmt::format_to(std::back_inserter(buffer_), FMT_COMPILE("2:{}:1:{}:{}:{}"), o.cpu, o.task,
+                 o.thread, time);
   for (std::size_t i = 0; i < count; ++i)
-    fmt::format_to(std::back_inserter(buffer_), ":{}:{}", pairs[i].first, pairs[i].second);
+    fmt::format_to(std::back_inserter(buffer_), FMT_COMPILE(":{}:{}"), pairs[i].first,
+                   pairs[i].second);
   buffer_.push_back('\n');
   latest_ = std::max(latest_, time);
   add(time, start);
@@ -107,9 +110,10 @@ void PrvWriter::comm(const PrvObject& from, std::uint64_t logical_send, std::uin
                      const PrvObject& to, std::uint64_t logical_recv, std::uint64_t physical_recv,
                      std::uint64_t bytes, std::uint64_t tag) {
   const std::size_t start = buffer_.size();
-  fmt::format_to(std::back_inserter(buffer_), "3:{}:1:{}:{}:{}:{}:{}:1:{}:{}:{}:{}:{}:{}\n",
-                 from.cpu, from.task, from.thread, logical_send, physical_send, to.cpu, to.task,
-                 to.thread, logical_recv, physical_recv, bytes, tag);
+  fmt::format_to(std::back_inserter(buffer_),
+                 FMT_COMPILE("3:{}:1:{}:{}:{}:{}:{}:1:{}:{}:{}:{}:{}:{}\n"), from.cpu, from.task,
+                 from.thread, logical_send, physical_send, to.cpu, to.task, to.thread, logical_recv,
+                 physical_recv, bytes, tag);
   latest_ = std::max({latest_, logical_send, physical_send, logical_recv, physical_recv});
   add(logical_send, start);
 }
