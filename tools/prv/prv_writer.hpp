@@ -23,8 +23,9 @@ struct PrvObject {
 
 class PrvWriter {
  public:
-  // Writes to `path`; temporary runs go to a directory beside it. Throws ConvertError.
-  explicit PrvWriter(std::string path, std::size_t run_bytes = 16u << 20);
+  // Writes to `path`; temporary runs of about `run_bytes` go to a directory beside it. Throws
+  // ConvertError.
+  PrvWriter(std::string path, std::size_t run_bytes);
   ~PrvWriter();
   PrvWriter(const PrvWriter&) = delete;
   PrvWriter& operator=(const PrvWriter&) = delete;
