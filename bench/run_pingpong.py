@@ -10,11 +10,14 @@
      so d - f is what the drains cost
 
     run_pingpong.py --build BUILD [--cycles 3] [--iters 5000] [--reps 5] [--max-bytes 4194304]
-                    [--bind core|none]
+                    [--bind core|none] [--against OTHER_BUILD]
 
 Prints the median half round trip per size and mode (the best of the cycles' medians), the
 ratios of docs/performance.md, and the 0-byte targets with a 95% interval for each target's
 median per-cycle margin (at least 6 cycles; 25 for a verdict the noise does not decide).
+With --against, every cycle also runs mode d of OTHER_BUILD next to this build's (the two in
+alternating order) and it prints the per-cycle difference's median with its 95% interval: a
+change to the library compared within one run, cycle by cycle, not across runs.
 """
 import argparse
 import os
@@ -115,6 +118,24 @@ def margin_verdict(margins):
             f"{len(margins)} cycles: {verdict}")
 
 
+def difference_verdict(differences):
+    """Per cycle, this build's mode d minus the other build's (negative: this one is faster)."""
+    m = median(differences)
+    interval = median_interval(differences)
+    if interval is None:
+        return (f"median {m:+.3f} us over {len(differences)} cycles (a 95% interval needs 6 "
+                f"or more: --cycles)")
+    low, high = interval
+    if high < 0:
+        verdict = "this build is faster at 95% confidence"
+    elif low > 0:
+        verdict = "this build is slower at 95% confidence"
+    else:
+        verdict = "no difference at 95% confidence: run more cycles, or there is none to see"
+    return (f"median {m:+.3f} us, 95% interval [{low:+.3f}, {high:+.3f}] over "
+            f"{len(differences)} cycles: {verdict}")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--build", default="build")
@@ -127,13 +148,21 @@ def main():
     parser.add_argument("--max-bytes", type=int, default=4 << 20)
     parser.add_argument("--modes", default="abcde")
     parser.add_argument("--bind", default="core", choices=["core", "none"])
+    parser.add_argument("--against", help="a second build whose mode d runs in every cycle")
     opts = parser.parse_args()
     opts.build = os.path.abspath(opts.build)
+    other = None
+    if opts.against:
+        other = argparse.Namespace(**dict(vars(opts), build=os.path.abspath(opts.against)))
+        if not os.path.exists(os.path.join(other.build, "lib", "libperusetrace.so")):
+            sys.exit(f"--against {opts.against}: no lib/libperusetrace.so there; give a build "
+                     f"directory (ninja -C {opts.against})")
     if "e" in opts.modes and not shutil.which("eztrace"):
         sys.exit("eztrace is not installed: apt-get install eztrace, or --modes abcd")
 
     best = {m: {} for m in opts.modes}
     cycles = []  # per cycle: mode -> 0-byte median
+    against = []  # per cycle: (this build's d, the other's d) at 0 bytes
     with tempfile.TemporaryDirectory(prefix="perusetrace-bench-") as work:
         for cycle in range(opts.cycles):
             cycles.append({})
@@ -143,6 +172,14 @@ def main():
                     best[mode][size] = min(t, best[mode].get(size, t))
                     if size == 0:
                         cycles[-1][mode] = t
+            if other is not None:
+                # Alternating which build runs first spreads a drift within the cycle evenly.
+                order = (opts, other) if cycle % 2 == 0 else (other, opts)
+                got = {}
+                for b in order:
+                    print(f"cycle {cycle + 1}/{opts.cycles}, mode d of {b.build}", file=sys.stderr)
+                    got[id(b)] = run_mode("d", b, work).get(0)
+                against.append((got[id(opts)], got[id(other)]))
 
     sizes = sorted(best[opts.modes[0]])
     header = "".join(f"{m:>10}" for m in opts.modes)
@@ -184,6 +221,11 @@ def main():
         a, d, f = (best[m][0] for m in "adf")
         print(f"drains: d - f = {d - f:.3f} us of the {d - a:.3f} that tracing adds at 0 B "
               f"(without drains: {f - a:.3f})")
+    if against and None not in (x for pair in against for x in pair):
+        print(f"\nmode d at 0 bytes, this build against {other.build}, per cycle:")
+        for i, (mine, theirs) in enumerate(against):
+            print(f"  cycle {i + 1}: {mine:.3f} against {theirs:.3f}, {mine - theirs:+.3f}")
+        print(f"difference: {difference_verdict([x - y for x, y in against])}")
     if getattr(opts, "archive", None):
         size, events = opts.archive
         print(f"mode d archive: {size / 2**20:.1f} MiB for {events:,} OTF2 events, "

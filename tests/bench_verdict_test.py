@@ -1,5 +1,6 @@
 """The ping-pong benchmark's verdict on the overhead targets (bench/run_pingpong.py): the
-interval for the median of the per-cycle margins, and which side of zero it calls."""
+interval for the median of the per-cycle margins, and which side of zero it calls; the same for
+the per-cycle difference between two builds (--against)."""
 import importlib.util
 import sys
 
@@ -31,6 +32,11 @@ check("all below zero", "missed at 95%" in bench.margin_verdict([-m for m in abo
 across = [0.01 * i - 0.12 for i in range(25)]
 check("across zero", "neither met nor missed" in bench.margin_verdict(across), True)
 check("too few", "needs 6 or more" in bench.margin_verdict([0.1, 0.2]), True)
+
+check("faster", "faster at 95%" in bench.difference_verdict([-m for m in above]), True)
+check("slower", "slower at 95%" in bench.difference_verdict(above), True)
+check("no difference", "no difference at 95%" in bench.difference_verdict(across), True)
+check("too few to compare", "needs 6 or more" in bench.difference_verdict([0.1]), True)
 
 if failures:
     sys.exit("bench/run_pingpong.py's verdict is wrong:\n  " + "\n  ".join(failures))
