@@ -98,42 +98,35 @@ def median_interval(values, level=0.95):
     return values[k - 1], values[n - k]
 
 
+def interval_verdict(values, above, below, across):
+    """The median of per-cycle values with a distribution-free 95% interval, and what it means
+    when the interval lies above zero, below it, or across it."""
+    m = median(values)
+    interval = median_interval(values)
+    if interval is None:
+        return (f"median {m:+.3f} us over {len(values)} cycles (a 95% interval needs 6 or "
+                f"more: --cycles)")
+    low, high = interval
+    verdict = above if low > 0 else below if high < 0 else across
+    return (f"median {m:+.3f} us, 95% interval [{low:+.3f}, {high:+.3f}] over {len(values)} "
+            f"cycles: {verdict}")
+
+
 def margin_verdict(margins):
     """Per cycle, how far under its line tracing stayed (positive: met). A cycle's modes ran back
     to back, so the margins pair like with like; the interval says whether their median is on one
     side of zero or only a line crossed by the noise."""
-    m = median(margins)
-    interval = median_interval(margins)
-    if interval is None:
-        return (f"margin: median {m:+.3f} us over {len(margins)} cycles (a 95% interval needs 6 "
-                f"or more: --cycles)")
-    low, high = interval
-    if low > 0:
-        verdict = "met at 95% confidence"
-    elif high < 0:
-        verdict = "missed at 95% confidence"
-    else:
-        verdict = "neither met nor missed at 95% confidence: run more cycles, or it is a tie"
-    return (f"margin: median {m:+.3f} us, 95% interval [{low:+.3f}, {high:+.3f}] over "
-            f"{len(margins)} cycles: {verdict}")
+    return "margin: " + interval_verdict(
+        margins, "met at 95% confidence", "missed at 95% confidence",
+        "neither met nor missed at 95% confidence: run more cycles, or it is a tie")
 
 
 def difference_verdict(differences):
     """Per cycle, this build's mode d minus the other build's (negative: this one is faster)."""
-    m = median(differences)
-    interval = median_interval(differences)
-    if interval is None:
-        return (f"median {m:+.3f} us over {len(differences)} cycles (a 95% interval needs 6 "
-                f"or more: --cycles)")
-    low, high = interval
-    if high < 0:
-        verdict = "this build is faster at 95% confidence"
-    elif low > 0:
-        verdict = "this build is slower at 95% confidence"
-    else:
-        verdict = "no difference at 95% confidence: run more cycles, or there is none to see"
-    return (f"median {m:+.3f} us, 95% interval [{low:+.3f}, {high:+.3f}] over "
-            f"{len(differences)} cycles: {verdict}")
+    return interval_verdict(
+        differences, "this build is slower at 95% confidence",
+        "this build is faster at 95% confidence",
+        "no difference at 95% confidence: run more cycles, or there is none to see")
 
 
 def main():
