@@ -59,12 +59,14 @@ class Run:
                              f"{run.stderr}")
         return trace_dir
 
+    def prv(self, archive, prefix, options=()):
+        return [self.opts.perusetrace, "prv", archive, "-o", prefix, *options]
+
     def convert(self, archive, prefix, options=()):
         """perusetrace prv ARCHIVE -o PREFIX; returns (returncode, stderr, seconds, peak KiB)."""
         start = time.monotonic()
         with tempfile.TemporaryFile() as err:
-            child = subprocess.Popen([self.opts.perusetrace, "prv", archive, "-o", prefix,
-                                      *options],
+            child = subprocess.Popen(self.prv(archive, prefix, options),
                                      stdout=subprocess.DEVNULL, stderr=err)
             _, status, usage = os.wait4(child.pid, 0)
             child.returncode = os.waitstatus_to_exitcode(status)
@@ -77,7 +79,7 @@ class Run:
         """Converts under callgrind; returns (converter stderr, instructions executed)."""
         out = os.path.join(self.work, "callgrind.out")
         child = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
-                                self.opts.perusetrace, "prv", archive, "-o", prefix],
+                                *self.prv(archive, prefix)],
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         refs = re.search(r"I\s+refs:\s+([\d,]+)", child.stderr)
         if child.returncode != 0 or refs is None:
