@@ -416,25 +416,24 @@ OTF2_CallbackCode on_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_A
         OTF2_AttributeValue value;
         if (OTF2_AttributeList_GetAttributeByIndex(a, k, &id, &type, &value) != OTF2_SUCCESS)
           continue;
-        if (id == s.attr_request && type == OTF2_TYPE_UINT64) {
+        // The attribute is the field with this id and type: the field is present.
+        auto is = [&](OTF2_AttributeRef want, OTF2_Type want_type, unsigned field) {
+          if (id != want || type != want_type) return false;
+          present |= field;
+          return true;
+        };
+        if (is(s.attr_request, OTF2_TYPE_UINT64, trace::kFieldRequest))
           v.request = value.uint64;
-          present |= trace::kFieldRequest;
-        } else if (id == s.attr_peer && type == OTF2_TYPE_INT32) {
+        else if (is(s.attr_peer, OTF2_TYPE_INT32, trace::kFieldPeer))
           v.peer = value.int32;
-          present |= trace::kFieldPeer;
-        } else if (id == s.attr_tag && type == OTF2_TYPE_INT32) {
+        else if (is(s.attr_tag, OTF2_TYPE_INT32, trace::kFieldTag))
           v.tag = value.int32;
-          present |= trace::kFieldTag;
-        } else if (id == s.attr_bytes && type == OTF2_TYPE_UINT64) {
+        else if (is(s.attr_bytes, OTF2_TYPE_UINT64, trace::kFieldBytes))
           v.bytes = value.uint64;
-          present |= trace::kFieldBytes;
-        } else if (id == s.attr_operation && type == OTF2_TYPE_UINT8) {
+        else if (is(s.attr_operation, OTF2_TYPE_UINT8, trace::kFieldOperation))
           v.operation = value.uint8;
-          present |= trace::kFieldOperation;
-        } else if (id == s.attr_comm && type == OTF2_TYPE_COMM) {
+        else if (is(s.attr_comm, OTF2_TYPE_COMM, trace::kFieldComm))
           v.comm = value.commRef == OTF2_UNDEFINED_COMM ? kNoComm : value.commRef;
-          present |= trace::kFieldComm;
-        }
       }
       s.peruse_memory[i].complete(v, present);
       s.sink->peruse(i, s.ns(t), region, v);
