@@ -171,7 +171,7 @@ def main():
                 got = {}
                 for b in order:
                     print(f"cycle {cycle + 1}/{opts.cycles}, mode d of {b.build}", file=sys.stderr)
-                    got[id(b)] = run_mode("d", b, work).get(0)
+                    got[id(b)] = run_mode("d", b, work)[0]
                 against.append((got[id(opts)], got[id(other)]))
 
     sizes = sorted(best[opts.modes[0]])
@@ -214,7 +214,7 @@ def main():
         a, d, f = (best[m][0] for m in "adf")
         print(f"drains: d - f = {d - f:.3f} us of the {d - a:.3f} that tracing adds at 0 B "
               f"(without drains: {f - a:.3f})")
-    if against and None not in (x for pair in against for x in pair):
+    if against:
         print(f"\nmode d at 0 bytes, this build against {other.build}, per cycle:")
         for i, (mine, theirs) in enumerate(against):
             print(f"  cycle {i + 1}: {mine:.3f} against {theirs:.3f}, {mine - theirs:+.3f}")
