@@ -24,6 +24,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+import mpi_launch  # noqa: E402
+
 LIBRARY = "libperusetrace.so"
 
 
@@ -74,7 +77,8 @@ def run(build, iters, events, work, mpi_prefix):
            "--toggle-collect=MPI_Send", "--toggle-collect=MPI_Recv",
            f"--callgrind-out-file={os.path.join(out, 'cg.%p')}",
            os.path.join(build, "bench", "pingpong"), "-r", "1", "-i", str(iters), "-m", "0"]
-    done = subprocess.run(cmd, capture_output=True, text=True, cwd=out)
+    done = subprocess.run(cmd, capture_output=True, text=True, cwd=out,
+                          env=mpi_launch.without_tracer_settings())
     if done.returncode != 0:
         sys.exit(f"the ping-pong under callgrind failed ({done.returncode}):\n"
                  f"{done.stderr[-2000:]}")

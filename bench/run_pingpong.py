@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Ping-pong latency in five modes, measured in one run, interleaved to spread the noise:
+"""Ping-pong latency in five modes (two more on request), measured in one run, interleaved to spread the noise:
 
   a  untraced
   b  no-op Peruse callbacks on all 17 events (bench/noop_peruse.c): the Peruse floor
@@ -8,9 +8,11 @@
   e  EZTrace 2.0 (Debian), its openmpi plugin: PMPI only
   f  (on request, --modes abcdef) d with a 1 GiB buffer: no drain while the ping-pong runs,
      so d - f is what the drains cost
+  g  (on request) perusetrace as a user runs it without settings: the default events (every
+     REQ_* and MSG_*, no SEARCH_*), or those of --events LIST
 
     run_pingpong.py --build BUILD [--cycles 3] [--iters 5000] [--reps 5] [--max-bytes 4194304]
-                    [--bind core|none] [--against OTHER_BUILD]
+                    [--bind core|none] [--against OTHER_BUILD] [--events LIST]
 
 Prints the median half round trip per size and mode (the best of the cycles' medians), the
 ratios of docs/performance.md, and the 0-byte targets with a 95% interval for each target's
@@ -28,6 +30,9 @@ import tempfile
 import json
 import math
 from statistics import median
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+import mpi_launch  # noqa: E402
 
 
 def run_mode(mode, opts, work):
@@ -47,15 +52,18 @@ def run_mode(mode, opts, work):
     elif mode == "b":
         cmd = mpirun + ["-x", f"LD_PRELOAD={os.path.join(build, 'bench', 'libnoop_peruse.so')}"] \
             + program
-    elif mode in ("c", "d", "f"):
-        events = "none" if mode == "c" else "all"
+    elif mode in ("c", "d", "f", "g"):
+        events = {"c": "none", "d": "all", "f": "all", "g": opts.events}[mode]
+        # mode g without --events leaves the variable unset: the library's own default.
+        select = ["-x", f"MPITRACE_PERUSE_EVENTS={events}"] if events else []
         buffer = ["-x", "MPITRACE_BUFFER_SIZE=1G"] if mode == "f" else []
-        cmd = mpirun + ["-x", f"LD_PRELOAD={library}", "-x", f"MPITRACE_PERUSE_EVENTS={events}",
-                        "-x", f"MPITRACE_OUTPUT={trace}"] + buffer + program
+        cmd = mpirun + ["-x", f"LD_PRELOAD={library}", "-x", f"MPITRACE_OUTPUT={trace}"] \
+            + select + buffer + program
     else:
         cmd = mpirun + ["-x", f"LD_LIBRARY_PATH={os.path.join(prefix, 'lib')}",
                         "eztrace", "-t", "openmpi", "-o", trace] + program
-    done = subprocess.run(cmd, capture_output=True, text=True, cwd=work)
+    done = subprocess.run(cmd, capture_output=True, text=True, cwd=work,
+                          env=mpi_launch.without_tracer_settings())
     if done.returncode != 0:
         sys.exit(f"mode {mode} failed ({done.returncode}):\n{done.stderr[-2000:]}")
     result = {}
@@ -142,7 +150,15 @@ def main():
     parser.add_argument("--modes", default="abcde")
     parser.add_argument("--bind", default="core", choices=["core", "none"])
     parser.add_argument("--against", help="a second build whose mode d runs in every cycle")
+    parser.add_argument("--events", help="mode g's MPITRACE_PERUSE_EVENTS (default: unset, the "
+                        "library's default selection)")
     opts = parser.parse_args()
+    if opts.events is not None and "g" not in opts.modes:
+        sys.exit("--events sets mode g's events: add g to --modes (e.g. --modes abcdeg)")
+    unknown = set(opts.modes) - set("abcdefg")
+    if unknown:
+        sys.exit(f"--modes {opts.modes}: no mode {''.join(sorted(unknown))}; the modes are "
+                 f"a to g (see the top of {os.path.basename(__file__)})")
     opts.build = os.path.abspath(opts.build)
     other = None
     if opts.against:
@@ -210,6 +226,14 @@ def main():
             print(f"{name}  {text}: median over cycles {lhs:.3f} <= {rhs:.3f}  "
                   f"{'met' if lhs <= rhs else 'MISSED'} (met in {met} of {len(pairs)} cycles)")
             print(f"      {margin_verdict([y - x for x, y in pairs])}")
+    if all(m in best for m in "ag") and 0 in best["a"] and cycles:
+        what = opts.events or "the default events"
+        added = [c["g"] - c["a"] for c in cycles]
+        print(f"mode g ({what}): adds {best['g'][0] - best['a'][0]:.3f} us at 0 B, best of "
+              f"cycles; per cycle, median {median(added):.3f}")
+        if "e" in best:
+            margins = [(c["e"] - c["a"]) / 2 - (c["g"] - c["a"]) for c in cycles]
+            print(f"      against the must's line (e-a)/2, {margin_verdict(margins)}")
     if all(m in best for m in "adf") and 0 in best["a"]:
         a, d, f = (best[m][0] for m in "adf")
         print(f"drains: d - f = {d - f:.3f} us of the {d - a:.3f} that tracing adds at 0 B "

@@ -21,7 +21,8 @@ import mpi_launch  # noqa: E402
 def run(opts, env):
     cmd = mpi_launch.command(opts.mpirun, 1, env, None) + [
         os.path.join(opts.build, "bench", "stream"), str(opts.events)]
-    done = subprocess.run(cmd, capture_output=True, text=True, env=mpi_launch.launcher_env())
+    done = subprocess.run(cmd, capture_output=True, text=True,
+                          env=mpi_launch.without_tracer_settings())
     if done.returncode != 0:
         sys.exit(f"stream failed ({done.returncode}): {done.stderr[-1500:]}")
     return {k: float(v) for k, v in (line.split() for line in done.stdout.splitlines()

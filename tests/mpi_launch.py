@@ -26,3 +26,10 @@ def command(mpirun, np, env=None, preload=None, style="openmpi"):
 def launcher_env(env=None):
     """The environment for mpirun itself: the caller's, plus the ranks' settings."""
     return dict(os.environ, **RANK_ENV, **(env or {}))
+
+
+def without_tracer_settings():
+    """The caller's environment without its MPITRACE_* variables, for benchmarks: local ranks
+    inherit mpirun's environment, so a setting left in the shell would reach every rank and
+    change what is measured without a word."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("MPITRACE_")}
