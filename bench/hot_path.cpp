@@ -5,13 +5,15 @@
 // on MPI_COMM_SELF), with the records it writes: the real callbacks and wrappers, all on one
 // core. The runtime is linked in (the library exports nothing but the MPI functions), so it runs
 // traced without a preload:
-//   mpirun -np 1 build/bench/hot_path
+//   mpirun -np 1 build/bench/hot_path [SCALE]
 // and once with MPITRACE_ENABLED=0 for the untraced calls (run_hot_path.py runs it untraced,
-// PMPI only and with all Peruse events).
+// PMPI only and with all Peruse events). SCALE (default 1) divides every loop's length: a test's
+// quick run, whose counts of records and events still come out exact and its times meaningless.
 #include <mpi.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <thread>
 #include <vector>
 
@@ -71,14 +73,14 @@ double clock_reads(long n) {
   return sum == 0 ? 0 : ns;  // keeps the reads
 }
 
-double records_on_threads(int threads, long n) {
+double records_on_threads(int threads, long fill, long n) {
   std::vector<double> per(static_cast<std::size_t>(threads));
   std::vector<std::thread> pool;
   // Each thread first fills and drains its buffer (its first record also opens its journal
   // file), then measures as one thread does: recording alone, no drain inside.
   for (int t = 0; t < threads; ++t)
     pool.emplace_back([&, t] {
-      records(2'000'000);
+      records(fill);
       per[t] = records(n);
     });
   for (auto& t : pool) t.join();
@@ -137,20 +139,21 @@ PerMessage written_per_self_message() {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
+  const long scale = argc > 1 ? std::clamp(std::atol(argv[1]), 1L, 20'000L) : 1;  // loops >= 1
   const bool traced = perusetrace::g_state.load() == perusetrace::TraceState::On;
   std::vector<double> hot, drained, two, unclocked, clock, calls, messages;
   for (int r = 0; r < kRepetitions; ++r) {
     if (traced) {
       // 20 000 records fit any buffer of 1 MiB or more: no drain inside the measurement
       // once the buffer has just been drained by the previous, larger run.
-      drained.push_back(records(2'000'000));
-      hot.push_back(records(20'000));
-      two.push_back(records_on_threads(2, 20'000));
-      unclocked.push_back(records_without_clock(20'000));
-      clock.push_back(clock_reads(1'000'000));
+      drained.push_back(records(2'000'000 / scale));
+      hot.push_back(records(20'000 / scale));
+      two.push_back(records_on_threads(2, 2'000'000 / scale, 20'000 / scale));
+      unclocked.push_back(records_without_clock(20'000 / scale));
+      clock.push_back(clock_reads(1'000'000 / scale));
     }
-    calls.push_back(mpi_calls(1'000'000));
-    messages.push_back(self_messages(20'000));
+    calls.push_back(mpi_calls(1'000'000 / scale));
+    messages.push_back(self_messages(20'000 / scale));
   }
   if (traced) {
     std::printf("record_ns_hot %.2f\nrecord_ns_with_drains %.2f\nrecord_ns_two_threads %.2f\n",

@@ -16,14 +16,17 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+import mpi_launch  # noqa: E402
+
 
 def run(opts, env):
     prefix = opts.mpi_prefix
     cmd = [os.path.join(prefix, "bin", "mpirun"), "--allow-run-as-root", "-np", "1"]
     for name, value in env.items():
         cmd += ["-x", f"{name}={value}"]
-    done = subprocess.run(cmd + [os.path.join(opts.build, "bench", "hot_path")],
-                          capture_output=True, text=True)
+    done = subprocess.run(cmd + [os.path.join(opts.build, "bench", "hot_path"), str(opts.scale)],
+                          capture_output=True, text=True, env=mpi_launch.without_tracer_settings())
     if done.returncode != 0:
         sys.exit(f"hot_path failed: {done.stderr[-1500:]}")
     return {k: float(v) for k, v in (line.split() for line in done.stdout.splitlines()
@@ -38,6 +41,9 @@ def main():
     # 102 to 184 ns from one process to the next): the three configurations run in turn, and
     # each figure is the best over the runs.
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--scale", type=int, default=1,
+                        help="divide every loop's length (a quick check that it runs: the "
+                        "counts of records and events stay exact, the times mean nothing)")
     parser.add_argument("--mpi-prefix", default=os.path.expanduser(
         os.environ.get("MPITRACE_OMPI_PREFIX", "~/.cache/perusetrace/openmpi-4.1.4-peruse")))
     opts = parser.parse_args()
@@ -79,6 +85,10 @@ def main():
         print(f"  the Peruse events alone        : {real:.1f} ns per event "
               f"({peruse_events:.0f} per message in {peruse_records:.0f} records)")
     hot = traced["record_ns_hot"]
+    if opts.scale != 1:
+        print(f"--scale {opts.scale}: loops cut short, so the times above measure nothing; no "
+              f"verdict")
+        return
     print(f"target: <= 20 ns per recorded event on the hot path: record path {hot:.1f} ns, "
           f"{'met' if hot <= 20 else 'MISSED'}")
     if real is not None:

@@ -1,0 +1,87 @@
+"""The overhead benchmarks (bench/run_*.py: ping-pong, stream, hot path, instructions) run end to
+end on a tiny load and print what docs/performance.md says they print: a benchmark that broke
+would otherwise be found only by the next person measuring. Timings are not checked (tests never
+judge speed); the shape of the output and the figures that do not depend on timing are.
+
+    bench_smoke_test.py BENCH_DIR BUILD_DIR MPIRUN
+"""
+import os
+import re
+import subprocess
+import sys
+
+bench, build, mpirun = sys.argv[1:4]
+prefix = os.path.dirname(os.path.dirname(os.path.realpath(mpirun)))
+failures = []
+
+
+def run(script, *args):
+    # A bad tracer setting in the caller's environment must not reach the benchmark's ranks
+    # (run_pingpong.py strips MPITRACE_*): mode g would otherwise fail on it.
+    env = dict(os.environ, MPITRACE_PERUSE_EVENTS="NOT_AN_EVENT")
+    done = subprocess.run(["/usr/bin/python3", os.path.join(bench, script), "--build", build]
+                          + list(args), capture_output=True, text=True, env=env, timeout=600)
+    if done.returncode != 0:
+        failures.append(f"{script} {' '.join(args)}: exit {done.returncode}\n"
+                        f"{done.stdout[-1500:]}\n{done.stderr[-1500:]}")
+        return ""
+    return done.stdout
+
+
+def expect(script, output, pattern, what):
+    if output and not re.search(pattern, output, re.MULTILINE):
+        failures.append(f"{script}: no {what} (/{pattern}/) in:\n{output}")
+
+
+out = run("run_pingpong.py", "--mpi-prefix", prefix, "--modes", "abcdg", "--max-bytes", "64",
+          "--cycles", "1", "--iters", "200", "--reps", "1")
+expect("run_pingpong.py", out, r"^\s+bytes\s+a\s+b\s+c\s+d\s+g\s", "header with the five modes")
+for size in (0, 1, 4, 16, 64):
+    expect("run_pingpong.py", out, rf"^\s+{size}(\s+\d+\.\d+){{5}}\s+(\S+)\s+-?\d+\.\d+$",
+           f"row for {size} bytes with five times and both ratios")
+expect("run_pingpong.py", out, r"^mode g \(the default events\): adds -?\d+\.\d+ us",
+       "mode g line")
+# A 0-byte ping-pong trace: Enter/Leave pairs, messages and Peruse records; OTF2 writes each in
+# 8 to 12 bytes here (9.7 at 20 000 round trips), far from the 48 of a record in memory.
+m = re.search(r"^mode d archive: .* for ([\d,]+) OTF2 events, (\d+\.\d+) bytes/event", out,
+              re.MULTILINE)
+if out and m is None:
+    failures.append(f"run_pingpong.py: no archive line in:\n{out}")
+elif m and not 5 < float(m.group(2)) < 16:
+    failures.append(f"run_pingpong.py: {m.group(2)} bytes/event, expected about 10")
+
+out = run("run_pingpong.py", "--mpi-prefix", prefix, "--modes", "ag", "--events",
+          "REQ_ACTIVATE:REQ_COMPLETE", "--max-bytes", "0", "--cycles", "1", "--iters", "200",
+          "--reps", "1")
+expect("run_pingpong.py --events", out, r"^mode g \(REQ_ACTIVATE:REQ_COMPLETE\): adds",
+       "mode g line naming its events")
+
+out = run("run_stream.py", "--mpirun", mpirun, "--events", "200000")
+expect("run_stream.py", out, r"^events\s+: 200,000$", "event count")
+expect("run_stream.py", out, r"^recording \(drains included\)\s+: \d+\.\d M events/s",
+       "recording rate")
+expect("run_stream.py", out, r"^peak RSS above untraced\s+: -?\d+\.\d MiB", "peak RSS")
+
+out = run("run_hot_path.py", "--mpi-prefix", prefix, "--runs", "1", "--scale", "100")
+# Counted in the buffer, not timed: a self message (MPI_Irecv, MPI_Send, MPI_Wait) records three
+# Enter/Leave pairs, and with every Peruse event 11 more in 8 records (three ride in the record
+# before them, events/carried_followers.hpp).
+expect("run_hot_path.py", out, r"PMPI only\s+: \+-?\d+\.\d ns for 6 events \(6 records\)",
+       "6 events in 6 records with PMPI only")
+expect("run_hot_path.py", out,
+       r"all Peruse events\s+: \+-?\d+\.\d ns for 17 events \(14 records\)",
+       "17 events in 14 records with all events")
+expect("run_hot_path.py", out, r"^--scale 100: .* no verdict$", "no verdict on a scaled run")
+
+out = run("run_instructions.py", "--mpi-prefix", prefix, "--iters", "200", "--top", "3")
+counts = re.findall(r"^(?:process \d: )?\s*recording\s+(\d+\.\d)$", out, re.MULTILINE)
+if out and len(counts) != 2:
+    failures.append(f"run_instructions.py: expected two processes' recording counts in:\n{out}")
+elif out and counts[0] != counts[1]:
+    # The two ranks run the same calls and callbacks per round trip (docs/performance.md).
+    failures.append(f"run_instructions.py: recording {counts[0]} and {counts[1]} differ")
+
+if failures:
+    print("\n\n".join(failures))
+    sys.exit(1)
+print("benchmarks ran and printed their tables")
