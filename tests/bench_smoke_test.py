@@ -33,7 +33,7 @@ def expect(script, output, pattern, what):
         failures.append(f"{script}: no {what} (/{pattern}/) in:\n{output}")
 
 
-out = run("run_pingpong.py", "--mpi-prefix", prefix, "--modes", "abcdg", "--max-bytes", "64",
+out = run("run_pingpong.py", "--mpi-prefix", prefix, "--bind", "none", "--modes", "abcdg", "--max-bytes", "64",
           "--cycles", "1", "--iters", "200", "--reps", "1")
 expect("run_pingpong.py", out, r"^\s+bytes\s+a\s+b\s+c\s+d\s+g\s", "header with the five modes")
 for size in (0, 1, 4, 16, 64):
@@ -50,7 +50,7 @@ if out and m is None:
 elif m and not 5 < float(m.group(2)) < 16:
     failures.append(f"run_pingpong.py: {m.group(2)} bytes/event, expected about 10")
 
-out = run("run_pingpong.py", "--mpi-prefix", prefix, "--modes", "ag", "--events",
+out = run("run_pingpong.py", "--mpi-prefix", prefix, "--bind", "none", "--modes", "ag", "--events",
           "REQ_ACTIVATE:REQ_COMPLETE", "--max-bytes", "0", "--cycles", "1", "--iters", "200",
           "--reps", "1")
 expect("run_pingpong.py --events", out, r"^mode g \(REQ_ACTIVATE:REQ_COMPLETE\): adds",
