@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Ping-pong latency in five modes (two more on request), measured in one run, interleaved to spread the noise:
+"""Ping-pong latency in five modes (two more on request), measured in one run, interleaved to
+spread the noise:
 
   a  untraced
   b  no-op Peruse callbacks on all 17 events (bench/noop_peruse.c): the Peruse floor

@@ -33,8 +33,8 @@ def expect(script, output, pattern, what):
         failures.append(f"{script}: no {what} (/{pattern}/) in:\n{output}")
 
 
-out = run("run_pingpong.py", "--mpi-prefix", prefix, "--bind", "none", "--modes", "abcdg", "--max-bytes", "64",
-          "--cycles", "1", "--iters", "200", "--reps", "1")
+out = run("run_pingpong.py", "--mpi-prefix", prefix, "--bind", "none", "--modes", "abcdg",
+          "--max-bytes", "64", "--cycles", "1", "--iters", "200", "--reps", "1")
 expect("run_pingpong.py", out, r"^\s+bytes\s+a\s+b\s+c\s+d\s+g\s", "header with the five modes")
 for size in (0, 1, 4, 16, 64):
     expect("run_pingpong.py", out, rf"^\s+{size}(\s+\d+\.\d+){{5}}\s+(\S+)\s+-?\d+\.\d+$",
