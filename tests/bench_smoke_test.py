@@ -16,8 +16,8 @@ failures = []
 
 
 def run(script, *args):
-    # A bad tracer setting in the caller's environment must not reach the benchmark's ranks
-    # (run_pingpong.py strips MPITRACE_*): mode g would otherwise fail on it.
+    # A bad tracer setting in the caller's environment must not reach the benchmarks' ranks
+    # (each script starts them without MPITRACE_*): every traced run would fail on it.
     env = dict(os.environ, MPITRACE_PERUSE_EVENTS="NOT_AN_EVENT")
     done = subprocess.run(["/usr/bin/python3", os.path.join(bench, script), "--build", build]
                           + list(args), capture_output=True, text=True, env=env, timeout=600)
