@@ -5,8 +5,10 @@
                    --schema docs/report.schema.json CASE
 
 CASE:
-  late_sender   scenarios late-sender -d 300: late sender of 300 ms (+-10 %), sender 0 -> 1
-  late_wait     scenarios late-wait -d 300: late wait of 300 ms (+-10 %) on rank 1
+  late_sender   scenarios late-sender -d 300: a late sender 0 -> 1 exactly as long as the receive
+                sat in rank 1's posted queue in the archive, and about the 300 ms injected
+  late_wait     scenarios late-wait -d 300: a late wait on rank 1 exactly from the receive's
+                completion to MPI_Wait's start in the archive, and about the 300 ms injected
   flood         scenarios flood -r 64 -d 100: rank 1's unexpected queue 64 deep (+-2)
   long_message  scenarios long-message -r 4: fragmented messages, bandwidth 100 MB/s..100 GB/s
   no_events     MPITRACE_PERUSE_EVENTS=none: every Peruse analysis names the setting instead
@@ -25,6 +27,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mpi_launch  # noqa: E402
+import trace_checks  # noqa: E402
 
 PLOTS = ("plot-bandwidth", "plot-fragment-intervals", "plot-queue-depth", "plot-matrix")
 
@@ -113,33 +116,64 @@ class Case:
         return run.stdout, data, failures
 
 
-def near(value_ms, want_ms, what):
-    if abs(value_ms - want_ms) > 0.1 * want_ms:
-        return [f"{what} is {value_ms:.1f} ms, expected {want_ms} ms +-10 %"]
-    print(f"{what}: {value_ms:.1f} ms (expected {want_ms} ms +-10 %)")
-    return []
+TAG_LATE_SENDER, TAG_LATE_WAIT = 1, 3  # examples/scenarios.c
+DELAY_MS = 300
+
+
+def as_measured(value_ns, archive_ns, what):
+    """A time the report derived against the same time read from the archive with python3-otf2
+    (the same nanoseconds), and loosely against the delay the example injected: a loaded
+    machine stretches the measured wait (two busy ranks sharing a core), and the report must
+    say what was measured, not what was meant."""
+    print(f"{what}: {value_ns / 1e6:.3f} ms (archive {archive_ns / 1e6:.3f} ms, injected "
+          f"{DELAY_MS} ms)")
+    f = [] if abs(value_ns - archive_ns) <= 2 else [
+        f"{what} is {value_ns} ns, but the archive says {archive_ns} ns"]
+    return f + trace_checks.waited_as_injected(what, value_ns, DELAY_MS * 1_000_000)
+
+
+def archive_ns(trace, ticks):
+    return round(ticks * 1e9 / trace.clock_resolution)
+
+
+def first_peruse(trace, rank, tag, name):
+    events = [e for e in trace.peruse(rank, tag=tag, operation=1) if e.name == name]
+    return events[0].time if events else None
 
 
 def case_late_sender(c):
-    _, data, f = c.report(c.trace("late_sender", ["late-sender", "-d", "300"]))
+    trace_dir = c.trace("late_sender", ["late-sender", "-d", str(DELAY_MS)])
+    _, data, f = c.report(trace_dir)
     worst = data["patterns"]["late_sender"]["worst"]
     if not worst:
         return f + ["no late sender reported"]
     w = worst[0]
     if (w["sender"], w["receiver"], w["rank"]) != (0, 1, 1):
         f.append(f"worst late sender is {w}, expected sender 0 -> receiver 1 on rank 1")
-    return f + near(w["lost_ns"] / 1e6, 300, "late sender 0 -> 1")
+    trace = trace_checks.load(os.path.join(trace_dir, "traces.otf2"))
+    posted = first_peruse(trace, 1, TAG_LATE_SENDER, "REQ_INSERT_IN_POSTED_Q")
+    removed = first_peruse(trace, 1, TAG_LATE_SENDER, "REQ_REMOVE_FROM_POSTED_Q")
+    if posted is None or removed is None:
+        return f + ["the archive lacks rank 1's posted-queue insertion or removal of tag 1"]
+    return f + as_measured(w["lost_ns"], archive_ns(trace, removed - posted), "late sender 0 -> 1")
 
 
 def case_late_wait(c):
-    _, data, f = c.report(c.trace("late_wait", ["late-wait", "-d", "300"]))
+    trace_dir = c.trace("late_wait", ["late-wait", "-d", str(DELAY_MS)])
+    _, data, f = c.report(trace_dir)
     worst = data["patterns"]["late_wait"]["worst"]
     if not worst:
         return f + ["no late wait reported"]
     if worst[0]["rank"] != 1:
         f.append(f"worst late wait is on rank {worst[0]['rank']}, expected rank 1")
-    f += near(worst[0]["lost_ns"] / 1e6, 300, "late wait on rank 1")
-    return f + near(data["ranks"][1]["late_wait_ns"] / 1e6, 300, "rank 1's late wait in total")
+    trace = trace_checks.load(os.path.join(trace_dir, "traces.otf2"))
+    completed = first_peruse(trace, 1, TAG_LATE_WAIT, "REQ_COMPLETE")
+    waits = trace.regions(1, "MPI_Wait")
+    if completed is None or not waits:
+        return f + ["the archive lacks rank 1's REQ_COMPLETE of tag 3 or its MPI_Wait"]
+    lost = archive_ns(trace, waits[0][0] - completed)
+    f += as_measured(worst[0]["lost_ns"], lost, "late wait on rank 1")
+    return f + as_measured(data["ranks"][1]["late_wait_ns"], lost, "rank 1's late wait in total")
 
 
 def case_flood(c):
