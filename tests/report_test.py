@@ -132,13 +132,9 @@ def as_measured(value_ns, archive_ns, what):
     return f + trace_checks.waited_as_injected(what, value_ns, DELAY_MS * 1_000_000)
 
 
-def archive_ns(trace, ticks):
-    return round(ticks * 1e9 / trace.clock_resolution)
-
-
-def first_peruse(trace, rank, tag, name):
-    events = [e for e in trace.peruse(rank, tag=tag, operation=1) if e.name == name]
-    return events[0].time if events else None
+def first_received(trace, tag):
+    """Rank 1's first Peruse event of each name for the receive of `tag`."""
+    return trace_checks.first_by_name(trace.peruse(1, tag=tag, operation=1))
 
 
 def case_late_sender(c):
@@ -151,11 +147,11 @@ def case_late_sender(c):
     if (w["sender"], w["receiver"], w["rank"]) != (0, 1, 1):
         f.append(f"worst late sender is {w}, expected sender 0 -> receiver 1 on rank 1")
     trace = trace_checks.load(os.path.join(trace_dir, "traces.otf2"))
-    posted = first_peruse(trace, 1, TAG_LATE_SENDER, "REQ_INSERT_IN_POSTED_Q")
-    removed = first_peruse(trace, 1, TAG_LATE_SENDER, "REQ_REMOVE_FROM_POSTED_Q")
-    if posted is None or removed is None:
+    first = first_received(trace, TAG_LATE_SENDER)
+    if "REQ_INSERT_IN_POSTED_Q" not in first or "REQ_REMOVE_FROM_POSTED_Q" not in first:
         return f + ["the archive lacks rank 1's posted-queue insertion or removal of tag 1"]
-    return f + as_measured(w["lost_ns"], archive_ns(trace, removed - posted), "late sender 0 -> 1")
+    queued = first["REQ_REMOVE_FROM_POSTED_Q"].time - first["REQ_INSERT_IN_POSTED_Q"].time
+    return f + as_measured(w["lost_ns"], trace.ns(queued), "late sender 0 -> 1")
 
 
 def case_late_wait(c):
@@ -167,11 +163,11 @@ def case_late_wait(c):
     if worst[0]["rank"] != 1:
         f.append(f"worst late wait is on rank {worst[0]['rank']}, expected rank 1")
     trace = trace_checks.load(os.path.join(trace_dir, "traces.otf2"))
-    completed = first_peruse(trace, 1, TAG_LATE_WAIT, "REQ_COMPLETE")
+    completed = first_received(trace, TAG_LATE_WAIT).get("REQ_COMPLETE")
     waits = trace.regions(1, "MPI_Wait")
     if completed is None or not waits:
         return f + ["the archive lacks rank 1's REQ_COMPLETE of tag 3 or its MPI_Wait"]
-    lost = archive_ns(trace, waits[0][0] - completed)
+    lost = trace.ns(waits[0][0] - completed.time)
     f += as_measured(worst[0]["lost_ns"], lost, "late wait on rank 1")
     return f + as_measured(data["ranks"][1]["late_wait_ns"], lost, "rank 1's late wait in total")
 

@@ -49,6 +49,10 @@ class Trace:
         self.comms = []
         self.clock_resolution = 1
 
+    def ns(self, ticks):
+        """A time span in the archive's clock ticks, in nanoseconds."""
+        return round(ticks * 1e9 / self.clock_resolution)
+
     def rank_events(self, rank, thread=0):
         return self.events[(rank, thread)]
 
