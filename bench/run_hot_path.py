@@ -47,6 +47,9 @@ def main():
     parser.add_argument("--mpi-prefix", default=os.path.expanduser(
         os.environ.get("MPITRACE_OMPI_PREFIX", "~/.cache/perusetrace/openmpi-4.1.4-peruse")))
     opts = parser.parse_args()
+    if opts.scale < 1:
+        sys.exit(f"--scale {opts.scale}: give 1 (a measurement, the default) or more (a quick "
+                 f"run whose loops are divided by it)")
     opts.build = os.path.abspath(opts.build)
     with tempfile.TemporaryDirectory(prefix="perusetrace-hot-") as work:
         def traced_run(events, name):
