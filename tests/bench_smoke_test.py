@@ -41,6 +41,22 @@ for size in (0, 1, 4, 16, 64):
            f"row for {size} bytes with five times and both ratios")
 expect("run_pingpong.py", out, r"^mode g \(the default events\): adds -?\d+\.\d+ us",
        "mode g line")
+# The bandwidth table: one row per non-empty size, each mode's bytes over its time in the latency
+# table (both printed rounded, hence the tolerance).
+latency = {int(m.group(1)): [float(x) for x in m.group(2).split()]
+           for m in re.finditer(r"^\s+(\d+)((?:\s+\d+\.\d{3}){5})\s", out, re.MULTILINE)}
+bandwidth = {int(m.group(1)): [float(x) for x in m.group(2).split()]
+             for m in re.finditer(r"^\s+(\d+)((?:\s+\d+\.\d){5})$", out, re.MULTILINE)}
+expect("run_pingpong.py", out, r"^bandwidth, MB/s .*\n\s+bytes\s+a\s+b\s+c\s+d\s+g$",
+       "bandwidth table with the five modes")
+if out and sorted(bandwidth) != [1, 4, 16, 64]:
+    failures.append(f"run_pingpong.py: bandwidth rows for {sorted(bandwidth)}, expected 1 to 64 "
+                    f"bytes:\n{out}")
+for size, rates in bandwidth.items():
+    for rate, t in zip(rates, latency.get(size, [])):
+        if abs(rate - size / t) > 0.05 + 0.01 * rate:
+            failures.append(f"run_pingpong.py: {size} bytes at {t} us printed as {rate} MB/s, "
+                            f"expected {size / t:.1f}")
 # A 0-byte ping-pong trace: Enter/Leave pairs, messages and Peruse records; OTF2 writes each in
 # 8 to 12 bytes here (9.7 at 20 000 round trips), far from the 48 of a record in memory.
 m = re.search(r"^mode d archive: .* for ([\d,]+) OTF2 events, (\d+\.\d+) bytes/event", out,
