@@ -5,15 +5,25 @@
 // on MPI_COMM_SELF), with the records it writes: the real callbacks and wrappers, all on one
 // core. The runtime is linked in (the library exports nothing but the MPI functions), so it runs
 // traced without a preload:
-//   mpirun -np 1 build/bench/hot_path [SCALE]
+//   mpirun -np 1 --bind-to none build/bench/hot_path [SCALE [multiple]]
 // and once with MPITRACE_ENABLED=0 for the untraced calls (run_hot_path.py runs it untraced,
 // PMPI only and with all Peruse events). SCALE (default 1) divides every loop's length: a test's
 // quick run, whose counts of records and events still come out exact and its times meaningless.
+// With "multiple" it starts the MPI with MPI_THREAD_MULTIPLE and times only MPI_Comm_rank, on
+// one thread and on two at once: a separate process, since that level changes what Open MPI
+// and the tracer do on every other path measured here.
+//
+// Two threads run on two CPUs, each pinned to its own: the main thread pins itself to the first
+// CPU the process may use, and mpirun must leave it more than one (--bind-to none), or the two
+// "at once" would take turns on one core. With one CPU the two-thread figures are not measured.
 #include <mpi.h>
+#include <pthread.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <thread>
 #include <vector>
 
@@ -73,18 +83,43 @@ double clock_reads(long n) {
   return sum == 0 ? 0 : ns;  // keeps the reads
 }
 
-double records_on_threads(int threads, long fill, long n) {
-  std::vector<double> per(static_cast<std::size_t>(threads));
+// The CPUs this process may run on, read before any thread pins itself.
+std::vector<int> allowed_cpus() {
+  cpu_set_t set;
+  std::vector<int> cpus;
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  return cpus;
+}
+
+bool pin_to(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
+}
+
+// Runs `work` on `cpus.size()` threads at once, thread t pinned to cpus[t], and returns the
+// slowest thread's figure; -1 when a thread could not be pinned.
+template <class Work>
+double on_threads(const std::vector<int>& cpus, Work work) {
+  std::vector<double> per(cpus.size());
   std::vector<std::thread> pool;
+  for (std::size_t t = 0; t < cpus.size(); ++t)
+    pool.emplace_back([&, t] { per[t] = pin_to(cpus[t]) ? work() : -1; });
+  for (auto& t : pool) t.join();
+  if (std::find(per.begin(), per.end(), -1.0) != per.end()) return -1;
+  return *std::max_element(per.begin(), per.end());
+}
+
+double records_on_threads(const std::vector<int>& cpus, long fill, long n) {
   // Each thread first fills and drains its buffer (its first record also opens its journal
   // file), then measures as one thread does: recording alone, no drain inside.
-  for (int t = 0; t < threads; ++t)
-    pool.emplace_back([&, t] {
-      records(fill);
-      per[t] = records(n);
-    });
-  for (auto& t : pool) t.join();
-  return *std::max_element(per.begin(), per.end());
+  return on_threads(cpus, [=] {
+    records(fill);
+    return records(n);
+  });
 }
 
 double mpi_calls(long n) {
@@ -137,9 +172,33 @@ PerMessage written_per_self_message() {
 
 }  // namespace
 
+// MPI_THREAD_MULTIPLE: a traced MPI_Comm_rank on one thread, and on two threads at once.
+int calls_on_threads(long scale, const std::vector<int>& cpus) {
+  std::vector<double> one, two;
+  for (int r = 0; r < kRepetitions; ++r) {
+    one.push_back(mpi_calls(1'000'000 / scale));
+    const double both = cpus.size() < 2 ? -1 : on_threads({cpus[0], cpus[1]}, [=] {
+      return mpi_calls(1'000'000 / scale);
+    });
+    if (both >= 0) two.push_back(both);
+  }
+  std::printf("mt_mpi_comm_rank_ns %.2f\n", median(one));
+  if (!two.empty()) std::printf("mt_mpi_comm_rank_ns_two_threads %.2f\n", median(two));
+  return 0;
+}
+
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  const bool multiple = argc > 2 && std::strcmp(argv[2], "multiple") == 0;
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Init_thread(&argc, &argv, multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, &provided);
   const long scale = argc > 1 ? std::clamp(std::atol(argv[1]), 1L, 20'000L) : 1;  // loops >= 1
+  const std::vector<int> cpus = allowed_cpus();
+  if (!cpus.empty()) pin_to(cpus[0]);  // the one-thread figures, as under mpirun's core binding
+  if (multiple) {
+    if (provided == MPI_THREAD_MULTIPLE) calls_on_threads(scale, cpus);
+    MPI_Finalize();
+    return 0;
+  }
   const bool traced = perusetrace::g_state.load() == perusetrace::TraceState::On;
   std::vector<double> hot, drained, two, unclocked, clock, calls, messages;
   for (int r = 0; r < kRepetitions; ++r) {
@@ -148,7 +207,10 @@ int main(int argc, char** argv) {
       // once the buffer has just been drained by the previous, larger run.
       drained.push_back(records(2'000'000 / scale));
       hot.push_back(records(20'000 / scale));
-      two.push_back(records_on_threads(2, 2'000'000 / scale, 20'000 / scale));
+      const double both = cpus.size() < 2 ? -1
+                                          : records_on_threads({cpus[0], cpus[1]},
+                                                               2'000'000 / scale, 20'000 / scale);
+      if (both >= 0) two.push_back(both);
       unclocked.push_back(records_without_clock(20'000 / scale));
       clock.push_back(clock_reads(1'000'000 / scale));
     }
@@ -156,8 +218,8 @@ int main(int argc, char** argv) {
     messages.push_back(self_messages(20'000 / scale));
   }
   if (traced) {
-    std::printf("record_ns_hot %.2f\nrecord_ns_with_drains %.2f\nrecord_ns_two_threads %.2f\n",
-                median(hot), median(drained), median(two));
+    std::printf("record_ns_hot %.2f\nrecord_ns_with_drains %.2f\n", median(hot), median(drained));
+    if (!two.empty()) std::printf("record_ns_two_threads %.2f\n", median(two));
     std::printf("record_ns_without_clock %.2f\nclock_read_ns %.2f\n", median(unclocked),
                 median(clock));
     const PerMessage written = written_per_self_message();

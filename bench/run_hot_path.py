@@ -4,8 +4,9 @@
     run_hot_path.py --build BUILD [--buffer-size 8M] [--runs 5]
 
 Prints ns per record (no drain in the measurement; with the drains it causes; two threads
-at once; without its clock read), ns per clock read, ns a traced MPI_Comm_rank adds over an
-untraced one (one Enter/Leave pair), and what tracing adds to a 0-byte message a rank sends
+at once, each on its own CPU; without its clock read), ns per clock read, ns a traced
+MPI_Comm_rank adds over an untraced one (one Enter/Leave pair; and under MPI_THREAD_MULTIPLE on
+one thread and on two at once), and what tracing adds to a 0-byte message a rank sends
 itself, PMPI only and with all Peruse events, per message and per event it records. The self
 message runs every callback and wrapper of a receive and a send on one core, packing included:
 the whole cost a rank pays per event, where a ping-pong shows only the part on its critical path.
@@ -20,12 +21,16 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import mpi_launch  # noqa: E402
 
 
-def run(opts, env):
+def run(opts, env, *args):
     prefix = opts.mpi_prefix
-    cmd = [os.path.join(prefix, "bin", "mpirun"), "--allow-run-as-root", "-np", "1"]
+    # Unbound: the program pins its threads itself, one per CPU (bench/hot_path.cpp); bound to a
+    # core, as mpirun binds one rank by default, its two threads would take turns on it.
+    cmd = [os.path.join(prefix, "bin", "mpirun"), "--allow-run-as-root", "--bind-to", "none",
+           "-np", "1"]
     for name, value in env.items():
         cmd += ["-x", f"{name}={value}"]
-    done = subprocess.run(cmd + [os.path.join(opts.build, "bench", "hot_path"), str(opts.scale)],
+    done = subprocess.run(cmd + [os.path.join(opts.build, "bench", "hot_path"), str(opts.scale)]
+                          + list(args),
                           capture_output=True, text=True, env=mpi_launch.without_tracer_settings())
     if done.returncode != 0:
         sys.exit(f"hot_path failed: {done.stderr[-1500:]}")
@@ -56,21 +61,44 @@ def main():
             return run(opts, {"MPITRACE_OUTPUT": os.path.join(work, name),
                               "MPITRACE_BUFFER_SIZE": opts.buffer_size, "MPITRACE_GROUPS": "all",
                               "MPITRACE_PERUSE_EVENTS": events})
-        runs = {"all": [], "pmpi": [], "untraced": []}
+        runs = {"all": [], "pmpi": [], "untraced": [], "mt": [], "mt untraced": []}
         for i in range(opts.runs):
             runs["all"].append(traced_run("all", f"all-{i}"))
             runs["pmpi"].append(traced_run("none", f"pmpi-{i}"))
             runs["untraced"].append(run(opts, {"MPITRACE_ENABLED": "0"}))
-        traced, pmpi, untraced = ({k: min(r[k] for r in results) for k in results[0]}
-                                  for results in (runs["all"], runs["pmpi"], runs["untraced"]))
+            runs["mt"].append(run(opts, {"MPITRACE_OUTPUT": os.path.join(work, f"mt-{i}"),
+                                         "MPITRACE_BUFFER_SIZE": opts.buffer_size,
+                                         "MPITRACE_PERUSE_EVENTS": "none"}, "multiple"))
+            runs["mt untraced"].append(run(opts, {"MPITRACE_ENABLED": "0"}, "multiple"))
+        traced, pmpi, untraced, mt, mt_untraced = (
+            {k: min(r[k] for r in results) for k in results[0]}
+            for results in (runs["all"], runs["pmpi"], runs["untraced"], runs["mt"],
+                            runs["mt untraced"]))
     print(f"ns per record, no drain measured : {traced['record_ns_hot']:.1f}")
     print(f"ns per record, drains included   : {traced['record_ns_with_drains']:.1f}")
-    print(f"ns per record, two threads at once: {traced['record_ns_two_threads']:.1f}")
+    if "record_ns_two_threads" in traced:
+        print(f"ns per record, two threads at once: {traced['record_ns_two_threads']:.1f} "
+              f"(each on its own CPU)")
+    else:
+        print("ns per record, two threads at once: not measured (one CPU only)")
     print(f"ns per record, no clock read     : {traced['record_ns_without_clock']:.1f} "
           f"(one clock read alone: {traced['clock_read_ns']:.1f})")
     print(f"ns a traced MPI_Comm_rank adds   : "
           f"{traced['mpi_comm_rank_ns'] - untraced['mpi_comm_rank_ns']:.1f} "
           f"({untraced['mpi_comm_rank_ns']:.1f} untraced, {traced['mpi_comm_rank_ns']:.1f} traced)")
+    if "mt_mpi_comm_rank_ns" in mt_untraced:
+        print(f"  MPI_THREAD_MULTIPLE, one thread : "
+              f"{mt['mt_mpi_comm_rank_ns'] - mt_untraced['mt_mpi_comm_rank_ns']:.1f} "
+              f"({mt_untraced['mt_mpi_comm_rank_ns']:.1f} untraced)")
+        if "mt_mpi_comm_rank_ns_two_threads" in mt_untraced:
+            untraced_two = mt_untraced["mt_mpi_comm_rank_ns_two_threads"]
+            print(f"  two threads at once, per thread : "
+                  f"{mt['mt_mpi_comm_rank_ns_two_threads'] - untraced_two:.1f} "
+                  f"({untraced_two:.1f} untraced)")
+        else:
+            print("  two threads at once             : not measured (one CPU only)")
+    else:
+        print("  MPI_THREAD_MULTIPLE             : not measured (the MPI does not provide it)")
     base = untraced["self_message_ns"]
     print(f"0-byte self message, untraced    : {base:.1f} ns")
     # A Peruse record may carry events Open MPI fired right after it (carried_followers.hpp):

@@ -88,6 +88,16 @@ expect("run_hot_path.py", out,
        r"all Peruse events\s+: \+-?\d+\.\d ns for 17 events \(14 records\)",
        "17 events in 14 records with all events")
 expect("run_hot_path.py", out, r"^--scale 100: .* no verdict$", "no verdict on a scaled run")
+# Two threads are measured each on its own CPU, or said not to be; never two taking turns on one.
+expect("run_hot_path.py", out, r"^ns per record, two threads at once: (-?\d+\.\d \(each on its own "
+       r"CPU\)|not measured \(one CPU only\))$", "two-thread record line")
+expect("run_hot_path.py", out, r"^  MPI_THREAD_MULTIPLE, one thread : -?\d+\.\d \(\d+\.\d untraced\)$",
+       "MPI_Comm_rank under MPI_THREAD_MULTIPLE")
+expect("run_hot_path.py", out, r"^  two threads at once(, per thread : -?\d+\.\d \(\d+\.\d "
+       r"untraced\)|\s+: not measured \(one CPU only\))$", "MPI_Comm_rank on two threads")
+if out and len(os.sched_getaffinity(0)) >= 2 and "not measured" in out:
+    failures.append(f"run_hot_path.py: this machine has {len(os.sched_getaffinity(0))} CPUs, "
+                    f"yet a two-thread figure was not measured:\n{out}")
 
 out = run("run_instructions.py", "--mpi-prefix", prefix, "--iters", "200", "--top", "3")
 counts = re.findall(r"^(?:process \d: )?\s*recording\s+(\d+\.\d)$", out, re.MULTILINE)
