@@ -170,10 +170,8 @@ PerMessage written_per_self_message() {
   return {};
 }
 
-}  // namespace
-
 // MPI_THREAD_MULTIPLE: a traced MPI_Comm_rank on one thread, and on two threads at once.
-int calls_on_threads(long scale, const std::vector<int>& cpus) {
+void calls_on_threads(long scale, const std::vector<int>& cpus) {
   std::vector<double> one, two;
   for (int r = 0; r < kRepetitions; ++r) {
     one.push_back(mpi_calls(1'000'000 / scale));
@@ -184,8 +182,9 @@ int calls_on_threads(long scale, const std::vector<int>& cpus) {
   }
   std::printf("mt_mpi_comm_rank_ns %.2f\n", median(one));
   if (!two.empty()) std::printf("mt_mpi_comm_rank_ns_two_threads %.2f\n", median(two));
-  return 0;
 }
+
+}  // namespace
 
 int main(int argc, char** argv) {
   const bool multiple = argc > 2 && std::strcmp(argv[2], "multiple") == 0;

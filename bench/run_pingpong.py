@@ -225,6 +225,12 @@ def main():
         print(f"\n0 bytes, best of cycles: untraced {a:.3f} us; callbacks add {b - a:.3f}; "
               f"perusetrace PMPI adds {c - a:.3f}, with all events {d - a:.3f}; EZTrace adds "
               f"{e - a:.3f}")
+        # The same differences taken within each cycle: a cycle that ran untraced in the fast
+        # state alone does not set them, as it can set the line above.
+        added = {m: median(c[m] - c["a"] for c in cycles) for m in "bcde"}
+        print(f"0 bytes, median over cycles of what each mode adds in its cycle: callbacks "
+              f"{added['b']:.3f}; PMPI {added['c']:.3f}, all events {added['d']:.3f}; EZTrace "
+              f"{added['e']:.3f}")
         # The verdict pairs modes measured back to back, within seconds, in the same cycle: the
         # best of each mode over all cycles can pair an untraced cycle that ran in a fast state
         # of the machine (untraced latency is bimodal on this guest) with traced ones that did
