@@ -91,7 +91,8 @@ expect("run_hot_path.py", out, r"^--scale 100: .* no verdict$", "no verdict on a
 # Two threads are measured each on its own CPU, or said not to be; never two taking turns on one.
 expect("run_hot_path.py", out, r"^ns per record, two threads at once: (-?\d+\.\d \(each on its own "
        r"CPU\)|not measured \(one CPU only\))$", "two-thread record line")
-expect("run_hot_path.py", out, r"^  MPI_THREAD_MULTIPLE, one thread : -?\d+\.\d \(\d+\.\d untraced\)$",
+expect("run_hot_path.py", out,
+       r"^  MPI_THREAD_MULTIPLE, one thread : -?\d+\.\d \(\d+\.\d untraced\)$",
        "MPI_Comm_rank under MPI_THREAD_MULTIPLE")
 expect("run_hot_path.py", out, r"^  two threads at once(, per thread : -?\d+\.\d \(\d+\.\d "
        r"untraced\)|\s+: not measured \(one CPU only\))$", "MPI_Comm_rank on two threads")
