@@ -100,26 +100,16 @@ bool pin_to(int cpu) {
   return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
 }
 
-// Runs `work` on `cpus.size()` threads at once, thread t pinned to cpus[t], and returns the
-// slowest thread's figure; -1 when a thread could not be pinned.
+// Runs `work` on two threads at once, pinned to the first two CPUs of `cpus`, and adds the
+// slower thread's figure to `figures`; nothing when there are fewer CPUs or a pin fails.
 template <class Work>
-double on_threads(const std::vector<int>& cpus, Work work) {
-  std::vector<double> per(cpus.size());
+void on_two_cpus(const std::vector<int>& cpus, std::vector<double>& figures, Work work) {
+  if (cpus.size() < 2) return;
+  double per[2];
   std::vector<std::thread> pool;
-  for (std::size_t t = 0; t < cpus.size(); ++t)
-    pool.emplace_back([&, t] { per[t] = pin_to(cpus[t]) ? work() : -1; });
+  for (int t = 0; t < 2; ++t) pool.emplace_back([&, t] { per[t] = pin_to(cpus[t]) ? work() : -1; });
   for (auto& t : pool) t.join();
-  if (std::find(per.begin(), per.end(), -1.0) != per.end()) return -1;
-  return *std::max_element(per.begin(), per.end());
-}
-
-double records_on_threads(const std::vector<int>& cpus, long fill, long n) {
-  // Each thread first fills and drains its buffer (its first record also opens its journal
-  // file), then measures as one thread does: recording alone, no drain inside.
-  return on_threads(cpus, [=] {
-    records(fill);
-    return records(n);
-  });
+  if (per[0] >= 0 && per[1] >= 0) figures.push_back(std::max(per[0], per[1]));
 }
 
 double mpi_calls(long n) {
@@ -175,10 +165,7 @@ void calls_on_threads(long scale, const std::vector<int>& cpus) {
   std::vector<double> one, two;
   for (int r = 0; r < kRepetitions; ++r) {
     one.push_back(mpi_calls(1'000'000 / scale));
-    const double both = cpus.size() < 2 ? -1 : on_threads({cpus[0], cpus[1]}, [=] {
-      return mpi_calls(1'000'000 / scale);
-    });
-    if (both >= 0) two.push_back(both);
+    on_two_cpus(cpus, two, [=] { return mpi_calls(1'000'000 / scale); });
   }
   std::printf("mt_mpi_comm_rank_ns %.2f\n", median(one));
   if (!two.empty()) std::printf("mt_mpi_comm_rank_ns_two_threads %.2f\n", median(two));
@@ -206,10 +193,12 @@ int main(int argc, char** argv) {
       // once the buffer has just been drained by the previous, larger run.
       drained.push_back(records(2'000'000 / scale));
       hot.push_back(records(20'000 / scale));
-      const double both = cpus.size() < 2 ? -1
-                                          : records_on_threads({cpus[0], cpus[1]},
-                                                               2'000'000 / scale, 20'000 / scale);
-      if (both >= 0) two.push_back(both);
+      // Each thread first fills and drains its buffer (its first record also opens its journal
+      // file), then measures as one thread does: recording alone, no drain inside.
+      on_two_cpus(cpus, two, [=] {
+        records(2'000'000 / scale);
+        return records(20'000 / scale);
+      });
       unclocked.push_back(records_without_clock(20'000 / scale));
       clock.push_back(clock_reads(1'000'000 / scale));
     }

@@ -57,18 +57,16 @@ def main():
                  f"run whose loops are divided by it)")
     opts.build = os.path.abspath(opts.build)
     with tempfile.TemporaryDirectory(prefix="perusetrace-hot-") as work:
-        def traced_run(events, name):
+        def traced_run(events, name, *args):
             return run(opts, {"MPITRACE_OUTPUT": os.path.join(work, name),
                               "MPITRACE_BUFFER_SIZE": opts.buffer_size, "MPITRACE_GROUPS": "all",
-                              "MPITRACE_PERUSE_EVENTS": events})
+                              "MPITRACE_PERUSE_EVENTS": events}, *args)
         runs = {"all": [], "pmpi": [], "untraced": [], "mt": [], "mt untraced": []}
         for i in range(opts.runs):
             runs["all"].append(traced_run("all", f"all-{i}"))
             runs["pmpi"].append(traced_run("none", f"pmpi-{i}"))
             runs["untraced"].append(run(opts, {"MPITRACE_ENABLED": "0"}))
-            runs["mt"].append(run(opts, {"MPITRACE_OUTPUT": os.path.join(work, f"mt-{i}"),
-                                         "MPITRACE_BUFFER_SIZE": opts.buffer_size,
-                                         "MPITRACE_PERUSE_EVENTS": "none"}, "multiple"))
+            runs["mt"].append(traced_run("none", f"mt-{i}", "multiple"))
             runs["mt untraced"].append(run(opts, {"MPITRACE_ENABLED": "0"}, "multiple"))
         traced, pmpi, untraced, mt, mt_untraced = (
             {k: min(r[k] for r in results) for k in results[0]}

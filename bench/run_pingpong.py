@@ -171,20 +171,14 @@ def main():
     if "e" in opts.modes and not shutil.which("eztrace"):
         sys.exit("eztrace is not installed: apt-get install eztrace, or --modes abcd")
 
-    best = {m: {} for m in opts.modes}
     per_cycle = {m: {} for m in opts.modes}  # mode -> size -> each cycle's median
-    cycles = []  # per cycle: mode -> 0-byte median
     against = []  # per cycle: (this build's d, the other's d) at 0 bytes
     with tempfile.TemporaryDirectory(prefix="perusetrace-bench-") as work:
         for cycle in range(opts.cycles):
-            cycles.append({})
             for mode in opts.modes:
                 print(f"cycle {cycle + 1}/{opts.cycles}, mode {mode}", file=sys.stderr)
                 for size, t in run_mode(mode, opts, work).items():
-                    best[mode][size] = min(t, best[mode].get(size, t))
                     per_cycle[mode].setdefault(size, []).append(t)
-                    if size == 0:
-                        cycles[-1][mode] = t
             if other is not None:
                 # Alternating which build runs first spreads a drift within the cycle evenly.
                 order = (opts, other) if cycle % 2 == 0 else (other, opts)
@@ -194,6 +188,10 @@ def main():
                     got[id(b)] = run_mode("d", b, work)[0]
                 against.append((got[id(opts)], got[id(other)]))
 
+    best = {m: {size: min(ts) for size, ts in per_cycle[m].items()} for m in opts.modes}
+    # per cycle: mode -> 0-byte median
+    cycles = [{m: per_cycle[m][0][i] for m in opts.modes} for i in range(opts.cycles)] \
+        if all(0 in per_cycle[m] for m in opts.modes) else []
     # The table takes the median over the cycles, not the best: this guest runs whole processes
     # in a fast state now and then (untraced 0.15 instead of 0.29 us at 0 B, 1.2 instead of 4.4
     # at 16 KiB), and the best of few cycles would set a mode that met it once against modes
