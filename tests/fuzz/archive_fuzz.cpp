@@ -5,12 +5,16 @@
 // UndefinedBehaviorSanitizer, an escaped exception, a hang. Built and run by run_fuzz.sh.
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "convert.hpp"
@@ -35,7 +39,14 @@ const char* const kTargets[] = {
 constexpr std::size_t kTraceFiles = 5;
 constexpr std::size_t kTargetCount = sizeof kTargets / sizeof kTargets[0];
 
-fs::path g_trace, g_died, g_prv_out;
+fs::path g_work, g_trace, g_died, g_prv_out;
+
+// The copies are only a scratch space: libFuzzer saves a finding's input on its own
+// (-artifact_prefix), so nothing in here is worth keeping after the run.
+void remove_work() {
+  std::error_code ignored;
+  fs::remove_all(g_work, ignored);
+}
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -59,8 +70,16 @@ int call(int (*main_fn)(int, char**), std::vector<std::string> args) {
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   const char* seeds = std::getenv("PERUSETRACE_FUZZ_SEEDS");
   if (seeds == nullptr) seeds = PERUSETRACE_FUZZ_SEEDS;
-  char work_template[] = "/tmp/perusetrace-fuzz-XXXXXX";
-  const fs::path work = ::mkdtemp(work_template);
+  std::string work_template = (fs::temp_directory_path() / "perusetrace-fuzz-XXXXXX").string();
+  if (::mkdtemp(work_template.data()) == nullptr) {
+    std::fprintf(stderr,
+                 "archive_fuzz: cannot create %s: %s (set TMPDIR to a writable directory)\n",
+                 work_template.c_str(), std::strerror(errno));
+    std::exit(1);
+  }
+  const fs::path work = work_template;
+  g_work = work;
+  std::atexit(remove_work);
   fs::copy(fs::path(seeds) / "trace", work / "trace", fs::copy_options::recursive);
   fs::copy(fs::path(seeds) / "died", work / "died", fs::copy_options::recursive);
   g_trace = work / "trace";

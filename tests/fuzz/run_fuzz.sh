@@ -41,5 +41,16 @@ done
 export ASAN_OPTIONS=${ASAN_OPTIONS:-allocator_may_return_null=1:detect_leaks=1}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$source_dir/tests/fuzz/lsan.supp:print_suppressions=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-exec "$build/tests/fuzz/archive_fuzz" -close_fd_mask=3 -timeout=20 -rss_limit_mb=0 -len_control=0 \
-  -artifact_prefix="$build/findings/" "$@" "$corpus"
+# Its scratch copies go to a TMPDIR of their own, which must be empty again afterwards: a run
+# here leaves nothing in the machine's /tmp.
+scratch=$(mktemp -d)
+status=0
+TMPDIR=$scratch "$build/tests/fuzz/archive_fuzz" -close_fd_mask=3 -timeout=20 -rss_limit_mb=0 \
+  -len_control=0 -artifact_prefix="$build/findings/" "$@" "$corpus" || status=$?
+left=$(ls -A "$scratch")
+rm -rf "$scratch"
+if [[ $status -eq 0 && -n $left ]]; then
+  echo "run_fuzz.sh: the fuzzer left its scratch files behind in TMPDIR: $left" >&2
+  exit 1
+fi
+exit $status
