@@ -22,13 +22,10 @@ import mpi_launch  # noqa: E402
 
 
 def run(opts, env, *args):
-    prefix = opts.mpi_prefix
-    # Unbound: the program pins its threads itself, one per CPU (bench/hot_path.cpp); bound to a
-    # core, as mpirun binds one rank by default, its two threads would take turns on it.
-    cmd = [os.path.join(prefix, "bin", "mpirun"), "--allow-run-as-root", "--bind-to", "none",
-           "-np", "1"]
-    for name, value in env.items():
-        cmd += ["-x", f"{name}={value}"]
+    # Unbound (as mpi_launch starts every rank): the program pins its threads itself, one per
+    # CPU (bench/hot_path.cpp); bound to a core, as mpirun binds one rank by default, its two
+    # threads would take turns on it.
+    cmd = mpi_launch.command(os.path.join(opts.mpi_prefix, "bin", "mpirun"), 1, env)
     done = subprocess.run(cmd + [os.path.join(opts.build, "bench", "hot_path"), str(opts.scale)]
                           + list(args),
                           capture_output=True, text=True, env=mpi_launch.without_tracer_settings())

@@ -249,9 +249,9 @@ def main():
             print(f"      {margin_verdict([y - x for x, y in pairs])}")
     if all(m in best for m in "ag") and 0 in best["a"] and cycles:
         what = opts.events or "the default events"
-        added = [c["g"] - c["a"] for c in cycles]
+        g_added = [c["g"] - c["a"] for c in cycles]
         print(f"mode g ({what}): adds {best['g'][0] - best['a'][0]:.3f} us at 0 B, best of "
-              f"cycles; per cycle, median {median(added):.3f}")
+              f"cycles; per cycle, median {median(g_added):.3f}")
         if "e" in best:
             margins = [(c["e"] - c["a"]) / 2 - (c["g"] - c["a"]) for c in cycles]
             print(f"      against the must's line (e-a)/2, {margin_verdict(margins)}")

@@ -50,7 +50,9 @@ TMPDIR=$scratch "$build/tests/fuzz/archive_fuzz" -close_fd_mask=3 -timeout=20 -r
 left=$(ls -A "$scratch")
 rm -rf "$scratch"
 if [[ $status -eq 0 && -n $left ]]; then
-  echo "run_fuzz.sh: the fuzzer left its scratch files behind in TMPDIR: $left" >&2
+  echo "run_fuzz.sh: the fuzzer left its scratch files behind in TMPDIR: $left;" \
+    "archive_fuzz.cpp removes them at exit (remove_work, registered with atexit): see that it" \
+    "still is" >&2
   exit 1
 fi
 exit $status
