@@ -1,50 +1,138 @@
 #include "clock_sync.hpp"
 
-#include <mpi.h>
+#include <unistd.h>
+
+#include <fstream>
 
 #include "clock.hpp"
 
 namespace perusetrace {
 
 namespace {
-constexpr int kPings = 5;  // the fastest round trip of a few gives the tightest bound
-constexpr int kTag = 0x7ace;
-}  // namespace
 
-void ClockOffsets::measure() {
-  int rank = 0, size = 1;
-  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  PMPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (rank == 0) {
-    for (int peer = 1; peer < size; ++peer) {
-      for (int i = 0; i < kPings; ++i) {
-        char ping = 0;
-        PMPI_Recv(&ping, 1, MPI_CHAR, peer, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        const std::uint64_t now = now_ns();
-        PMPI_Send(&now, 1, MPI_UINT64_T, peer, kTag, MPI_COMM_WORLD);
-      }
-    }
-    points.emplace_back(now_ns(), 0);
-    errors.push_back(0.0);
-    return;
-  }
-  std::uint64_t best_rtt = UINT64_MAX, best_mid = 0;
-  std::int64_t best_offset = 0;
-  for (int i = 0; i < kPings; ++i) {
-    const char ping = 0;
-    std::uint64_t master = 0;
+constexpr int kTag = 0x7ace;
+// Cristian's method: the round trip with the least delay bounds the offset tightest. On a busy
+// or oversubscribed machine most round trips include a descheduled process, so exchanges go on
+// until the best one has not improved for a while.
+constexpr std::uint32_t kMinExchanges = 16;
+constexpr std::uint32_t kMaxExchanges = 400;
+constexpr std::uint32_t kPatience = 32;  // exchanges without a better round trip before stopping
+
+std::uint64_t fnv1a(const std::string& s) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+std::string read_line(const char* path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+// Splits `comm` by a 64-bit key in two rounds of 31 bits each, since MPI's colours are ints.
+MPI_Comm split_by_key(MPI_Comm comm, std::uint64_t key, int order) {
+  MPI_Comm low = MPI_COMM_NULL, both = MPI_COMM_NULL;
+  PMPI_Comm_split(comm, static_cast<int>(key & 0x7fffffff), order, &low);
+  PMPI_Comm_split(low, static_cast<int>((key >> 32) & 0x7fffffff), order, &both);
+  PMPI_Comm_free(&low);
+  return both;
+}
+
+// Leader side of one measurement against rank 0 (rank 0 of `leaders`).
+OffsetPoint measure_against_root(MPI_Comm leaders) {
+  OffsetPoint best;
+  std::uint64_t best_rtt = UINT64_MAX;
+  std::uint32_t n = 0, since_better = 0;
+  while (n < kMinExchanges || (since_better < kPatience && n < kMaxExchanges)) {
+    const int more = 1;
+    std::uint64_t root_time = 0;
     const std::uint64_t t0 = now_ns();
-    PMPI_Send(&ping, 1, MPI_CHAR, 0, kTag, MPI_COMM_WORLD);
-    PMPI_Recv(&master, 1, MPI_UINT64_T, 0, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    PMPI_Send(&more, 1, MPI_INT, 0, kTag, leaders);
+    PMPI_Recv(&root_time, 1, MPI_UINT64_T, 0, kTag, leaders, MPI_STATUS_IGNORE);
     const std::uint64_t t1 = now_ns();
+    ++n;
+    ++since_better;
     if (t1 - t0 < best_rtt) {
       best_rtt = t1 - t0;
-      best_mid = t0 + (t1 - t0) / 2;
-      best_offset = static_cast<std::int64_t>(master) - static_cast<std::int64_t>(best_mid);
+      since_better = 0;
+      best.local_ns = t0 + (t1 - t0) / 2;
+      best.offset_ns = static_cast<std::int64_t>(root_time - best.local_ns);
     }
   }
-  points.emplace_back(best_mid, best_offset);
-  errors.push_back(static_cast<double>(best_rtt) / 2.0);
+  const int done = 0;
+  PMPI_Send(&done, 1, MPI_INT, 0, kTag, leaders);
+  best.error_ns = static_cast<double>(best_rtt) / 2.0;
+  best.exchanges = n;
+  return best;
+}
+
+// Rank 0's side: answers each leader's exchanges in turn until it says it is done.
+void serve_leaders(MPI_Comm leaders) {
+  int count = 1;
+  PMPI_Comm_size(leaders, &count);
+  for (int peer = 1; peer < count; ++peer) {
+    for (;;) {
+      int more = 0;
+      PMPI_Recv(&more, 1, MPI_INT, peer, kTag, leaders, MPI_STATUS_IGNORE);
+      if (!more) break;
+      const std::uint64_t now = now_ns();
+      PMPI_Send(&now, 1, MPI_UINT64_T, peer, kTag, leaders);
+    }
+  }
+}
+
+}  // namespace
+
+std::string clock_domain_name() {
+  const std::string boot = read_line("/proc/sys/kernel/random/boot_id");
+  char ns[128] = {0};
+  const ssize_t n = ::readlink("/proc/self/ns/time", ns, sizeof ns - 1);
+  if (!boot.empty()) return "boot " + boot + (n > 0 ? std::string(" ") + ns : std::string());
+  char host[256] = {0};
+  ::gethostname(host, sizeof host - 1);
+  return std::string("host ") + host;
+}
+
+void ClockSync::join() {
+  int rank = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  domain_ = clock_domain_name();
+  domain_comm_ = split_by_key(MPI_COMM_WORLD, fnv1a(domain_), rank);
+  int domain_rank = 0;
+  PMPI_Comm_rank(domain_comm_, &domain_rank);
+  leader_ = rank;  // the lowest world rank of the domain: rank 0 leads its own
+  PMPI_Bcast(&leader_, 1, MPI_INT, 0, domain_comm_);
+  PMPI_Comm_split(MPI_COMM_WORLD, domain_rank == 0 ? 0 : MPI_UNDEFINED, rank, &leaders_comm_);
+}
+
+void ClockSync::measure() {
+  int rank = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  OffsetPoint p;
+  if (leaders_comm_ != MPI_COMM_NULL) {
+    if (rank == 0) {
+      serve_leaders(leaders_comm_);
+      p.local_ns = now_ns();
+    } else {
+      p = measure_against_root(leaders_comm_);
+    }
+  }
+  // The leader's point holds for every rank of its domain: they read the same clock.
+  struct {
+    std::uint64_t local;
+    std::int64_t offset;
+    double error;
+    std::uint32_t exchanges;
+  } shared{p.local_ns, p.offset_ns, p.error_ns, p.exchanges};
+  PMPI_Bcast(&shared, sizeof shared, MPI_BYTE, 0, domain_comm_);
+  points_.push_back({shared.local, shared.offset, shared.error, shared.exchanges});
+}
+
+void ClockSync::leave() {
+  if (leaders_comm_ != MPI_COMM_NULL) PMPI_Comm_free(&leaders_comm_);
+  if (domain_comm_ != MPI_COMM_NULL) PMPI_Comm_free(&domain_comm_);
 }
 
 }  // namespace perusetrace

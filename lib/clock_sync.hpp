@@ -1,18 +1,52 @@
-// Clock offsets of this rank against rank 0, measured at init and at finalize; OTF2 readers
-// interpolate between the two to put every rank on rank 0's clock.
+// Which ranks read the same clock, and the offset of every other clock against rank 0's,
+// measured at MPI_Init and at MPI_Finalize (global_clock.hpp applies them).
+//
+// A clock domain is one boot of one machine in one time namespace: its ranks read the very same
+// CLOCK_MONOTONIC, so they share one offset, exactly 0 in rank 0's domain: measuring what is
+// already exact would only add the measurement's error (on oversubscribed cores, milliseconds).
+// Only one leader per domain exchanges messages with rank 0, so the cost at rank 0 grows with
+// the number of hosts, not of ranks.
 #pragma once
 
+#include <mpi.h>
+
 #include <cstdint>
-#include <utility>
+#include <string>
 #include <vector>
 
 namespace perusetrace {
 
-struct ClockOffsets {
-  std::vector<std::pair<std::uint64_t, std::int64_t>> points;  // (local time, offset to rank 0)
-  std::vector<double> errors;                                  // half the round trip, ns
-  // Collective over MPI_COMM_WORLD (PMPI): rank 0 answers each rank's pings in turn.
-  void measure();
+struct OffsetPoint {
+  std::uint64_t local_ns = 0;   // this rank's CLOCK_MONOTONIC
+  std::int64_t offset_ns = 0;   // add to local_ns for rank 0's clock
+  double error_ns = 0;          // the offset is exact to within this (half the best round trip)
+  std::uint32_t exchanges = 0;  // round trips made to measure it (0: shared, not measured)
 };
+
+class ClockSync {
+ public:
+  // Collective over MPI_COMM_WORLD (PMPI): finds this rank's clock domain and its leader.
+  void join();
+  // Collective: a new point of this rank's offset, appended to points().
+  void measure();
+  // Collective: frees the communicators (before PMPI_Finalize).
+  void leave();
+
+  int leader() const { return leader_; }                 // world rank leading this rank's domain
+  const std::string& domain() const { return domain_; }  // what names the clock
+  const std::vector<OffsetPoint>& points() const { return points_; }
+
+ private:
+  std::string domain_;
+  int leader_ = 0;
+  MPI_Comm domain_comm_ = MPI_COMM_NULL;   // the ranks reading this rank's clock
+  MPI_Comm leaders_comm_ = MPI_COMM_NULL;  // one rank per domain; MPI_COMM_NULL elsewhere
+  std::vector<OffsetPoint> points_;
+};
+
+// The name of the clock this process reads: the kernel's boot id and the time namespace
+// (Linux), so that two containers or simulated hosts with their own time namespaces on one
+// machine are told apart; the host name where /proc cannot say.
+std::string clock_domain_name();
 
 }  // namespace perusetrace

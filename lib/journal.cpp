@@ -137,10 +137,15 @@ void note_file(const trace::FileInfo& f) {
   append_line("file " + std::to_string(f.local_id) + ' ' + std::to_string(f.comm) + ' ' + f.name);
 }
 
-void note_clock_offset(std::uint64_t local_time, std::int64_t offset, double error) {
-  char text[96];
-  std::snprintf(text, sizeof text, "offset %llu %lld %.1f",
-                static_cast<unsigned long long>(local_time), static_cast<long long>(offset), error);
+void note_clock_domain(int leader, const std::string& name) {
+  append_line("clockdomain " + std::to_string(leader) + ' ' + name);
+}
+
+void note_clock_offset(const trace::ClockOffset& o) {
+  char text[128];
+  std::snprintf(text, sizeof text, "offset %llu %lld %.1f %u",
+                static_cast<unsigned long long>(o.local_time), static_cast<long long>(o.offset),
+                o.error, o.exchanges);
   append_line(text);
 }
 

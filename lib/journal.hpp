@@ -34,7 +34,9 @@ bool open(const std::string& trace_dir, const Header& header, std::string& error
 // Facts the records refer to, appended as they appear (never on the hot path).
 void note_comm(const trace::CommInfo& comm);
 void note_file(const trace::FileInfo& file);
-void note_clock_offset(std::uint64_t local_time, std::int64_t offset, double error);
+// The clock this rank reads (clock_sync.hpp): the world rank leading its domain, and its name.
+void note_clock_domain(int leader, const std::string& name);
+void note_clock_offset(const trace::ClockOffset& offset);
 // MPI_Finalize reached: also the last point of the records' clock, which the scale spans.
 void note_end(std::uint64_t end_time, TickPoint last);
 // Async-signal-safe: the program is dying; `reason` says how ("signal 11", "MPI_Abort"). Reads

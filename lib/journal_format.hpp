@@ -40,7 +40,8 @@ inline std::string records_path(const std::string& trace_dir, int rank, unsigned
 //   settings TEXT
 //   comm LOCAL_ID PARENT_ID|- INTER N_MEMBERS WORLD_RANK... N_REMOTE WORLD_RANK... NAME
 //   file LOCAL_ID COMM_LOCAL_ID NAME
-//   offset LOCAL_TIME OFFSET_NS ERROR_NS
+//   clockdomain LEADER_RANK NAME   (the ranks reading one clock share its leader's offsets)
+//   offset LOCAL_TIME OFFSET_NS ERROR_NS [EXCHANGES]   (add OFFSET_NS for rank 0's clock)
 //   stopped REASON            (the program died; written by the crash handlers)
 //   end END_NS                (MPI_Finalize reached; the archive is being written)
 // Times are CLOCK_MONOTONIC ns except in the records, which hold ticks.

@@ -12,7 +12,7 @@
 #include <memory>
 #include <vector>
 
-#include "clock.hpp"
+#include "global_clock.hpp"
 #include "record.hpp"
 #include "record_packing.hpp"
 
@@ -25,8 +25,8 @@ class RecordFile {
     std::uint64_t dropped = 0;         // not a record this build writes, or out of order
     std::uint64_t closed_regions = 0;  // Leaves added at the end
     std::uint64_t torn_bytes = 0;      // at the end of the file, not readable as records
-    std::uint64_t first_time = 0;      // ns, of the first record kept
-    std::uint64_t last_time = 0;       // ns
+    std::uint64_t first_time = 0;      // global ns, of the first record kept
+    std::uint64_t last_time = 0;       // global ns
   };
 
   RecordFile(std::uint16_t region_count, std::uint8_t peruse_event_count)
@@ -36,9 +36,10 @@ class RecordFile {
   RecordFile& operator=(const RecordFile&) = delete;
 
   bool open(const std::string& path, std::string& error);
-  // Records hold ticks of the rank's clock; what read() returns holds ns.
-  void set_scale(const TickScale& scale) { scale_ = scale; }
-  // Records later than this (ns) are damaged: the rank noted a clock point after its last one.
+  // Records hold ticks of the rank's clock; what read() returns holds the run's global ns.
+  void set_clock(const GlobalClock& clock) { clock_ = clock; }
+  // Records later than this (local ns) are damaged: the rank noted a clock point after its last
+  // one.
   void set_time_limit(std::uint64_t ns) { time_limit_ = ns; }
   // Fills `out` with the next valid records; 0 at the end.
   std::size_t read(Record* out, std::size_t capacity);
@@ -62,7 +63,7 @@ class RecordFile {
   std::uint16_t open_regions_[kMaxDepth];
   int depth_ = 0;
   Counts counts_;
-  TickScale scale_;
+  GlobalClock clock_;
   std::uint64_t time_limit_ = ~std::uint64_t{0};
 };
 

@@ -5,13 +5,17 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <algorithm>
 #include <cstdlib>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "clock_sync.hpp"
 #include "comm_registry.hpp"
 #include "crash_guard.hpp"
 #include "file_registry.hpp"
+#include "global_clock.hpp"
 #include "journal.hpp"
 #include "journal_format.hpp"
 #include "mpi_handlers.hpp"
@@ -35,7 +39,7 @@ struct Run {
   std::uint64_t realtime_start = 0;
   TickPoint ticks_first;  // the records' clock at init; with the point at the end, its scale
   std::string settings;
-  ClockOffsets offsets;
+  ClockSync clocks;
 };
 Run g_run;
 
@@ -113,10 +117,71 @@ bool all_ranks(bool ok) {
   return all == 1;
 }
 
-void note_offsets(std::size_t from) {
-  for (std::size_t i = from; i < g_run.offsets.points.size(); ++i)
-    journal::note_clock_offset(g_run.offsets.points[i].first, g_run.offsets.points[i].second,
-                               g_run.offsets.errors[i]);
+trace::ClockOffset to_trace(const OffsetPoint& p) {
+  return {p.local_ns, p.offset_ns, p.error_ns, p.exchanges};
+}
+
+// A new offset measurement, noted in the journal as soon as it is known.
+void measure_clock() {
+  g_run.clocks.measure();
+  journal::note_clock_offset(to_trace(g_run.clocks.points().back()));
+}
+
+// Ranks on different hosts may see different files under one path (a node-local scratch
+// directory): each checks that it sees the token rank 0 left in the directory it chose. A trace
+// with the other hosts' ranks missing would look whole; the run goes untraced instead, saying
+// which hosts and what to set.
+bool same_directory_everywhere(const std::string& dir) {
+  const std::string path = dir + "/.perusetrace-run";
+  std::string token;
+  if (g_run.rank == 0) {
+    token = std::to_string(realtime_ns()) + "-" + std::to_string(::getpid()) + "-" + host_name();
+    if (FILE* f = std::fopen(path.c_str(), "w")) {
+      std::fputs(token.c_str(), f);
+      std::fclose(f);
+    }
+  }
+  token = broadcast(token);
+  char seen[256] = {0};
+  if (FILE* f = std::fopen(path.c_str(), "r")) {
+    if (std::fgets(seen, sizeof seen, f) == nullptr) seen[0] = '\0';
+    std::fclose(f);
+  }
+  const bool mine = token == seen;
+  const bool all = all_ranks(mine);
+  if (!all) {
+    // Only now, and only the hosts that cannot see it, travel to rank 0.
+    char host[64] = {0};
+    if (!mine) std::snprintf(host, sizeof host, "%s", host_name().c_str());
+    std::vector<char> hosts(g_run.rank == 0 ? sizeof host * g_run.size : 0);
+    PMPI_Gather(host, sizeof host, MPI_CHAR, hosts.data(), sizeof host, MPI_CHAR, 0,
+                MPI_COMM_WORLD);
+    if (g_run.rank == 0) {
+      std::set<std::string> unseen;
+      int ranks = 0;
+      for (int r = 0; r < g_run.size; ++r) {
+        const std::string h(&hosts[static_cast<std::size_t>(r) * sizeof host]);
+        if (!h.empty()) ++ranks, unseen.insert(h);
+      }
+      std::string names;
+      for (const std::string& h : unseen) names += (names.empty() ? " " : ", ") + h;
+      std::fprintf(stderr,
+                   "perusetrace: the trace directory %s is not the same directory on every host: "
+                   "%d rank(s) on%s do not see what rank 0 (on %s) wrote there (a node-local "
+                   "disk?). Set MPITRACE_OUTPUT to a directory on a file system every host "
+                   "shares. The program runs untraced.\n",
+                   dir.c_str(), ranks, names.c_str(), host_name().c_str());
+    }
+  }
+  PMPI_Barrier(MPI_COMM_WORLD);
+  if (g_run.rank == 0) {
+    std::remove(path.c_str());
+    if (!all) {
+      ::rmdir(journal::directory(dir).c_str());
+      ::rmdir(dir.c_str());
+    }
+  }
+  return all;
 }
 
 // OTF2 reports success even when its buffered writes met a full disk (an empty anchor file was
@@ -154,8 +219,7 @@ std::string what_is_kept() {
 
 // Encodes this rank's journal into the OTF2 archive (collective). The journal goes once the
 // archive is complete on every rank; otherwise it stays for `perusetrace recover`.
-void write_archive(const trace::ProcessInfo& process, std::uint32_t threads,
-                   const TickScale& scale) {
+void write_archive(trace::ProcessInfo process, std::uint32_t threads, const GlobalClock& clock) {
   trace::ArchiveSpec spec;
   spec.directory = g_run.directory;
   spec.rank = g_run.rank;
@@ -178,12 +242,19 @@ void write_archive(const trace::ProcessInfo& process, std::uint32_t threads,
   for (std::uint32_t t = 0; t < threads; ++t) {
     void* location = trace::open_location(t);
     RecordFile file(kRegionCount, static_cast<std::uint8_t>(kPeruseEventCount));
-    file.set_scale(scale);
+    file.set_clock(clock);
     std::string ignored;  // a thread whose journal file could not be created has no records
     if (location != nullptr && file.open(journal::records_file(t), ignored)) {
       std::size_t n = 0;
       while ((n = file.read(block, kBlock)) > 0) trace::write(location, block, n);
     }
+    // The archive's time span holds every event, whatever rounding the clock's maps did.
+    const RecordFile::Counts& c = file.counts();
+    if (c.kept > 0 && c.first_time < process.start_time) {
+      process.realtime_start -= std::min(process.realtime_start, process.start_time - c.first_time);
+      process.start_time = c.first_time;
+    }
+    if (c.kept > 0) process.end_time = std::max(process.end_time, c.last_time);
     trace::close_location(location);
   }
   bool ok = trace::close_archive(process, error);
@@ -219,6 +290,8 @@ void on_init(int rc, Fn fn, std::uint64_t start, int provided) {
     return;
   }
 
+  if (!same_directory_everywhere(g_run.directory)) return;
+
   // `start` was read before the clock was chosen, so it is ns: records want ticks.
   std::string clock_problem;
   if (!choose_tick_clock(settings.clock, clock_problem))
@@ -250,6 +323,11 @@ void on_init(int rc, Fn fn, std::uint64_t start, int provided) {
     return;
   }
 
+  // Before Peruse is attached: the clock's messages are the tracer's, not the program's.
+  g_run.clocks.join();
+  journal::note_clock_domain(g_run.clocks.leader(), g_run.clocks.domain());
+  measure_clock();
+
   g_group_mask = settings.group_mask;
   configure_buffers(settings.buffer_bytes);
   g_comms.start();
@@ -261,8 +339,6 @@ void on_init(int rc, Fn fn, std::uint64_t start, int provided) {
   peruse::attach(MPI_COMM_WORLD, g_comms.find(MPI_COMM_WORLD));
   peruse::attach(MPI_COMM_SELF, g_comms.find(MPI_COMM_SELF));
 
-  g_run.offsets.measure();
-  note_offsets(0);
   g_state.store(TraceState::On);
   install_crash_guard();
   const auto region = static_cast<std::uint16_t>(fn);
@@ -275,9 +351,8 @@ void on_finalize() {
   const auto region = static_cast<std::uint16_t>(Fn::MPI_Finalize);
   record_region(RecordKind::Enter, region);
   peruse::stop();
-  const std::size_t known_offsets = g_run.offsets.points.size();
-  g_run.offsets.measure();
-  note_offsets(known_offsets);
+  measure_clock();
+  g_run.clocks.leave();
   record_region(RecordKind::Leave, region);
   const std::uint64_t end = now_ns();
 
@@ -300,13 +375,18 @@ void on_finalize() {
   process.host = host_name();
   process.comms = g_comms.snapshot();
   process.files = g_files.snapshot();
-  process.start_time = g_run.start_time;
-  process.end_time = end;
+  GlobalClock clock;
+  clock.scale = tick_scale(g_run.ticks_first, last);
+  for (const OffsetPoint& p : g_run.clocks.points()) {
+    clock.offsets.add(p.local_ns, p.offset_ns, p.error_ns);
+    process.clock_offsets.push_back(to_trace(p));
+  }
+  process.clock_leader = g_run.clocks.leader();
+  process.start_time = clock.offsets.to_global(g_run.start_time);
+  process.end_time = clock.offsets.to_global(end);
   process.realtime_start = g_run.realtime_start;
-  process.clock_offsets = g_run.offsets.points;
-  process.clock_offset_errors = g_run.offsets.errors;
   if (stopped) g_state.store(TraceState::Stopped);  // the archive says it is incomplete
-  write_archive(process, thread_count(), tick_scale(g_run.ticks_first, last));
+  write_archive(process, thread_count(), clock);
 }
 
 }  // namespace perusetrace

@@ -43,11 +43,7 @@ bool close_archive(const ProcessInfo& process, std::string& error) {
     return false;
   }
 
-  RankReport mine;
-  mine.host = process.host;
-  mine.start_time = process.start_time;
-  mine.end_time = process.end_time;
-  mine.realtime_start = process.realtime_start;
+  RankReport mine = report_of(process);
   {
     std::lock_guard lock(s.mutex);
     for (Location* loc : s.locations) mine.location_events.push_back(loc ? loc->events : 0);
@@ -63,10 +59,11 @@ bool close_archive(const ProcessInfo& process, std::string& error) {
     OTF2_DefWriter* defs = OTF2_Archive_GetDefWriter(
         s.archive, location_id(s.spec.rank, s.spec.size, static_cast<std::uint32_t>(t)));
     if (defs == nullptr) break;
-    write_local_definitions(defs, unified.comm_map, unified.handle_map, process);
+    write_local_definitions(defs, unified.comm_map, unified.handle_map);
     OTF2_Archive_CloseDefWriter(s.archive, defs);
   }
   if (rc == OTF2_SUCCESS) rc = OTF2_Archive_CloseDefFiles(s.archive);
+  if (rc == OTF2_SUCCESS && s.spec.rank == 0) rc = set_unified_properties(s.archive, unified);
   if (rc == OTF2_SUCCESS && s.spec.rank == 0) {
     OTF2_GlobalDefWriter* global = OTF2_Archive_GetGlobalDefWriter(s.archive);
     if (global == nullptr) {

@@ -2,7 +2,9 @@
 // rank -> thread), regions, attributes, metrics, and the unified communicators. Ids of every
 // kind are written in increasing order, as otf2-print expects.
 #include <algorithm>
+#include <cstdio>
 #include <map>
+#include <tuple>
 
 #include "catalogue.hpp"
 #include "internal.hpp"
@@ -65,6 +67,7 @@ OTF2_Paradigm otf2_paradigm(Paradigm p) {
   return OTF2_PARADIGM_UNKNOWN;
 }
 
+// The reports' times are on the global clock already: the trace spans exactly the events.
 void write_clock(OTF2_GlobalDefWriter* w, const std::vector<RankReport>& ranks) {
   std::uint64_t start = UINT64_MAX, end = 0, realtime = 0;
   for (const RankReport& r : ranks) {
@@ -202,6 +205,33 @@ void write_io(OTF2_GlobalDefWriter* w, Strings& str, const Unified& u) {
 }
 
 }  // namespace
+
+std::string clock_domains_text(const std::vector<RankReport>& ranks) {
+  // leader -> (host, ranks, the leader's offsets)
+  std::map<int, std::tuple<std::string, int, std::vector<ClockOffset>>> domains;
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    auto& [host, count, offsets] = domains[ranks[r].clock_leader];
+    if (count++ == 0 || static_cast<int>(r) == ranks[r].clock_leader) {
+      host = ranks[r].host;
+      offsets = ranks[r].clock_offsets;
+    }
+  }
+  std::string text;
+  char item[160];
+  for (const auto& [leader, domain] : domains) {
+    const auto& [host, count, offsets] = domain;
+    text += "leader=" + std::to_string(leader) + ";host=" + host +
+            ";ranks=" + std::to_string(count) + ";offsets=";
+    for (std::size_t i = 0; i < offsets.size(); ++i) {
+      std::snprintf(item, sizeof item, "%s%lld:%.0f:%u", i ? "," : "",
+                    static_cast<long long>(offsets[i].offset), offsets[i].error,
+                    offsets[i].exchanges);
+      text += item;
+    }
+    text += '\n';
+  }
+  return text;
+}
 
 void write_global_definitions(OTF2_GlobalDefWriter* w, const ArchiveSpec& spec, const Unified& u) {
   Strings str(w);

@@ -62,9 +62,12 @@ void encode(Location& location, const Record* records, std::size_t count);
 // definitions.cpp: everything rank 0 writes into the global definitions.
 struct RankReport {
   std::string host;
-  std::vector<std::uint64_t> location_events;  // per thread
-  std::uint64_t start_time = 0, end_time = 0, realtime_start = 0;
+  std::vector<std::uint64_t> location_events;                      // per thread
+  std::uint64_t start_time = 0, end_time = 0, realtime_start = 0;  // global clock
+  int clock_leader = 0;
+  std::vector<ClockOffset> clock_offsets;
 };
+RankReport report_of(const ProcessInfo& process);
 struct UnifiedComm {
   std::string name;
   std::vector<int> world_ranks;
@@ -89,10 +92,13 @@ struct Unified {
   std::vector<std::uint64_t> handle_map;  // this rank: local -> global I/O handle id
 };
 void write_local_definitions(OTF2_DefWriter* defs, const std::vector<std::uint64_t>& comm_map,
-                             const std::vector<std::uint64_t>& handle_map,
-                             const ProcessInfo& process);
+                             const std::vector<std::uint64_t>& handle_map);
+// Rank 0, before closing: the properties only the unified reports can tell.
+OTF2_ErrorCode set_unified_properties(OTF2_Archive* archive, const Unified& unified);
 void write_global_definitions(OTF2_GlobalDefWriter* writer, const ArchiveSpec& spec,
                               const Unified& unified);
+// The archive's PERUSETRACE::CLOCK_DOMAINS property: one line per clock domain (definitions.cpp).
+std::string clock_domains_text(const std::vector<RankReport>& ranks);
 
 // rank_reports.cpp: what one rank contributes to the unification, and the unification itself.
 struct RankInput {

@@ -31,20 +31,25 @@ bool write_archive_offline(const ArchiveSpec& spec, const std::vector<OfflineRan
   auto block = std::make_unique_for_overwrite<Record[]>(kBlock);  // filled by `read` before use
   for (std::size_t r = 0; r < ranks.size(); ++r) {
     const ProcessInfo& p = ranks[r].process;
-    inputs[r].report.host = p.host;
-    inputs[r].report.start_time = p.start_time;
-    inputs[r].report.end_time = p.end_time;
-    inputs[r].report.realtime_start = p.realtime_start;
+    inputs[r].report = report_of(p);
     inputs[r].comms = p.comms;
     inputs[r].files = p.files;
     for (std::uint32_t t = 0; t < std::max<std::uint32_t>(ranks[r].threads, 1); ++t) {
       Location* loc = open_stream(static_cast<int>(r), t);
       if (loc == nullptr) return give_up(s.first_failure);
       std::size_t n = 0;
+      RankReport& report = inputs[r].report;
       while (!s.failed && (n = read(static_cast<int>(r), t, block.get(), kBlock)) > 0) {
         encode(*loc, block.get(), n);
-        // A rank that died has no end time of its own: its last record is its end.
-        inputs[r].report.end_time = std::max(inputs[r].report.end_time, block[n - 1].time);
+        // A rank that died has no end time of its own: its last record is its end; one whose
+        // start was lost starts at its first record.
+        report.end_time = std::max(report.end_time, block[n - 1].time);
+        const std::uint64_t first = block[0].time;
+        if (report.start_time == 0 || first < report.start_time) {
+          const std::uint64_t earlier = report.start_time == 0 ? 0 : report.start_time - first;
+          report.realtime_start -= std::min(report.realtime_start, earlier);
+          report.start_time = first;
+        }
       }
       close_location(loc);
       inputs[r].report.location_events.push_back(loc->events);
@@ -64,11 +69,12 @@ bool write_archive_offline(const ArchiveSpec& spec, const std::vector<OfflineRan
         rc = OTF2_ERROR_FILE_INTERACTION;
         break;
       }
-      write_local_definitions(defs, unified.comm_maps[r], unified.handle_maps[r], ranks[r].process);
+      write_local_definitions(defs, unified.comm_maps[r], unified.handle_maps[r]);
       OTF2_Archive_CloseDefWriter(s.archive, defs);
     }
   }
   if (rc == OTF2_SUCCESS) rc = OTF2_Archive_CloseDefFiles(s.archive);
+  if (rc == OTF2_SUCCESS) rc = set_unified_properties(s.archive, unified);
   if (rc == OTF2_SUCCESS) {
     OTF2_GlobalDefWriter* global = OTF2_Archive_GetGlobalDefWriter(s.archive);
     if (global == nullptr) {

@@ -86,6 +86,14 @@ std::vector<char> serialize(const RankInput& in) {
   w.u64(in.report.start_time);
   w.u64(in.report.end_time);
   w.u64(in.report.realtime_start);
+  w.u64(static_cast<std::uint64_t>(in.report.clock_leader));
+  w.u64(in.report.clock_offsets.size());
+  for (const ClockOffset& o : in.report.clock_offsets) {
+    w.u64(o.local_time);
+    w.u64(static_cast<std::uint64_t>(o.offset));
+    w.u64(static_cast<std::uint64_t>(o.error));
+    w.u64(o.exchanges);
+  }
   w.u64(in.report.location_events.size());
   for (std::uint64_t e : in.report.location_events) w.u64(e);
   w.u64(in.comms.size());
@@ -113,6 +121,14 @@ RankInput deserialize(const char* data, std::size_t length) {
   out.report.start_time = in.u64();
   out.report.end_time = in.u64();
   out.report.realtime_start = in.u64();
+  out.report.clock_leader = static_cast<int>(in.u64());
+  out.report.clock_offsets.resize(std::min<std::uint64_t>(in.u64(), in.left() / 32));
+  for (ClockOffset& o : out.report.clock_offsets) {
+    o.local_time = in.u64();
+    o.offset = static_cast<std::int64_t>(in.u64());
+    o.error = static_cast<double>(in.u64());
+    o.exchanges = static_cast<std::uint32_t>(in.u64());
+  }
   out.report.location_events.resize(std::min<std::uint64_t>(in.u64(), in.left() / 8));
   for (auto& e : out.report.location_events) e = in.u64();
   const std::uint64_t comms = in.u64();
@@ -135,6 +151,17 @@ RankInput deserialize(const char* data, std::size_t length) {
     out.files.push_back(std::move(f));
   }
   return out;
+}
+
+RankReport report_of(const ProcessInfo& process) {
+  RankReport r;
+  r.host = process.host;
+  r.start_time = process.start_time;
+  r.end_time = process.end_time;
+  r.realtime_start = process.realtime_start;
+  r.clock_leader = process.clock_leader;
+  r.clock_offsets = process.clock_offsets;
+  return r;
 }
 
 Unified unify_all(const std::vector<RankInput>& inputs) {

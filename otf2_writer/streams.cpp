@@ -170,16 +170,16 @@ Location* open_stream(int rank, std::uint32_t thread_index) {
 }
 
 void write_local_definitions(OTF2_DefWriter* defs, const std::vector<std::uint64_t>& comm_map,
-                             const std::vector<std::uint64_t>& handle_map,
-                             const ProcessInfo& process) {
+                             const std::vector<std::uint64_t>& handle_map) {
+  // No ClockOffset definitions: the events' times are already on the global clock
+  // (lib/global_clock.hpp), and a reader would apply offsets a second time.
   write_mapping(defs, OTF2_MAPPING_COMM, comm_map);
   write_mapping(defs, OTF2_MAPPING_IO_HANDLE, handle_map);
-  for (std::size_t i = 0; i < process.clock_offsets.size(); ++i) {
-    const double error =
-        i < process.clock_offset_errors.size() ? process.clock_offset_errors[i] : 0;
-    OTF2_DefWriter_WriteClockOffset(defs, process.clock_offsets[i].first,
-                                    process.clock_offsets[i].second, error);
-  }
+}
+
+OTF2_ErrorCode set_unified_properties(OTF2_Archive* archive, const Unified& unified) {
+  return OTF2_Archive_SetProperty(archive, "PERUSETRACE::CLOCK_DOMAINS",
+                                  clock_domains_text(unified.ranks).c_str(), true);
 }
 
 }  // namespace detail

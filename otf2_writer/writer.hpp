@@ -90,13 +90,24 @@ struct FileInfo {
   std::uint32_t comm;  // local id of the communicator it was opened on
 };
 
+// One measurement of a rank's clock against rank 0's (lib/clock_sync.hpp).
+struct ClockOffset {
+  std::uint64_t local_time = 0;  // the rank's own clock, ns
+  std::int64_t offset = 0;       // add to local_time for rank 0's clock
+  double error = 0;              // half the best round trip, ns
+  std::uint32_t exchanges = 0;   // round trips measured; 0: the domain shares rank 0's clock
+};
+
 struct ProcessInfo {
   std::string host;
   std::vector<CommInfo> comms;  // every communicator this rank created, in creation order
   std::vector<FileInfo> files;  // every file handle, in opening order
-  std::uint64_t start_time = 0, end_time = 0, realtime_start = 0;
-  std::vector<std::pair<std::uint64_t, std::int64_t>> clock_offsets;  // (local time, offset)
-  std::vector<double> clock_offset_errors;
+  // On the run's global clock (global_clock.hpp), as the records the writer is given: the span
+  // of this rank's records, from MPI_Init to MPI_Finalize.
+  std::uint64_t start_time = 0, end_time = 0;
+  std::uint64_t realtime_start = 0;        // CLOCK_REALTIME at start_time
+  int clock_leader = 0;                    // world rank leading this rank's clock domain
+  std::vector<ClockOffset> clock_offsets;  // measured at MPI_Init and MPI_Finalize
 };
 
 // The archive is written at MPI_Finalize, by every rank for its own threads, from the records

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 
+#include "global_clock.hpp"
 #include "tick_clock.hpp"
 
 using namespace perusetrace;
@@ -57,4 +58,43 @@ TEST_CASE("the chosen clock's points agree with CLOCK_MONOTONIC") {
   REQUIRE(choose_tick_clock(ClockChoice::Monotonic, error));
   CHECK_FALSE(tick_clock_is_tsc());
   CHECK(std::string(tick_clock_name()) == "monotonic");
+}
+
+TEST_CASE("no offset measured: the local clock is the global one") {
+  const OffsetLine line;
+  CHECK(line.to_global(123'456'789) == 123'456'789);
+}
+
+TEST_CASE("offsets interpolate between init and finalize and hold outside") {
+  OffsetLine line;
+  line.add(1'000'000'000, -5'000'000'000'000, 20'000);  // a host 5000 s ahead of rank 0's
+  line.add(3'000'000'000, -5'000'000'040'000, 20'000);  // drifting by 20 ppm
+  CHECK(line.offset_at(1'000'000'000) == -5'000'000'000'000);
+  CHECK(line.offset_at(2'000'000'000) == -5'000'000'020'000);
+  CHECK(line.offset_at(3'000'000'000) == -5'000'000'040'000);
+  CHECK(line.offset_at(500'000'000) == -5'000'000'000'000);    // MPI_Init's Enter, before
+  CHECK(line.offset_at(4'000'000'000) == -5'000'000'040'000);  // after the last point
+}
+
+TEST_CASE("offsets too far apart for any clock's drift keep the better-measured one") {
+  // 1 ms apart over 10 ms is 10 % drift: measurement error, and following it could turn time
+  // backwards on a short run.
+  OffsetLine line;
+  line.add(1'000'000'000, 3'000'000, 400'000);
+  line.add(1'010'000'000, 2'000'000, 5'000);
+  CHECK(line.offset_at(1'000'000'000) == 2'000'000);
+  CHECK(line.offset_at(1'005'000'000) == 2'000'000);
+  CHECK(line.offset_at(1'020'000'000) == 2'000'000);
+}
+
+TEST_CASE("global times keep the order of local times") {
+  OffsetLine line;
+  line.add(1'000, 1'000'000, 10);
+  line.add(1'000'000'001'000, 1'000'400'000, 10);  // 400 ppm: the steepest allowed
+  std::uint64_t previous = 0;
+  for (std::uint64_t t = 0; t < 1'100'000'000'000; t += 7'777'777'777) {
+    const std::uint64_t g = line.to_global(t);
+    CHECK(g >= previous);
+    previous = g;
+  }
 }

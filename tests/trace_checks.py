@@ -48,6 +48,9 @@ class Trace:
         self.events = collections.defaultdict(list)  # (rank, thread) -> [Event]
         self.comms = []
         self.clock_resolution = 1
+        self.global_offset = 0  # the archive's ClockProperties: every event lies in
+        self.trace_length = 0   # [global_offset, global_offset + trace_length]
+        self.properties = {}
 
     def ns(self, ticks):
         """A time span in the archive's clock ticks, in nanoseconds."""
@@ -102,11 +105,31 @@ def whole_peruse_fields(memory, present):
     return fields
 
 
+def read_properties(path):
+    """The anchor file's properties (python3-otf2 3.0.2 does not expose them): NAME -> value."""
+    import subprocess
+    out = subprocess.run(["otf2-print", "-I", path], capture_output=True, text=True).stdout
+    props, name = {}, None
+    for line in out.splitlines():
+        m = re.match(r"^\s*Property name:\s*(\S+)", line)
+        if m:
+            name = m.group(1)
+            continue
+        m = re.match(r"^\s*Property value:\s*(.*)$", line)
+        if m and name:
+            props[name] = m.group(1)
+            name = None
+    return props
+
+
 def load(path):
     trace = Trace()
     memory = {}
     with otf2.reader.open(path) as archive:
-        trace.clock_resolution = archive.definitions.clock_properties.timer_resolution
+        clock = archive.definitions.clock_properties
+        trace.clock_resolution = clock.timer_resolution
+        trace.global_offset, trace.trace_length = clock.global_offset, clock.trace_length
+        trace.properties = read_properties(path)
         trace.comms = list(archive.definitions.comms)
         threads = {}
         for location, event in archive.events:
@@ -142,8 +165,64 @@ def world_rank(comm, rank_in_comm):
 
 # --- generic properties, used by most checks ---------------------------------------------
 
+def clock_condition(trace):
+    """No message is received before it was sent. MPI matches the messages of one sender, receiver,
+    communicator and tag in order, so the k-th receive (its MpiRecv/MpiIrecv, written when the
+    receive completed) must come after the k-th send (its MpiSend/MpiIsend, written when the send
+    started). On the run's global clock this holds whatever the hosts' clocks are."""
+    sends, recvs = collections.defaultdict(list), collections.defaultdict(list)
+    for (rank, _), events in trace.events.items():
+        entered = []  # a send starts when its MPI call does: MpiIsend is written at the call's
+        for e in events:  # end, as its request id is known only then
+            r = e.raw
+            if e.kind == "Enter":
+                entered.append(e.time)
+            elif e.kind == "Leave" and entered:
+                entered.pop()
+            elif e.kind in ("MpiSend", "MpiIsend"):
+                sends[(rank, world_rank(r.communicator, r.receiver), r.communicator._ref,
+                       r.msg_tag)].append(entered[-1] if entered else e.time)
+            elif e.kind in ("MpiRecv", "MpiIrecv"):
+                recvs[(world_rank(r.communicator, r.sender), rank, r.communicator._ref,
+                       r.msg_tag)].append(e.time)
+    backwards, worst, pairs = 0, 0, collections.Counter()
+    for key, sent in sends.items():
+        for s_time, r_time in zip(sorted(sent), sorted(recvs.get(key, []))):
+            if r_time < s_time:
+                backwards += 1
+                pairs[key[:2]] += 1
+                worst = max(worst, s_time - r_time)
+    if backwards:
+        return [f"{backwards} of {sum(map(len, sends.values()))} messages were received before "
+                f"they were sent, by up to {trace.ns(worst) / 1e6:.3f} ms (sender, receiver: "
+                f"{dict(pairs.most_common(4))})"]
+    return []
+
+
+def clock_span(trace):
+    """The archive's ClockProperties hold every event: none before the global offset, none after
+    its end, and a length no longer than the events' span (with the time MPI_Init and
+    MPI_Finalize took)."""
+    first = min((e.time for ev in trace.events.values() for e in ev[:1]), default=None)
+    last = max((e.time for ev in trace.events.values() for e in ev[-1:]), default=None)
+    if first is None:
+        return ["the trace holds no events"]
+    f = []
+    start, end = trace.global_offset, trace.global_offset + trace.trace_length
+    if first < start:
+        f.append(f"an event lies {trace.ns(start - first)} ns before the global offset")
+    if last > end:
+        f.append(f"an event lies {trace.ns(last - end)} ns after the trace's end")
+    if first - start > trace.clock_resolution or end - last > trace.clock_resolution:
+        f.append(f"the ClockProperties span {trace.ns(trace.trace_length) / 1e9:.3f} s, the "
+                 f"events {trace.ns(last - first) / 1e9:.3f} s (from +"
+                 f"{trace.ns(first - start) / 1e9:.3f} s)")
+    return f
+
+
 def messages_match(trace):
-    """Every MpiSend has one MpiRecv with the same sender, receiver, communicator, tag, bytes."""
+    """Every MpiSend has one MpiRecv with the same sender, receiver, communicator, tag, bytes;
+    none received before it was sent; the clock's span is the events'."""
     sends, recvs = collections.Counter(), collections.Counter()
     for (rank, _), events in trace.events.items():
         for e in events:
@@ -162,7 +241,7 @@ def messages_match(trace):
                         f"received but not sent {dict(only_received)}")
     if not sends:
         failures.append("the trace holds no MpiSend/MpiIsend at all")
-    return failures
+    return failures + clock_condition(trace) + clock_span(trace)
 
 
 def lifecycles(trace, per_rank=False):
@@ -490,6 +569,7 @@ COUNT_CHECKS = {
     "memory": check_memory,
 }
 
+
 def check_file_io(trace, run):
     """tests/apps/file_io.c: handles named after the file, every operation completed in full."""
     f = []
@@ -707,7 +787,19 @@ def comm_threads_peruse(trace, receives_per_rank):
     return f
 
 
+def check_ring(trace, run):
+    """tests/apps/ring.c on any number of ranks: every message matched, none backwards in time."""
+    f = messages_match(trace)
+    m = re.search(r"^expect messages (\d+)$", run.stdout, re.M)
+    sends = len([1 for _, e in trace.of_kind("MpiSend")] + [1 for _, e in trace.of_kind("MpiIsend")])
+    if not m or sends != int(m.group(1)):
+        f.append(f"{sends} sends in the trace, the program made {m and m.group(1)}")
+    return f
+
+
 CHECKS = {
+    "ring": check_ring,
+    "ring": check_ring,
     "comm_threads": check_comm_threads,
     "late_sender": check_late_sender,
     "late_receiver": check_late_receiver,

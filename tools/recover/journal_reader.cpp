@@ -120,14 +120,15 @@ void read_definitions(const std::string& path, RankJournal& j) {
       ok = !in.fail() && f.local_id < journal::kMaxLocalIds;
       if (ok) j.process.files.push_back(std::move(f));
     } else if (key == "offset") {
-      std::uint64_t local = 0;
-      std::int64_t offset = 0;
-      double error = 0;
-      in >> local >> offset >> error;
+      trace::ClockOffset o;
+      in >> o.local_time >> o.offset >> o.error;
       if ((ok = !in.fail())) {
-        j.process.clock_offsets.emplace_back(local, offset);
-        j.process.clock_offset_errors.push_back(error);
+        if (!(in >> o.exchanges)) o.exchanges = 0;  // journals before the count was written
+        j.process.clock_offsets.push_back(o);
       }
+    } else if (key == "clockdomain") {
+      in >> j.process.clock_leader;
+      ok = !in.fail() && j.process.clock_leader >= 0;
     } else if (key == "end") {
       in >> j.process.end_time;
       j.ended = ok = !in.fail();
@@ -145,7 +146,9 @@ void read_definitions(const std::string& path, RankJournal& j) {
     }
   }
   // The widest span known: to the last point the rank wrote, else the two read at init.
-  if (have_ticks) j.scale = tick_scale(first, have_last ? last : second);
+  if (have_ticks) j.clock.scale = tick_scale(first, have_last ? last : second);
+  for (const trace::ClockOffset& o : j.process.clock_offsets)
+    j.clock.offsets.add(o.local_time, o.offset, o.error);
   j.have_scale = have_ticks;
   if (have_last) j.last_clock_point = last.ns;
   j.last_clock_point = std::max(j.last_clock_point, j.process.end_time);

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "clock.hpp"
+#include "global_clock.hpp"
 #include "writer.hpp"
 
 namespace perusetrace::recover {
@@ -16,8 +16,8 @@ struct RankJournal {
   int version = 0;
   int regions = 0;
   std::string settings;
-  trace::ProcessInfo process;
-  TickScale scale;                        // the records' ticks to ns
+  trace::ProcessInfo process;             // times on the rank's own clock until recover maps them
+  GlobalClock clock;                      // the records' ticks to the run's global ns
   bool have_scale = false;                // else the records' ticks are taken for ns
   std::uint64_t last_clock_point = 0;     // ns of the last clock point the rank noted, or 0
   bool ended = false;                     // MPI_Finalize was reached

@@ -136,6 +136,11 @@ int recover_main(int argc, char** argv) {
   std::vector<trace::OfflineRank> offline(ranks.size());
   for (std::size_t r = 0; r < ranks.size(); ++r) {
     offline[r].process = ranks[r].process;
+    // The journal holds the rank's own clock; the archive, the run's global one.
+    trace::ProcessInfo& p = offline[r].process;
+    const OffsetLine& offsets = ranks[r].clock.offsets;
+    if (p.start_time > 0) p.start_time = offsets.to_global(p.start_time);
+    if (p.end_time > 0) p.end_time = offsets.to_global(p.end_time);
     if (offline[r].process.host.empty()) offline[r].process.host = "unknown host";
     offline[r].threads = static_cast<std::uint32_t>(ranks[r].record_files.size());
   }
@@ -160,7 +165,7 @@ int recover_main(int argc, char** argv) {
       if (thread >= files.size() || files[thread].empty()) return 0;
       current =
           std::make_unique<RecordFile>(kRegionCount, static_cast<std::uint8_t>(kPeruseEventCount));
-      current->set_scale(ranks[rank].scale);
+      current->set_clock(ranks[rank].clock);
       // Nothing is recorded after the rank's last clock point (MPI_Finalize, or its death)
       // but what other threads add while it is taken: a second is ample.
       if (ranks[rank].last_clock_point > 0)
@@ -221,7 +226,8 @@ int recover_main(int argc, char** argv) {
           "as ns as they are, and may not line up with the other ranks\n",
           r);
     // From MPI_Init, or from the first record when the rank's definitions lost its start.
-    const std::uint64_t start = j.process.start_time > 0 ? j.process.start_time : first;
+    const std::uint64_t start =
+        j.process.start_time > 0 ? j.clock.offsets.to_global(j.process.start_time) : first;
     const double span = last > start ? static_cast<double>(last - start) / 1e9 : 0.0;
     fmt::print(
         "rank {}: {}; {} thread(s), {} records kept covering {:.3f} s, {} dropped, {} "
