@@ -220,6 +220,7 @@ std::string clock_domains_text(const std::vector<RankReport>& ranks) {
   char item[160];
   for (const auto& [leader, domain] : domains) {
     const auto& [host, count, offsets] = domain;
+    if (!text.empty()) text += ' ';  // one line: otf2-print shows a property's first line only
     text += "leader=" + std::to_string(leader) + ";host=" + host +
             ";ranks=" + std::to_string(count) + ";offsets=";
     for (std::size_t i = 0; i < offsets.size(); ++i) {
@@ -228,7 +229,6 @@ std::string clock_domains_text(const std::vector<RankReport>& ranks) {
                     offsets[i].exchanges);
       text += item;
     }
-    text += '\n';
   }
   return text;
 }

@@ -63,6 +63,22 @@ def case_launcher_rejects_bad_usage(c):
                run)
 
 
+def case_launcher_passes_hosts(c):
+    """--host, --hostfile and --mpirun-arg reach mpirun with the settings for remote ranks
+    (an mpirun that prints its arguments stands in for a cluster's)."""
+    hostfile = os.path.join(c.work, "hosts")
+    run = c.launch(["run", "--mpirun", "/bin/echo", "--host", "node1:2,node2:2", "--hostfile",
+                    hostfile, "--mpirun-arg", "--map-by", "--mpirun-arg=node", "--events", "all",
+                    "-np", "4", "--", c.scenarios, "late-sender"])
+    expect(run.returncode == 0, f"exit {run.returncode}", run)
+    args = run.stdout.split()
+    for seq in (["--host", "node1:2,node2:2"], ["--hostfile", hostfile], ["--map-by", "node"],
+                ["-x", "MPITRACE_PERUSE_EVENTS=all"], ["-np", "4"]):
+        expect(any(args[i:i + len(seq)] == seq for i in range(len(args))),
+               f"mpirun was not given {seq}", run)
+    expect(args[-2:] == [c.scenarios, "late-sender"], "the program is not last", run)
+
+
 def case_launcher_traces_the_paper_events(c):
     out = os.path.join(c.work, "paper")
     events = "REQ_XFER_BEGIN:REQ_XFER_END:REQ_XFER_CONTINUE:REQ_NOTIFY"

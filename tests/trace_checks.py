@@ -51,6 +51,7 @@ class Trace:
         self.global_offset = 0  # the archive's ClockProperties: every event lies in
         self.trace_length = 0   # [global_offset, global_offset + trace_length]
         self.properties = {}
+        self.hosts = {}  # rank -> its system-tree node's name
 
     def ns(self, ticks):
         """A time span in the archive's clock ticks, in nanoseconds."""
@@ -111,11 +112,11 @@ def read_properties(path):
     out = subprocess.run(["otf2-print", "-I", path], capture_output=True, text=True).stdout
     props, name = {}, None
     for line in out.splitlines():
-        m = re.match(r"^\s*Property name:\s*(\S+)", line)
+        m = re.match(r"^\s*Property name:?\s+(\S+)", line)
         if m:
             name = m.group(1)
             continue
-        m = re.match(r"^\s*Property value:\s*(.*)$", line)
+        m = re.match(r"^\s*Property value:?\s+(.*)$", line)
         if m and name:
             props[name] = m.group(1)
             name = None
@@ -134,6 +135,9 @@ def load(path):
         threads = {}
         for location, event in archive.events:
             rank = rank_of(location)
+            if rank not in trace.hosts:
+                node = location.group.system_tree_parent
+                trace.hosts[rank] = node.name if node is not None else None
             key = (rank, threads.setdefault(location, sum(1 for l in threads if rank_of(l) == rank)))
             kind = type(event).__name__
             name, attrs = kind, {}

@@ -38,6 +38,10 @@ options (each sets the MPITRACE_ variable of the same meaning; see README.md):
   --buffer-size SIZE   per-thread buffer, e.g. 8M (MPITRACE_BUFFER_SIZE)
   --mpirun PATH        the mpirun to use (default: the one perusetrace was built with,
                        or MPITRACE_MPIRUN)
+  --host LIST          hosts to run on, passed to mpirun (e.g. node1:4,node2:4)
+  --hostfile FILE      a host file, passed to mpirun
+  --mpirun-arg ARG     one more argument for mpirun (repeatable), e.g. --mpirun-arg=--map-by
+                       --mpirun-arg=node
   -np N                number of ranks
   --                   ends the options; PROGRAM and its arguments follow
 )";
@@ -81,6 +85,8 @@ struct Run {
   std::vector<std::pair<std::string, std::string>> env;  // MPITRACE_* to pass to the ranks
   std::string mpirun;
   std::string ranks;
+  std::vector<std::string> hosts;        // mpirun's host options, in its own spelling
+  std::vector<std::string> mpirun_args;  // passed on as they are
   std::vector<std::string> command;
 };
 
@@ -110,6 +116,12 @@ int run(int argc, char** argv) {
     } else if (arg == "--mpirun") {
       ok = i + 1 < argc;
       if (ok) r.mpirun = argv[++i];
+    } else if (arg == "--host" || arg == "--hostfile") {
+      ok = i + 1 < argc;
+      if (ok) r.hosts.insert(r.hosts.end(), {arg, argv[++i]});
+    } else if (arg == "--mpirun-arg" || arg.rfind("--mpirun-arg=", 0) == 0) {
+      ok = arg != "--mpirun-arg" || i + 1 < argc;
+      if (ok) r.mpirun_args.push_back(arg == "--mpirun-arg" ? argv[++i] : arg.substr(13));
     } else if (arg == "-np" || arg == "-n") {
       ok = i + 1 < argc;
       if (ok) r.ranks = argv[++i];
@@ -163,6 +175,13 @@ int run(int argc, char** argv) {
   const bool openmpi = std::strcmp(PERUSETRACE_MPI_FLAVOUR, "openmpi") == 0;
   if (openmpi && ::geteuid() == 0) args.emplace_back("--allow-run-as-root");
   args.insert(args.end(), {"-np", r.ranks});
+  // Remote ranks get the settings through -x/-genv below, as local ones do; the library must be
+  // at the same path on every host (a shared file system, or the same install).
+  for (std::size_t h = 0; h + 1 < r.hosts.size(); h += 2) {
+    const bool file = r.hosts[h] == "--hostfile";
+    args.insert(args.end(), {openmpi ? r.hosts[h] : (file ? "-f" : "-hosts"), r.hosts[h + 1]});
+  }
+  args.insert(args.end(), r.mpirun_args.begin(), r.mpirun_args.end());
   auto pass = [&](const std::string& name, const std::string& value) {
     if (openmpi) {
       args.insert(args.end(), {"-x", name + "=" + value});

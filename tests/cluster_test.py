@@ -1,0 +1,265 @@
+#!/usr/bin/python3
+"""Traced runs across hosts simulated on this machine (tools/fake-cluster): each host has its own
+network, name, CLOCK_MONOTONIC and, with --scratch, its own disk. Root only; skipped (77) with
+fake-cluster's reason where it cannot run.
+
+    cluster_test.py --fake-cluster PATH --mpirun MPIRUN --preload LIB --perusetrace EXE
+                    --ring EXE --scenarios EXE CASE
+
+  ring_auto, ring_monotonic  tests/apps/ring.c, 6 ranks on 3 hosts whose clocks are 5000 s
+                 ahead and 1234.5 s behind the first one's, with MPITRACE_CLOCK=auto (the TSC)
+                 and =monotonic: no message received before it was sent; one clock domain per
+                 host; every offset measured within its own error bound of the configured one;
+                 the ClockProperties span the run; the system tree holds the hosts
+  late_sender_ahead, late_sender_behind  the paper's late sender across two hosts (1 rank each),
+                 the receiver's host 5000 s ahead / 3000 s behind: the trace, `perusetrace
+                 report` and Paraver's states (`perusetrace prv`) all show the injected 200 ms
+  node_local     MPITRACE_OUTPUT on a disk of each host's own: the run goes untraced, saying
+                 which hosts cannot see the directory and what to set
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import prv_check  # noqa: E402
+import trace_checks  # noqa: E402
+
+SKIP = 77
+DELAY_MS = 200
+STATE_WAIT_MESSAGE = 3  # tools/prv/prv_codes.hpp
+THREE_HOSTS = {"h1": 0.0, "h2": 5000.0, "h3": -1234.5}
+
+
+class Cluster:
+    def __init__(self, opts, work):
+        self.opts, self.work = opts, work
+
+    def run(self, name, hosts, slots, np, program, env=(), scratch=None):
+        """Runs PROGRAM traced on the simulated hosts {name: clock offset in s}; returns
+        (completed process, trace directory)."""
+        trace_dir = os.path.join(scratch or self.work, name)
+        ranks = dict({"MPITRACE_OUTPUT": trace_dir, "LD_PRELOAD": self.opts.preload}, **dict(env))
+        spec = ",".join(f"{h}:{off:+.3f}" for h, off in hosts.items())
+        cmd = [self.opts.fake_cluster, "--hosts", spec, "--slots", str(slots),
+               "--mpirun", self.opts.mpirun]
+        if scratch:
+            cmd += ["--scratch", scratch]
+        cmd += ["--", "-np", str(np)]
+        for k, v in ranks.items():
+            cmd += ["-x", f"{k}={v}"]
+        run = subprocess.run(cmd + program, cwd=self.work, capture_output=True, text=True,
+                             timeout=240)
+        sys.stdout.write(run.stdout)
+        sys.stderr.write(run.stderr)
+        if run.returncode == SKIP and "fake-cluster: cannot run" in run.stderr:
+            print("skipped: " + run.stderr.strip().splitlines()[-1])
+            sys.exit(SKIP)
+        return run, trace_dir
+
+    def traced(self, name, hosts, slots, np, program, env=()):
+        run, trace_dir = self.run(name, hosts, slots, np, program, env)
+        archive = os.path.join(trace_dir, "traces.otf2")
+        if run.returncode != 0 or not os.path.exists(archive):
+            raise SystemExit(f"the traced run failed ({run.returncode}), no archive at {archive}")
+        printed = subprocess.run(["otf2-print", archive], stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.PIPE, text=True)
+        warnings = [line for line in printed.stderr.splitlines() if line.strip()]
+        f = [f"otf2-print ({printed.returncode}): {warnings[:5]}"] if printed.returncode or \
+            warnings else []
+        return run, trace_dir, trace_checks.load(archive), f
+
+
+def clock_domains(trace):
+    """PERUSETRACE::CLOCK_DOMAINS: {host: (leader, ranks, [(offset ns, error ns, exchanges)])}."""
+    text = trace.properties.get("PERUSETRACE::CLOCK_DOMAINS", "")
+    domains = {}
+    for line in text.split():
+        fields = dict(item.split("=", 1) for item in line.split(";") if "=" in item)
+        if not fields:
+            continue
+        offsets = [tuple(float(x) for x in o.split(":")) for o in fields["offsets"].split(",")
+                   if o]
+        domains[fields["host"]] = (int(fields["leader"]), int(fields["ranks"]), offsets)
+    return domains
+
+
+def offsets_as_configured(trace, hosts, ranks_per_host):
+    """One domain per host; every offset measured (at init and at finalize) lies within its
+    recorded error of the true one: time namespaces shift one clock by exactly what was set."""
+    f = []
+    domains = clock_domains(trace)
+    if sorted(domains) != sorted(hosts):
+        return [f"clock domains on hosts {sorted(domains)}, expected one per host "
+                f"{sorted(hosts)} (property: {trace.properties.get('PERUSETRACE::CLOCK_DOMAINS')!r})"]
+    first = next(iter(hosts.values()))
+    for host, (leader, ranks, offsets) in sorted(domains.items()):
+        want = round(-(hosts[host] - first) * 1e9)  # added to the host's clock: rank 0's
+        if ranks != ranks_per_host:
+            f.append(f"{host}: {ranks} ranks in its clock domain, expected {ranks_per_host}")
+        if len(offsets) != 2:
+            f.append(f"{host}: {len(offsets)} offsets, expected one at init, one at finalize")
+        for when, (offset, error, exchanges) in zip(("init", "finalize"), offsets):
+            off_by = offset - want
+            print(f"{host} (leader rank {leader}) at {when}: offset {offset / 1e9:+.9f} s, "
+                  f"configured {want / 1e9:+.9f} s, measured {off_by / 1e3:+.1f} us off, "
+                  f"error bound {error / 1e3:.1f} us, {exchanges:.0f} round trips")
+            if host == "h1" and (offset != 0 or error != 0 or exchanges != 0):
+                f.append(f"rank 0's own host got offset {offset} +- {error}: it shares the clock")
+            elif abs(off_by) > error + 1000:
+                f.append(f"{host} at {when}: measured {offset:.0f} ns, configured {want} ns: "
+                         f"{off_by:.0f} ns off, beyond the recorded error of {error:.0f} ns")
+    return f
+
+
+def system_tree(trace, hosts, ranks_per_host):
+    """Every rank's location group sits under the system-tree node of its host."""
+    seen = trace.hosts
+    want = {r: h for i, h in enumerate(hosts) for r in range(i * ranks_per_host,
+                                                            (i + 1) * ranks_per_host)}
+    return [] if seen == want else [f"ranks under system-tree nodes {seen}, expected {want}"]
+
+
+def case_ring(c, clock):
+    run, _, trace, f = c.traced(f"ring_{clock}", THREE_HOSTS, 2, 6, [c.opts.ring],
+                                {"MPITRACE_PERUSE_EVENTS": "all", "MPITRACE_CLOCK": clock})
+    f += trace_checks.check_ring(trace, run)
+    f += offsets_as_configured(trace, THREE_HOSTS, 2)
+    return f + system_tree(trace, THREE_HOSTS, 2)
+
+
+def within(what, value_ns, want_ns, tolerance=0.10):
+    print(f"{what}: {value_ns / 1e6:.3f} ms (injected {want_ns / 1e6:.0f} ms)")
+    if abs(value_ns - want_ns) <= tolerance * want_ns:
+        return []
+    return [f"{what} is {value_ns / 1e6:.3f} ms, expected {want_ns / 1e6:.0f} ms +-"
+            f"{tolerance:.0%}"]
+
+
+def case_late_sender(c, receiver_offset):
+    hosts = {"h1": 0.0, "h2": receiver_offset}
+    run, trace_dir, trace, f = c.traced(
+        "late_sender", hosts, 1, 2, [c.opts.scenarios, "late-sender", "-d", str(DELAY_MS)],
+        {"MPITRACE_PERUSE_EVENTS": "all"})
+    # The paper's early-receiver sequence, less the fragments: over the TCP transport ob1 reported
+    # no REQ_XFER_CONTINUE on the receiver of this 40000-byte message (shared memory does).
+    f += trace_checks.messages_match(trace) + trace_checks.lifecycles(trace)
+    receiver = trace.peruse(1, tag=1, operation=1)
+    missing = trace_checks.in_order([e.name for e in receiver], [
+        n for n in trace_checks.PAPER_EARLY_RECEIVER if n != "REQ_XFER_CONTINUE"])
+    if missing:
+        return f + [f"rank 1 lacks {missing} in the early-receiver sequence: "
+                    f"{[e.name for e in receiver]}"]
+    first = trace_checks.first_by_name(receiver)
+    f += within("the receive's wait in the posted queue (archive)",
+                trace.ns(first["MSG_ARRIVED"].time - first["REQ_INSERT_IN_POSTED_Q"].time),
+                DELAY_MS * 1_000_000)
+    f += offsets_as_configured(trace, hosts, 1)
+    delay = DELAY_MS * 1_000_000
+    # Causal order of the request's Peruse events across the hosts.
+    sent = trace_checks.first_by_name(trace.peruse(0, tag=1, operation=0))
+    received = trace_checks.first_by_name(trace.peruse(1, tag=1, operation=1))
+    if "REQ_XFER_BEGIN" in sent and "REQ_XFER_END" in received and \
+            not sent["REQ_XFER_BEGIN"].time < received["REQ_XFER_END"].time:
+        f.append("the receiver's REQ_XFER_END is not after the sender's REQ_XFER_BEGIN")
+
+    report = subprocess.run([c.opts.perusetrace, "report", trace_dir, "--json",
+                             trace_dir + ".json"], capture_output=True, text=True)
+    print(report.stdout)
+    if report.returncode != 0:
+        return f + [f"perusetrace report failed: {report.stderr}"]
+    traced = re.search(r"([\d.]+) s traced", report.stdout)
+    if not traced or float(traced.group(1)) > 30:
+        f.append(f"the report says {traced and traced.group(0)}: the run took seconds")
+    with open(trace_dir + ".json") as js:
+        worst = json.load(js)["patterns"]["late_sender"]["worst"]
+    if not worst or (worst[0]["sender"], worst[0]["receiver"]) != (0, 1):
+        f.append(f"the report's worst late sender is {worst[:1]}, expected 0 -> 1")
+    else:
+        f += within("the report's late sender 0 -> 1", worst[0]["lost_ns"], delay)
+
+    prefix = trace_dir + "-prv"
+    prv = subprocess.run([c.opts.perusetrace, "prv", trace_dir, "-o", prefix],
+                         capture_output=True, text=True)
+    if prv.returncode != 0:
+        return f + [f"perusetrace prv failed: {prv.stderr}"]
+    waits = []
+
+    def collect(v):
+        if v[0] == 1 and v[3] == 2 and v[7] == STATE_WAIT_MESSAGE:
+            waits.append(v[6] - v[5])
+    failures, summary = prv_check.check(prefix, collect)
+    f += [f"prv: {x}" for x in failures]
+    f += within("Paraver's 'Waiting a message' of task 2", sum(waits), delay)
+    with open(prefix + ".prv") as p:
+        header = p.readline()
+    end = re.match(r"#Paraver \([^)]*\):(\d+)(_ns)?:", header)
+    if not end or int(end.group(1)) > 30e9:
+        f.append(f"the .prv header's end time is {end and end.group(1)} ns: the run took seconds")
+    with open(prefix + ".row") as row:
+        names = row.read()
+    if "h1" not in names or "h2" not in names:
+        f.append("the .row file does not name the hosts h1 and h2")
+    return f
+
+
+def case_node_local(c):
+    scratch = os.path.join(c.work, "scratch")
+    os.mkdir(scratch)
+    hosts = {"h1": 0.0, "h2": 0.0, "h3": 0.0}
+    run, trace_dir = c.run("node_local", hosts, 2, 6, [c.opts.ring], scratch=scratch)
+    f = [] if run.returncode == 0 else [f"the program exited {run.returncode}"]
+    said = re.search(r"perusetrace: the trace directory (\S+) is not the same directory on "
+                     r"every host: (\d+) rank\(s\) on (.*?) do not see", run.stderr)
+    if not said:
+        return f + ["no message saying the trace directory differs between hosts"]
+    if said.group(1) != trace_dir or said.group(2) != "4" or said.group(3).strip() != "h2, h3":
+        f.append(f"the message names {said.groups()}, expected {trace_dir}, 4 ranks, h2, h3")
+    if "MPITRACE_OUTPUT" not in run.stderr or "runs untraced" not in run.stderr:
+        f.append("the message does not say what to set, or that the run goes untraced")
+    if "expect messages" not in run.stdout:
+        f.append("the program did not run to its end")
+    if os.listdir(scratch):
+        f.append(f"the shared file system's {scratch} got {os.listdir(scratch)}")
+    return f
+
+
+CASES = {
+    "ring_auto": lambda c: case_ring(c, "auto"),
+    "ring_monotonic": lambda c: case_ring(c, "monotonic"),
+    "late_sender_ahead": lambda c: case_late_sender(c, 5000.0),
+    "late_sender_behind": lambda c: case_late_sender(c, -3000.0),
+    "node_local": case_node_local,
+}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    for name in ("fake-cluster", "mpirun", "preload", "perusetrace", "ring", "scenarios"):
+        parser.add_argument("--" + name, required=True)
+    parser.add_argument("case", choices=sorted(CASES))
+    opts = parser.parse_args()
+    for name in ("fake_cluster", "mpirun", "preload", "perusetrace", "ring", "scenarios"):
+        setattr(opts, name, os.path.abspath(getattr(opts, name)))
+    check = subprocess.run([opts.fake_cluster, "--check"], capture_output=True, text=True)
+    if check.returncode != 0:
+        print(f"skipped: {check.stderr.strip() or check.stdout.strip()}")
+        sys.exit(SKIP)
+    work = tempfile.mkdtemp(prefix="perusetrace-cluster-")
+    failures = CASES[opts.case](Cluster(opts, work))
+    if failures:
+        print(f"\nFAILED cluster case '{opts.case}' (files kept in {work}):", file=sys.stderr)
+        for f in failures:
+            print(f"  - {f}", file=sys.stderr)
+        sys.exit(1)
+    print(f"cluster case '{opts.case}' passed")
+    shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
