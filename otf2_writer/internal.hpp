@@ -6,6 +6,7 @@
 #include <atomic>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "peruse_fields.hpp"
@@ -81,13 +82,25 @@ struct UnifiedHandle {  // one MPI-IO file handle of one rank
   std::uint64_t file;  // global IoFile id
   std::uint64_t comm;  // global Comm id
 };
+// A communicator's identity, the same on every member rank without any communication: a hash
+// of its parent's identity, its members and how many such children of that parent the rank
+// created before it (rank_reports.cpp).
+struct CommId {
+  std::uint64_t a = 0, b = 0;  // {0, 0}: none
+  bool operator==(const CommId& o) const { return a == o.a && b == o.b; }
+  explicit operator bool() const { return a != 0 || b != 0; }
+};
+struct CommIdHash {
+  std::size_t operator()(const CommId& id) const { return static_cast<std::size_t>(id.a); }
+};
+using CommIds = std::unordered_map<CommId, std::uint64_t, CommIdHash>;  // -> global id
+
 struct Unified {
-  std::vector<RankReport> ranks;  // rank 0 only, as are the next three
+  std::vector<RankReport> ranks;  // rank 0 only, as are the next four
   std::vector<UnifiedComm> comms;
   std::vector<std::string> files;  // global IoFile id -> name
   std::vector<UnifiedHandle> handles;
-  std::vector<std::vector<std::uint64_t>> comm_maps;    // per rank (rank 0 only)
-  std::vector<std::vector<std::uint64_t>> handle_maps;  // per rank (rank 0 only)
+  CommIds comm_ids;
   std::vector<std::uint64_t> comm_map;    // this rank: local -> global communicator id
   std::vector<std::uint64_t> handle_map;  // this rank: local -> global I/O handle id
 };
@@ -101,15 +114,38 @@ void write_global_definitions(OTF2_GlobalDefWriter* writer, const ArchiveSpec& s
 // spaces: leader=RANK;host=NAME;ranks=N;offsets=OFFSET:ERROR:EXCHANGES,... (definitions.cpp).
 std::string clock_domains_text(const std::vector<RankReport>& ranks);
 
-// rank_reports.cpp: what one rank contributes to the unification, and the unification itself.
-struct RankInput {
-  RankReport report;
-  std::vector<CommInfo> comms;
-  std::vector<FileInfo> files;
+// rank_reports.cpp: what ranks contribute to the unification. Contributions of neighbouring
+// ranges of ranks merge into one, each communicator kept once, so they can be merged up a tree
+// of ranks: no rank ever holds more than the definitions of the whole run.
+struct CommEntry {
+  CommId id, parent;
+  std::string name;
+  std::vector<int> world_ranks;  // an intercommunicator: both groups, the lower one first
+  bool inter = false, self = false;
 };
-std::vector<char> serialize(const RankInput& input);
-RankInput deserialize(const char* data, std::size_t length);
-Unified unify_all(const std::vector<RankInput>& inputs);
+struct HandleEntry {
+  std::string name;
+  CommId comm;
+};
+struct Contribution {
+  int first_rank = 0;
+  std::vector<RankReport> ranks;     // first_rank, first_rank + 1, ...
+  std::vector<CommEntry> comms;      // in order of first appearance
+  std::vector<HandleEntry> handles;  // in rank order, each rank's in opening order
+};
+// One rank's part; `ids` gets the identity of each of its local communicator ids.
+Contribution contribution_of(int rank, const RankReport& report, const std::vector<CommInfo>& comms,
+                             const std::vector<FileInfo>& files, std::vector<CommId>& ids);
+// `next` holds the ranks right after those of `into`.
+void merge(Contribution& into, Contribution&& next);
+std::vector<char> serialize(const Contribution& c);
+Contribution deserialize(const char* data, std::size_t length);
+// The whole run's contribution as global definitions: ids in order of first appearance.
+Unified unified_of(Contribution&& all);
+// A rank's local communicator ids as global ones.
+std::vector<std::uint64_t> comm_map_of(const std::vector<CommId>& ids, const CommIds& global);
+// A rank's local file handle ids as global ones, its first handle being global id `base`.
+std::vector<std::uint64_t> handle_map_of(const std::vector<FileInfo>& files, std::uint64_t base);
 
 // unification.cpp: collective over MPI_COMM_WORLD.
 Unified unify(const ProcessInfo& process, const RankReport& mine);

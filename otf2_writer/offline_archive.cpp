@@ -26,19 +26,16 @@ bool write_archive_offline(const ArchiveSpec& spec, const std::vector<OfflineRan
     return give_up(std::string("cannot set up the OTF2 archive in ") + spec.directory + ": " +
                    OTF2_Error_GetDescription(rc) + ".");
 
-  std::vector<RankInput> inputs(ranks.size());
+  std::vector<RankReport> reports(ranks.size());
   constexpr std::size_t kBlock = 1 << 14;
   auto block = std::make_unique_for_overwrite<Record[]>(kBlock);  // filled by `read` before use
   for (std::size_t r = 0; r < ranks.size(); ++r) {
-    const ProcessInfo& p = ranks[r].process;
-    inputs[r].report = report_of(p);
-    inputs[r].comms = p.comms;
-    inputs[r].files = p.files;
+    reports[r] = report_of(ranks[r].process);
     for (std::uint32_t t = 0; t < std::max<std::uint32_t>(ranks[r].threads, 1); ++t) {
       Location* loc = open_stream(static_cast<int>(r), t);
       if (loc == nullptr) return give_up(s.first_failure);
       std::size_t n = 0;
-      RankReport& report = inputs[r].report;
+      RankReport& report = reports[r];
       while (!s.failed && (n = read(static_cast<int>(r), t, block.get(), kBlock)) > 0) {
         encode(*loc, block.get(), n);
         // A rank that died has no end time of its own: its last record is its end; one whose
@@ -52,24 +49,41 @@ bool write_archive_offline(const ArchiveSpec& spec, const std::vector<OfflineRan
         }
       }
       close_location(loc);
-      inputs[r].report.location_events.push_back(loc->events);
+      report.location_events.push_back(loc->events);
       delete loc;
       if (s.failed) return give_up(s.first_failure);
     }
   }
 
-  Unified unified = unify_all(inputs);
+  // The same unification as at MPI_Finalize, its tree walked by one process.
+  Contribution all;
+  std::vector<std::vector<CommId>> ids(ranks.size());
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    const ProcessInfo& p = ranks[r].process;
+    Contribution c = contribution_of(static_cast<int>(r), reports[r], p.comms, p.files, ids[r]);
+    if (r == 0) {
+      all = std::move(c);
+    } else {
+      merge(all, std::move(c));
+    }
+  }
+  Unified unified = unified_of(std::move(all));
   rc = OTF2_Archive_CloseEvtFiles(s.archive);
   if (rc == OTF2_SUCCESS) rc = OTF2_Archive_OpenDefFiles(s.archive);
+  std::uint64_t handle_base = 0;
   for (std::size_t r = 0; rc == OTF2_SUCCESS && r < ranks.size(); ++r) {
-    for (std::size_t t = 0; t < inputs[r].report.location_events.size(); ++t) {
+    const std::vector<std::uint64_t> comm_map = comm_map_of(ids[r], unified.comm_ids);
+    const std::vector<std::uint64_t> handle_map =
+        handle_map_of(ranks[r].process.files, handle_base);
+    handle_base += ranks[r].process.files.size();
+    for (std::size_t t = 0; t < unified.ranks[r].location_events.size(); ++t) {
       OTF2_DefWriter* defs = OTF2_Archive_GetDefWriter(
           s.archive, location_id(static_cast<int>(r), spec.size, static_cast<std::uint32_t>(t)));
       if (defs == nullptr) {
         rc = OTF2_ERROR_FILE_INTERACTION;
         break;
       }
-      write_local_definitions(defs, unified.comm_maps[r], unified.handle_maps[r]);
+      write_local_definitions(defs, comm_map, handle_map);
       OTF2_Archive_CloseDefWriter(s.archive, defs);
     }
   }

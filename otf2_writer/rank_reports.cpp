@@ -1,12 +1,12 @@
 // One global id per communicator across ranks, without any communication while the program
-// runs: a communicator is known by its members (as world ranks) and by how many communicators
-// with exactly those members the rank created before it. Members create communicators
-// collectively, in the same order, so every member arrives at the same key.
+// runs: a communicator is known by its parent, its members (as world ranks) and by how many
+// communicators with exactly those members the rank created from that parent before it.
+// Members create communicators collectively, in the same order, so every member arrives at the
+// same identity, a hash of those facts (CommId); contributions of ranges of ranks merge by it.
 // This file needs no MPI: `perusetrace recover` unifies the ranks' journals with it too.
 #include <algorithm>
 #include <cstring>
-#include <map>
-#include <tuple>
+#include <unordered_set>
 #include <utility>
 
 #include "internal.hpp"
@@ -14,7 +14,6 @@
 namespace perusetrace::trace::detail {
 
 namespace {
-
 class Writer {
  public:
   void u64(std::uint64_t v) { raw(&v, sizeof v); }
@@ -66,92 +65,82 @@ class Reader {
   const char* end_;
 };
 
-// A communicator is the same on every rank when it has the same parent (by global id), the same
-// members and is its parent's n-th such child: members alone would pair communicators that
-// threads created concurrently, in different orders on different ranks.
-struct Key {
-  std::uint64_t parent;
-  std::vector<int> first, second;
-  bool operator<(const Key& o) const {
-    return std::tie(parent, first, second) < std::tie(o.parent, o.first, o.second);
+// Two independent 64-bit streams: 128 bits make a collision between a run's communicators
+// (millions at most) vanishingly unlikely.
+class Hasher {
+ public:
+  void add(std::uint64_t v) {
+    a_ = mix(a_ ^ v);
+    b_ = mix(b_ + v * 0x9e3779b97f4a7c15ull);
   }
+  void add(const std::vector<int>& v) {
+    add(v.size());
+    for (int x : v) add(static_cast<std::uint64_t>(static_cast<std::uint32_t>(x)));
+  }
+  void add(const CommId& id) {
+    add(id.a);
+    add(id.b);
+  }
+  CommId id() const { return CommId{a_ | 1, b_}; }  // never {0, 0}: that is "none"
+
+ private:
+  static std::uint64_t mix(std::uint64_t z) {  // splitmix64's finaliser
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  std::uint64_t a_ = 0x243f6a8885a308d3ull, b_ = 0x13198a2e03707344ull;
 };
-constexpr std::uint64_t kNoParentId = ~0ull;
 
-}  // namespace
-
-std::vector<char> serialize(const RankInput& in) {
-  Writer w;
-  w.str(in.report.host);
-  w.u64(in.report.start_time);
-  w.u64(in.report.end_time);
-  w.u64(in.report.realtime_start);
-  w.u64(static_cast<std::uint64_t>(in.report.clock_leader));
-  w.u64(in.report.clock_offsets.size());
-  for (const ClockOffset& o : in.report.clock_offsets) {
+void write_report(Writer& w, const RankReport& r) {
+  w.str(r.host);
+  w.u64(r.start_time);
+  w.u64(r.end_time);
+  w.u64(r.realtime_start);
+  w.u64(static_cast<std::uint64_t>(r.clock_leader));
+  w.u64(r.clock_offsets.size());
+  for (const ClockOffset& o : r.clock_offsets) {
     w.u64(o.local_time);
     w.u64(static_cast<std::uint64_t>(o.offset));
     w.u64(static_cast<std::uint64_t>(o.error));
     w.u64(o.exchanges);
   }
-  w.u64(in.report.location_events.size());
-  for (std::uint64_t e : in.report.location_events) w.u64(e);
-  w.u64(in.comms.size());
-  for (const CommInfo& c : in.comms) {
-    w.u64(c.local_id);
-    w.u64(c.parent);
-    w.str(c.name);
-    w.u64(c.inter);
-    w.ints(c.world_ranks);
-    w.ints(c.remote_world_ranks);
-  }
-  w.u64(in.files.size());
-  for (const FileInfo& f : in.files) {
-    w.u64(f.local_id);
-    w.str(f.name);
-    w.u64(f.comm);
-  }
-  return std::move(w.bytes);
+  w.u64(r.location_events.size());
+  for (std::uint64_t e : r.location_events) w.u64(e);
 }
 
-RankInput deserialize(const char* data, std::size_t length) {
-  Reader in(data, length);
-  RankInput out;
-  out.report.host = in.str();
-  out.report.start_time = in.u64();
-  out.report.end_time = in.u64();
-  out.report.realtime_start = in.u64();
-  out.report.clock_leader = static_cast<int>(in.u64());
-  out.report.clock_offsets.resize(std::min<std::uint64_t>(in.u64(), in.left() / 32));
-  for (ClockOffset& o : out.report.clock_offsets) {
+RankReport read_report(Reader& in) {
+  RankReport r;
+  r.host = in.str();
+  r.start_time = in.u64();
+  r.end_time = in.u64();
+  r.realtime_start = in.u64();
+  r.clock_leader = static_cast<int>(in.u64());
+  r.clock_offsets.resize(std::min<std::uint64_t>(in.u64(), in.left() / 32));
+  for (ClockOffset& o : r.clock_offsets) {
     o.local_time = in.u64();
     o.offset = static_cast<std::int64_t>(in.u64());
     o.error = static_cast<double>(in.u64());
     o.exchanges = static_cast<std::uint32_t>(in.u64());
   }
-  out.report.location_events.resize(std::min<std::uint64_t>(in.u64(), in.left() / 8));
-  for (auto& e : out.report.location_events) e = in.u64();
-  const std::uint64_t comms = in.u64();
-  for (std::uint64_t i = 0; i < comms && in.left() > 0; ++i) {
-    CommInfo c;
-    c.local_id = static_cast<std::uint32_t>(in.u64());
-    c.parent = static_cast<std::uint32_t>(in.u64());
-    c.name = in.str();
-    c.inter = in.u64() != 0;
-    c.world_ranks = in.ints();
-    c.remote_world_ranks = in.ints();
-    out.comms.push_back(std::move(c));
-  }
-  const std::uint64_t files = in.u64();
-  for (std::uint64_t i = 0; i < files && in.left() > 0; ++i) {
-    FileInfo f;
-    f.local_id = static_cast<std::uint32_t>(in.u64());
-    f.name = in.str();
-    f.comm = static_cast<std::uint32_t>(in.u64());
-    out.files.push_back(std::move(f));
-  }
-  return out;
+  r.location_events.resize(std::min<std::uint64_t>(in.u64(), in.left() / 8));
+  for (auto& e : r.location_events) e = in.u64();
+  return r;
 }
+
+void write_id(Writer& w, const CommId& id) {
+  w.u64(id.a);
+  w.u64(id.b);
+}
+
+CommId read_id(Reader& in) {
+  CommId id;
+  id.a = in.u64();
+  id.b = in.u64();
+  return id;
+}
+
+}  // namespace
 
 RankReport report_of(const ProcessInfo& process) {
   RankReport r;
@@ -164,60 +153,150 @@ RankReport report_of(const ProcessInfo& process) {
   return r;
 }
 
-Unified unify_all(const std::vector<RankInput>& inputs) {
+Contribution contribution_of(int rank, const RankReport& report, const std::vector<CommInfo>& comms,
+                             const std::vector<FileInfo>& files, std::vector<CommId>& ids) {
+  Contribution c;
+  c.first_rank = rank;
+  c.ranks.push_back(report);
+  ids.clear();
+  // How many communicators with one parent and one membership this rank made before.
+  std::unordered_map<CommId, std::uint64_t, CommIdHash> made;
+  for (const CommInfo& info : comms) {
+    CommEntry e;
+    e.name = info.name;
+    e.inter = info.inter;
+    e.self = info.local_id == kCommSelf;
+    e.world_ranks = info.world_ranks;
+    std::vector<int> second = info.remote_world_ranks;
+    // Both sides of an intercommunicator see the groups swapped: order them. The two groups of
+    // an intercommunicator make it from different parents: groups only.
+    if (e.inter && second < e.world_ranks) std::swap(e.world_ranks, second);
+    if (!e.inter && info.parent < ids.size()) e.parent = ids[info.parent];
+    Hasher kind;
+    if (e.self) {
+      kind.add(~0ull);  // every rank's MPI_COMM_SELF is one communicator of the trace
+    } else {
+      kind.add(e.parent);
+      kind.add(e.inter ? 1 : 0);
+      kind.add(e.world_ranks);
+      kind.add(second);
+    }
+    Hasher id;
+    id.add(kind.id());
+    id.add(made[kind.id()]++);
+    e.id = id.id();
+    if (e.inter) e.world_ranks.insert(e.world_ranks.end(), second.begin(), second.end());
+    if (ids.size() <= info.local_id) ids.resize(info.local_id + 1);
+    ids[info.local_id] = e.id;
+    c.comms.push_back(std::move(e));
+  }
+  for (const FileInfo& f : files)
+    c.handles.push_back({f.name, f.comm < ids.size() ? ids[f.comm] : CommId{}});
+  return c;
+}
+
+void merge(Contribution& into, Contribution&& next) {
+  std::unordered_set<CommId, CommIdHash> known;
+  known.reserve(into.comms.size());
+  for (const CommEntry& e : into.comms) known.insert(e.id);
+  for (CommEntry& e : next.comms)
+    if (known.insert(e.id).second) into.comms.push_back(std::move(e));
+  for (RankReport& r : next.ranks) into.ranks.push_back(std::move(r));
+  for (HandleEntry& h : next.handles) into.handles.push_back(std::move(h));
+}
+
+std::vector<char> serialize(const Contribution& c) {
+  Writer w;
+  w.u64(static_cast<std::uint64_t>(c.first_rank));
+  w.u64(c.ranks.size());
+  for (const RankReport& r : c.ranks) write_report(w, r);
+  w.u64(c.comms.size());
+  for (const CommEntry& e : c.comms) {
+    write_id(w, e.id);
+    write_id(w, e.parent);
+    w.str(e.name);
+    w.ints(e.world_ranks);
+    w.u64((e.inter ? 1u : 0u) | (e.self ? 2u : 0u));
+  }
+  w.u64(c.handles.size());
+  for (const HandleEntry& h : c.handles) {
+    w.str(h.name);
+    write_id(w, h.comm);
+  }
+  return std::move(w.bytes);
+}
+
+Contribution deserialize(const char* data, std::size_t length) {
+  Reader in(data, length);
+  Contribution c;
+  c.first_rank = static_cast<int>(in.u64());
+  const std::uint64_t ranks = in.u64();
+  for (std::uint64_t i = 0; i < ranks && in.left() > 0; ++i) c.ranks.push_back(read_report(in));
+  const std::uint64_t comms = in.u64();
+  for (std::uint64_t i = 0; i < comms && in.left() > 0; ++i) {
+    CommEntry e;
+    e.id = read_id(in);
+    e.parent = read_id(in);
+    e.name = in.str();
+    e.world_ranks = in.ints();
+    const std::uint64_t flags = in.u64();
+    e.inter = flags & 1;
+    e.self = flags & 2;
+    c.comms.push_back(std::move(e));
+  }
+  const std::uint64_t handles = in.u64();
+  for (std::uint64_t i = 0; i < handles && in.left() > 0; ++i) {
+    HandleEntry h;
+    h.name = in.str();
+    h.comm = read_id(in);
+    c.handles.push_back(std::move(h));
+  }
+  return c;
+}
+
+Unified unified_of(Contribution&& all) {
   Unified u;
-  const std::size_t size = inputs.size();
-  std::map<Key, std::vector<std::uint64_t>> ids;  // key -> global ids by occurrence
-  std::map<std::string, std::uint64_t> file_ids;
-  u.comm_maps.resize(size);
-  u.handle_maps.resize(size);
-  for (std::size_t r = 0; r < size; ++r) {
-    u.ranks.push_back(inputs[r].report);
-    std::vector<std::uint64_t>& map = u.comm_maps[r];
-    std::map<Key, std::size_t> seen;
-    for (const CommInfo& info : inputs[r].comms) {
-      UnifiedComm c;
-      c.name = info.name;
-      c.inter = info.inter;
-      c.world_ranks = info.world_ranks;
-      c.remote_world_ranks = info.remote_world_ranks;
-      c.self = info.local_id == kCommSelf;
-      // Both sides of an intercommunicator see the groups swapped: order them for the key.
-      // The two groups of an intercommunicator make it from different parents: groups only.
-      const std::uint64_t parent =
-          !c.inter && info.parent < map.size() && map[info.parent] != OTF2_UNDEFINED_COMM
-              ? map[info.parent]
-              : kNoParentId;
-      Key key =
-          c.self ? Key{kNoParentId, {-1}, {}} : Key{parent, c.world_ranks, c.remote_world_ranks};
-      if (c.inter && key.second < key.first) std::swap(key.first, key.second);
-      auto& by_occurrence = ids[key];
-      const std::size_t occurrence = seen[key]++;
-      if (occurrence == by_occurrence.size()) {
-        by_occurrence.push_back(u.comms.size());
-        if (parent != kNoParentId) c.parent = parent;
-        if (c.inter) {  // one group: the lower one first (CommEntry::peer_offset agrees)
-          c.world_ranks = key.first;
-          c.world_ranks.insert(c.world_ranks.end(), key.second.begin(), key.second.end());
-          c.remote_world_ranks.clear();
-        }
-        u.comms.push_back(std::move(c));
-      }
-      if (map.size() <= info.local_id) map.resize(info.local_id + 1, OTF2_UNDEFINED_COMM);
-      map[info.local_id] = by_occurrence[occurrence];
-    }
-    // Files are one per name; every rank's handle is its own.
-    for (const FileInfo& f : inputs[r].files) {
-      auto [it, fresh] = file_ids.try_emplace(f.name, u.files.size());
-      if (fresh) u.files.push_back(f.name);
-      std::vector<std::uint64_t>& handles = u.handle_maps[r];
-      if (handles.size() <= f.local_id) handles.resize(f.local_id + 1, 0);
-      handles[f.local_id] = u.handles.size();
-      u.handles.push_back(
-          {f.name, it->second, f.comm < map.size() ? map[f.comm] : OTF2_UNDEFINED_COMM});
-    }
+  u.ranks = std::move(all.ranks);
+  for (const CommEntry& e : all.comms)
+    u.comm_ids.emplace(e.id, u.comms.size()), u.comms.push_back({});
+  for (std::size_t i = 0; i < all.comms.size(); ++i) {
+    CommEntry& e = all.comms[i];
+    UnifiedComm& c = u.comms[i];
+    c.name = std::move(e.name);
+    c.world_ranks = std::move(e.world_ranks);
+    c.inter = e.inter;
+    c.self = e.self;
+    const auto parent = e.parent ? u.comm_ids.find(e.parent) : u.comm_ids.end();
+    if (parent != u.comm_ids.end()) c.parent = parent->second;
+  }
+  // Files are one per name; every rank's handle is its own.
+  std::unordered_map<std::string, std::uint64_t> file_ids;
+  for (HandleEntry& h : all.handles) {
+    auto [it, fresh] = file_ids.try_emplace(h.name, u.files.size());
+    if (fresh) u.files.push_back(h.name);
+    const auto comm = h.comm ? u.comm_ids.find(h.comm) : u.comm_ids.end();
+    u.handles.push_back({std::move(h.name), it->second,
+                         comm != u.comm_ids.end() ? comm->second : OTF2_UNDEFINED_COMM});
   }
   return u;
+}
+
+std::vector<std::uint64_t> comm_map_of(const std::vector<CommId>& ids, const CommIds& global) {
+  std::vector<std::uint64_t> map(ids.size(), OTF2_UNDEFINED_COMM);
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const auto it = ids[i] ? global.find(ids[i]) : global.end();
+    if (it != global.end()) map[i] = it->second;
+  }
+  return map;
+}
+
+std::vector<std::uint64_t> handle_map_of(const std::vector<FileInfo>& files, std::uint64_t base) {
+  std::vector<std::uint64_t> map;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (map.size() <= files[i].local_id) map.resize(files[i].local_id + 1, 0);
+    map[files[i].local_id] = base + i;
+  }
+  return map;
 }
 
 }  // namespace perusetrace::trace::detail

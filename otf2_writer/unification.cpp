@@ -1,5 +1,9 @@
-// Unification at MPI_Finalize: rank 0 gathers every rank's report, unifies them
-// (rank_reports.cpp) and hands each rank its own id maps back.
+// Unification at MPI_Finalize, up and down a binomial tree of ranks: each rank merges the
+// contributions of its children's subtrees into its own and passes the result to its parent;
+// rank 0 numbers the communicators, and the numbers travel back down, each rank sending each
+// child those of the communicators the child sent up. No rank receives more than the whole
+// run's definitions, each communicator once (rank 0 used to gather every rank's list, with
+// MPI_COMM_WORLD's members once per rank), and each rank talks to log2(size) others.
 #include <mpi.h>
 
 #include "internal.hpp"
@@ -8,25 +12,50 @@ namespace perusetrace::trace::detail {
 
 namespace {
 
-// Rank 0 holds one map per rank; every rank gets its own.
-std::vector<std::uint64_t> scatter_maps(const std::vector<std::vector<std::uint64_t>>& maps,
-                                        int rank, int size) {
-  std::vector<std::uint64_t> flat;
-  std::vector<int> counts(rank == 0 ? size : 0), displs(rank == 0 ? size : 0);
-  if (rank == 0) {
-    for (int r = 0; r < size; ++r) {
-      displs[r] = static_cast<int>(flat.size());
-      counts[r] = static_cast<int>(maps[r].size());
-      flat.insert(flat.end(), maps[r].begin(), maps[r].end());
-    }
-  }
-  int mine = 0;
-  PMPI_Scatter(counts.data(), 1, MPI_INT, &mine, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  std::vector<std::uint64_t> map(static_cast<std::size_t>(mine));
-  PMPI_Scatterv(flat.data(), counts.data(), displs.data(), MPI_UINT64_T, map.data(), mine,
-                MPI_UINT64_T, 0, MPI_COMM_WORLD);
-  return map;
+constexpr int kTag = 0x0711;
+
+void send_bytes(const std::vector<char>& bytes, int to) {
+  const auto length = static_cast<std::uint64_t>(bytes.size());
+  PMPI_Send(&length, 1, MPI_UINT64_T, to, kTag, MPI_COMM_WORLD);
+  // In pieces below INT_MAX: a large run's definitions can exceed what one count holds.
+  constexpr std::uint64_t kPiece = 1u << 30;
+  for (std::uint64_t at = 0; at < length; at += kPiece)
+    PMPI_Send(bytes.data() + at, static_cast<int>(std::min(kPiece, length - at)), MPI_CHAR, to,
+              kTag, MPI_COMM_WORLD);
 }
+
+std::vector<char> receive_bytes(int from) {
+  std::uint64_t length = 0;
+  PMPI_Recv(&length, 1, MPI_UINT64_T, from, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  std::vector<char> bytes(length);
+  constexpr std::uint64_t kPiece = 1u << 30;
+  for (std::uint64_t at = 0; at < length; at += kPiece)
+    PMPI_Recv(bytes.data() + at, static_cast<int>(std::min(kPiece, length - at)), MPI_CHAR, from,
+              kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  return bytes;
+}
+
+void send_ids(const std::vector<std::uint64_t>& ids, int to) {
+  const auto count = static_cast<std::uint64_t>(ids.size());
+  PMPI_Send(&count, 1, MPI_UINT64_T, to, kTag, MPI_COMM_WORLD);
+  if (count > 0)
+    PMPI_Send(ids.data(), static_cast<int>(count), MPI_UINT64_T, to, kTag, MPI_COMM_WORLD);
+}
+
+std::vector<std::uint64_t> receive_ids(int from) {
+  std::uint64_t count = 0;
+  PMPI_Recv(&count, 1, MPI_UINT64_T, from, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  std::vector<std::uint64_t> ids(count);
+  if (count > 0)
+    PMPI_Recv(ids.data(), static_cast<int>(count), MPI_UINT64_T, from, kTag, MPI_COMM_WORLD,
+              MPI_STATUS_IGNORE);
+  return ids;
+}
+
+struct Child {
+  int rank;
+  std::vector<CommId> sent;  // the communicators of the child's subtree, in the order it sent them
+};
 
 }  // namespace
 
@@ -35,31 +64,55 @@ Unified unify(const ProcessInfo& process, const RankReport& mine) {
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &size);
 
-  const std::vector<char> blob = serialize(RankInput{mine, process.comms, process.files});
-  int length = static_cast<int>(blob.size());
-  std::vector<int> lengths(rank == 0 ? size : 0), offsets(rank == 0 ? size : 0);
-  PMPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
-  std::vector<char> all;
-  if (rank == 0) {
-    int total = 0;
-    for (int r = 0; r < size; ++r) offsets[r] = total, total += lengths[r];
-    all.resize(static_cast<std::size_t>(total));
+  std::vector<CommId> local_ids;
+  Contribution subtree = contribution_of(rank, mine, process.comms, process.files, local_ids);
+  // Up: a rank receives from rank + 1, + 2, + 4, ... until the lowest set bit of its own rank,
+  // where it sends to its parent. Children cover the ranks right after its subtree so far.
+  std::vector<Child> children;
+  int parent = -1;
+  for (int mask = 1; mask < size; mask <<= 1) {
+    if (rank & mask) {
+      parent = rank - mask;
+      send_bytes(serialize(subtree), parent);
+      break;
+    }
+    if (rank + mask < size) {
+      const std::vector<char> bytes = receive_bytes(rank + mask);
+      Contribution child = deserialize(bytes.data(), bytes.size());
+      Child c{rank + mask, {}};
+      for (const CommEntry& e : child.comms) c.sent.push_back(e.id);
+      children.push_back(std::move(c));
+      merge(subtree, std::move(child));
+    }
   }
-  PMPI_Gatherv(blob.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR,
-               0, MPI_COMM_WORLD);
 
   Unified u;
-  if (rank == 0) {
-    std::vector<RankInput> inputs;
-    for (int r = 0; r < size; ++r)
-      inputs.push_back(deserialize(all.data() + offsets[r], static_cast<std::size_t>(lengths[r])));
-    u = unify_all(inputs);
+  CommIds global;
+  if (parent < 0) {
+    u = unified_of(std::move(subtree));
+    global = u.comm_ids;
   } else {
-    u.comm_maps.resize(size);
-    u.handle_maps.resize(size);
+    // Down: the global ids of what this rank sent up, in that order.
+    const std::vector<std::uint64_t> ids = receive_ids(parent);
+    for (std::size_t i = 0; i < subtree.comms.size() && i < ids.size(); ++i)
+      global.emplace(subtree.comms[i].id, ids[i]);
   }
-  u.comm_map = scatter_maps(u.comm_maps, rank, size);
-  u.handle_map = scatter_maps(u.handle_maps, rank, size);
+  for (auto it = children.rbegin(); it != children.rend(); ++it) {
+    std::vector<std::uint64_t> ids;
+    ids.reserve(it->sent.size());
+    for (const CommId& id : it->sent) {
+      const auto found = global.find(id);
+      ids.push_back(found != global.end() ? found->second : OTF2_UNDEFINED_COMM);
+    }
+    send_ids(ids, it->rank);
+  }
+  u.comm_map = comm_map_of(local_ids, global);
+
+  // Handles are numbered in rank order: this rank's first is the count of all ranks' before it.
+  std::uint64_t handles = process.files.size(), base = 0;
+  PMPI_Exscan(&handles, &base, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0) base = 0;  // MPI leaves rank 0's result undefined
+  u.handle_map = handle_map_of(process.files, base);
   return u;
 }
 

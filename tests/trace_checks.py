@@ -801,8 +801,29 @@ def check_ring(trace, run):
     return f
 
 
+def check_comm_churn(trace, run):
+    """bench/finalize_cost.c -c N: N/2 duplicates of MPI_COMM_WORLD, each one communicator for
+    all ranks, and N/2 splits into pairs (ranks 2k, 2k+1; a last odd rank alone): the
+    unification up a tree of ranks must define each exactly once, with its members."""
+    args = list(run.args)
+    n = int(args[args.index("-c") + 1])
+    ranks = len({r for r, _ in trace.events})
+    groups = (ranks + 1) // 2
+    f = messages_match(trace)
+    comms = [c for c in trace.comms if c.name not in ("MPI_COMM_WORLD", "MPI_COMM_SELF")]
+    members = collections.Counter(tuple(rank_of(m) for m in c.group.members) for c in comms)
+    want = collections.Counter({tuple(range(ranks)): (n + 1) // 2})
+    for g in range(groups):
+        want[tuple(range(2 * g, min(2 * g + 2, ranks)))] += n // 2
+    if members != want:
+        f.append(f"{len(comms)} communicators defined, expected {sum(want.values())}: "
+                 f"differing member lists {dict((members - want) + (want - members))}")
+    return f
+
+
 CHECKS = {
     "ring": check_ring,
+    "comm_churn": check_comm_churn,
     "ring": check_ring,
     "comm_threads": check_comm_threads,
     "late_sender": check_late_sender,
