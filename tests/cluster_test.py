@@ -14,6 +14,10 @@ fake-cluster's reason where it cannot run.
   late_sender_ahead, late_sender_behind  the paper's late sender across two hosts (1 rank each),
                  the receiver's host 5000 s ahead / 3000 s behind: the trace, `perusetrace
                  report` and Paraver's states (`perusetrace prv`) all show the injected 200 ms
+  placement      tests/apps/ring.c, 3 ranks on 2 hosts of 2 slots (ranks 0, 1 on h1, rank 2 on
+                 h2): `perusetrace report --json` splits the ring's messages into exactly the
+                 intra-host and inter-host counts its pattern gives (4 ranks would split 50/50,
+                 which a swapped split would pass)
   node_local     MPITRACE_OUTPUT on a disk of each host's own: the run goes untraced, saying
                  which hosts cannot see the directory and what to set
 """
@@ -208,6 +212,77 @@ def case_late_sender(c, receiver_offset):
     return f
 
 
+def ring_placement(size, ranks_per_host, iterations):
+    """(intra-host, inter-host) messages of ring.c: per iteration every rank sends twice to its
+    right neighbour (MPI_Sendrecv, MPI_Isend) and once to its left one (MPI_Isend); ranks fill
+    the hosts in order."""
+    split = [0, 0]
+    for rank in range(size):
+        for peer, count in (((rank + 1) % size, 2), ((rank + size - 1) % size, 1)):
+            split[rank // ranks_per_host != peer // ranks_per_host] += count * iterations
+    return tuple(split)
+
+
+def case_placement(c):
+    hosts, slots, np, iterations = {"h1": 0.0, "h2": 0.0}, 2, 3, 40
+    run, trace_dir, _, f = c.traced("placement", hosts, slots, np,
+                                    [c.opts.ring, "-i", str(iterations)],
+                                    {"MPITRACE_PERUSE_EVENTS": "all"})
+    expect = re.search(r"expect messages (\d+)", run.stdout)
+    if not expect:
+        return f + ["the ring did not print 'expect messages N'"]
+    total = int(expect.group(1))
+    intra_want, inter_want = ring_placement(np, slots, iterations)
+    if intra_want + inter_want != total:
+        return f + [f"ring.c's pattern gives {intra_want} + {inter_want} messages, it says {total}"]
+    report = subprocess.run([c.opts.perusetrace, "report", trace_dir, "--json",
+                             trace_dir + ".json"], capture_output=True, text=True)
+    print(report.stdout)
+    if report.returncode != 0:
+        return f + [f"perusetrace report failed: {report.stderr}"]
+    with open(trace_dir + ".json") as js:
+        data = json.load(js)
+    p = data["placement"]
+    intra, inter = p["intra_host"], p["inter_host"]
+    print(f"placement: {p['hosts']} hosts {p['host_ranks']}; intra-host {intra['messages']} "
+          f"messages (expected {intra_want}), inter-host {inter['messages']} (expected "
+          f"{inter_want}), {total} in all; late sender intra {intra['late_sender_ns']} ns, "
+          f"inter {inter['late_sender_ns']} ns; bandwidth medians intra "
+          f"{intra['bandwidth_bytes_per_s']['median']:.3g}, inter "
+          f"{inter['bandwidth_bytes_per_s']['median']:.3g} B/s")
+    if p["hosts"] != 2:
+        f.append(f"the report counts {p['hosts']} hosts, expected 2")
+    placed = [(h["host"], h["ranks"]) for h in p["host_ranks"]]
+    if placed != [("h1", [0, 1]), ("h2", [2])]:
+        f.append(f"ranks per host {placed}, expected h1: 0, 1 and h2: 2")
+    if intra["messages"] + inter["messages"] != total:
+        f.append(f"intra-host {intra['messages']} + inter-host {inter['messages']} messages, "
+                 f"the ring sent {total}")
+    if (intra["messages"], inter["messages"]) != (intra_want, inter_want):
+        f.append(f"intra-host / inter-host messages {intra['messages']} / {inter['messages']}, "
+                 f"expected {intra_want} / {inter_want}")
+    if (intra["bytes"], inter["bytes"]) != (intra_want * 64, inter_want * 64):  # ring's -n
+        f.append(f"intra-host / inter-host bytes {intra['bytes']} / {inter['bytes']}, expected "
+                 f"{intra_want * 64} / {inter_want * 64}")
+    # Every late sender and every measured bandwidth has known ranks here, so each lands in one row.
+    late = data["patterns"]["late_sender"]
+    if (intra["late_sender_count"] + inter["late_sender_count"],
+            intra["late_sender_ns"] + inter["late_sender_ns"]) != (late["count"], late["total_ns"]):
+        f.append(f"late sender split {intra['late_sender_count']} + {inter['late_sender_count']} "
+                 f"cases, {intra['late_sender_ns']} + {inter['late_sender_ns']} ns; the pattern "
+                 f"has {late['count']} / {late['total_ns']}")
+    measured = sum(g["bandwidth_bytes_per_s"]["count"] for g in data["messages"]["groups"])
+    split = intra["bandwidth_bytes_per_s"]["count"] + inter["bandwidth_bytes_per_s"]["count"]
+    if split != measured or intra["bandwidth_bytes_per_s"]["count"] == 0:
+        f.append(f"{split} bandwidths split by placement, the messages have {measured}")
+    if not re.search(r"^\s+2 hosts: h1 \(2 ranks: 0-1\), h2 \(1 rank: 2\)$", report.stdout,
+                     re.M) or \
+            not re.search(rf"^\s+inter-host\s+{inter_want}\s+{inter_want * 64}\s", report.stdout,
+                          re.M):
+        f.append("the text does not list the hosts or the inter-host row")
+    return f
+
+
 def case_node_local(c):
     scratch = os.path.join(c.work, "scratch")
     os.mkdir(scratch)
@@ -235,6 +310,7 @@ CASES = {
     "late_sender_ahead": lambda c: case_late_sender(c, 5000.0),
     "late_sender_behind": lambda c: case_late_sender(c, -3000.0),
     "node_local": case_node_local,
+    "placement": case_placement,
 }
 
 

@@ -6,7 +6,8 @@
 
 CASE:
   late_sender   scenarios late-sender -d 300: a late sender 0 -> 1 exactly as long as the receive
-                sat in rank 1's posted queue in the archive, and about the 300 ms injected
+                sat in rank 1's posted queue in the archive, and about the 300 ms injected;
+                both ranks on one host, so all traffic and late-sender time are intra-host
   late_wait     scenarios late-wait -d 300: a late wait on rank 1 exactly from the receive's
                 completion to MPI_Wait's start in the archive, and about the 300 ms injected
   flood         scenarios flood -r 64 -d 100: rank 1's unexpected queue 64 deep (+-2)
@@ -14,7 +15,8 @@ CASE:
   no_events     MPITRACE_PERUSE_EVENTS=none: every Peruse analysis names the setting instead
   bad_input     a missing path and a file that is not OTF2: a clear error, exit 1
 Every traced case also writes --json (validated against the schema, by the small validator
-below: Python's standard library only) and --html (self-contained, with its four plots).
+below: Python's standard library only) and --html (self-contained, with its four plots and
+the placement table).
 """
 import argparse
 import json
@@ -111,6 +113,8 @@ class Case:
         for plot in PLOTS:
             if f'id="{plot}"' not in page:
                 failures.append(f"HTML: no plot with id {plot}")
+        if '<table id="placement">' not in page:
+            failures.append("HTML: no traffic-by-placement table")
         if re.search(r"<script[^>]*src=|<link[^>]*href=|https?://(?!www\.w3\.org/2000/svg)", page):
             failures.append("HTML: refers to something outside the page")
         return run.stdout, data, failures
@@ -137,9 +141,40 @@ def first_received(trace, tag):
     return trace_checks.first_by_name(trace.peruse(1, tag=tag, operation=1))
 
 
+def one_host(text, data):
+    """Both ranks on this machine: one host, every message and all late-sender time intra-host."""
+    p, f = data["placement"], []
+    sent = sum(map(sum, data["matrix"]["messages"]))
+    sent_bytes = sum(map(sum, data["matrix"]["bytes"]))
+    intra, inter = p["intra_host"], p["inter_host"]
+    print(f"placement: {p['hosts']} host(s) {p['host_ranks']}, intra-host {intra['messages']} "
+          f"messages {intra['bytes']} bytes, inter-host {inter['messages']} messages")
+    if p["hosts"] != 1 or [h["ranks"] for h in p["host_ranks"]] != [[0, 1]]:
+        f.append(f"placement: {p['hosts']} hosts {p['host_ranks']}, expected one with ranks 0, 1")
+    if sent == 0 or (intra["messages"], intra["bytes"]) != (sent, sent_bytes):
+        f.append(f"intra-host traffic {intra['messages']} messages / {intra['bytes']} bytes, "
+                 f"the matrix holds {sent} / {sent_bytes}")
+    if intra["late_sender_ns"] != data["patterns"]["late_sender"]["total_ns"] or \
+            intra["late_sender_count"] != data["patterns"]["late_sender"]["count"]:
+        f.append(f"intra-host late sender {intra['late_sender_count']} cases "
+                 f"{intra['late_sender_ns']} ns, the pattern has "
+                 f"{data['patterns']['late_sender']['count']} / "
+                 f"{data['patterns']['late_sender']['total_ns']}")
+    if intra["bandwidth_bytes_per_s"]["count"] == 0:
+        f.append("no intra-host bandwidth measured")
+    if any(inter[k] for k in ("messages", "bytes", "late_sender_count", "late_sender_ns")) or \
+            inter["bandwidth_bytes_per_s"]["count"]:
+        f.append(f"inter-host traffic on one host: {inter}")
+    if "all ranks on one host: no inter-host traffic" not in text or \
+            re.search(r"^\s+inter-host\s", text, re.M):
+        f.append("the text does not say all ranks are on one host, or prints an inter-host row")
+    return f
+
+
 def case_late_sender(c):
     trace_dir = c.trace("late_sender", ["late-sender", "-d", str(DELAY_MS)])
-    _, data, f = c.report(trace_dir)
+    text, data, f = c.report(trace_dir)
+    f += one_host(text, data)
     worst = data["patterns"]["late_sender"]["worst"]
     if not worst:
         return f + ["no late sender reported"]

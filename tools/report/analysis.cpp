@@ -47,6 +47,12 @@ Analysis::Analysis(const archive::Definitions& defs, Report& out) : defs_(defs),
   for (std::size_t r = 0; r < n; ++r) out_.ranks[r].name = defs.ranks[r].name;
   out_.matrix_count.assign(n * n, 0);
   out_.matrix_bytes.assign(n * n, 0);
+  out_.placement.hosts.resize(defs.nodes.size());
+  for (std::size_t h = 0; h < defs.nodes.size(); ++h)
+    out_.placement.hosts[h].name = defs.nodes[h].name;
+  for (std::size_t r = 0; r < n; ++r)
+    if (defs.ranks[r].node < defs.nodes.size())
+      out_.placement.hosts[defs.ranks[r].node].ranks.push_back(static_cast<std::uint32_t>(r));
   ranks_.resize(n);
   locations_.resize(defs.locations.size());
   for (std::size_t l = 0; l < defs.locations.size(); ++l)
@@ -78,6 +84,16 @@ std::int32_t Analysis::world_rank(std::uint32_t comm, std::uint32_t peer,
     return -1;
   }
   return static_cast<std::int32_t>(peer);  // no communicator definition: assume world
+}
+
+// Where the traffic between world ranks a and b goes; nullptr when either is unknown (a wildcard
+// receive never matched, a peer outside the communicator definitions).
+PlacementStat* Analysis::placement(std::int64_t a, std::int64_t b) {
+  const auto n = static_cast<std::int64_t>(defs_.ranks.size());
+  if (a < 0 || b < 0 || a >= n || b >= n) return nullptr;
+  const bool same = defs_.ranks[static_cast<std::size_t>(a)].node ==
+                    defs_.ranks[static_cast<std::size_t>(b)].node;
+  return same ? &out_.placement.intra : &out_.placement.inter;
 }
 
 // ---- MPI calls ---------------------------------------------------------------------------
@@ -135,6 +151,10 @@ void Analysis::send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std:
     const std::size_t cell = rank * out_.ranks.size() + static_cast<std::size_t>(to);
     ++out_.matrix_count[cell];
     out_.matrix_bytes[cell] += bytes;
+  }
+  if (PlacementStat* p = placement(rank, to)) {
+    ++p->messages;
+    p->bytes += bytes;
   }
   if (!blocking && request != 0 && track_requests_) request_nonblocking(loc, t, request);
 }
@@ -276,6 +296,10 @@ void Analysis::peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
         c.rank = rank;
         out_.late_sender.add(c);
         rs.late_sender_ns += c.lost;
+        if (PlacementStat* p = placement(c.sender, c.receiver)) {
+          ++p->late_sender_count;
+          p->late_sender_ns += c.lost;
+        }
         st.posted.erase(it);
       }
       break;
@@ -386,7 +410,9 @@ void Analysis::count_message(std::uint32_t rank, Request& r) {
     m.physical = r.xfer_end - phys_start;
     g.physical_ns.add(static_cast<double>(m.physical));
     if (m.physical > 0 && r.bytes > 0) {
-      g.bandwidth.add(static_cast<double>(r.bytes) * 1e9 / static_cast<double>(m.physical));
+      const double bandwidth = static_cast<double>(r.bytes) * 1e9 / static_cast<double>(m.physical);
+      g.bandwidth.add(bandwidth);
+      if (PlacementStat* p = placement(rank, r.peer)) p->bandwidth.add(bandwidth);
       const std::size_t b = bin(r.xfer_end);
       out_.messages.bin_bytes[b] += static_cast<double>(r.bytes);
       out_.messages.bin_ns[b] += static_cast<double>(m.physical);

@@ -85,6 +85,7 @@ class Analysis : public archive::EventSink {
   void depth(QueueStat& q, std::uint64_t t, int change);
   std::int32_t world_rank(std::uint32_t comm, std::uint32_t peer, std::uint32_t self) const;
   std::size_t bin(std::uint64_t t) const;
+  PlacementStat* placement(std::int64_t a, std::int64_t b);
 
   const archive::Definitions& defs_;
   Report& out_;

@@ -150,6 +150,25 @@ std::string heat_map(const Report& r) {
   return svg + "</svg>\n";
 }
 
+std::string placement_table(const Report& r) {
+  const Placement& p = r.placement;
+  std::string t = fmt::format(
+      "<h3>Traffic by placement</h3><p>{} host{}</p><table id=\"placement\"><tr><th></th>"
+      "<th>messages</th><th>bytes</th><th>median bandwidth (B/s)</th><th>late sender (ns)</th>"
+      "</tr>\n",
+      p.hosts.size(), p.hosts.size() == 1 ? " (no inter-host traffic)" : "s");
+  const bool no_late_sender = r.missing_for("late_sender") != nullptr;
+  auto row = [&](const char* label, const PlacementStat& s) {
+    t += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", label,
+                     s.messages, s.bytes,
+                     s.bandwidth.count() > 0 ? fmt::format("{:.4g}", s.bandwidth.median()) : "n/a",
+                     no_late_sender ? std::string("n/a") : std::to_string(s.late_sender_ns));
+  };
+  row("intra-host", p.intra);
+  if (p.hosts.size() != 1) row("inter-host", p.inter);
+  return t + "</table>\n";
+}
+
 }  // namespace
 
 std::string to_html(const Report& r) {
@@ -195,6 +214,7 @@ std::string to_html(const Report& r) {
   page += line_plot("plot-queue-depth", "Queue depth over time (maximum per time bin)", "entries",
                     span_s, depth);
   page += heat_map(r);
+  page += placement_table(r);
   page += "<h2>Full report</h2><pre>" + escape(text) + "</pre>\n</body></html>\n";
   return page;
 }

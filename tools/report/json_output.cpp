@@ -72,6 +72,18 @@ std::string queue(const QueueStat& q, double span) {
       array(q.max_in_bin, [](std::int64_t v) { return std::to_string(v); }));
 }
 
+std::string placement_stat(const PlacementStat& s) {
+  return fmt::format(R"({{"messages":{},"bytes":{},"bandwidth_bytes_per_s":{},)"
+                     R"("late_sender_count":{},"late_sender_ns":{}}})",
+                     s.messages, s.bytes, distribution(s.bandwidth), s.late_sender_count,
+                     s.late_sender_ns);
+}
+
+std::string host_ranks(const HostRanks& h) {
+  return fmt::format(R"({{"host":{},"ranks":{}}})", quote(h.name),
+                     array(h.ranks, [](std::uint32_t k) { return std::to_string(k); }));
+}
+
 }  // namespace
 
 std::string to_json(const Report& r) {
@@ -188,6 +200,10 @@ std::string to_json(const Report& r) {
             R"({{"name":{},"calls":{},"sends":{},"send_bytes":{},"receives":{},"receive_bytes":{}}})",
             quote(e.first), c.calls, c.sends, c.send_bytes, c.receives, c.receive_bytes);
       }));
+  const Placement& pl = r.placement;
+  j += fmt::format(R"("placement":{{"hosts":{},"host_ranks":{},"intra_host":{},"inter_host":{}}},)",
+                   pl.hosts.size(), array(pl.hosts, host_ranks), placement_stat(pl.intra),
+                   placement_stat(pl.inter));
   j += fmt::format(R"("requests_in_flight_max":{})", r.requests_in_flight_max);
   return j + "}\n";
 }

@@ -114,6 +114,24 @@ struct CollectiveStat {
   std::uint64_t receives = 0, receive_bytes = 0;
 };
 
+// Point-to-point traffic of one placement: sender and receiver on the same host (shared memory)
+// or on different hosts (the network), which on a cluster are different transports.
+struct PlacementStat {
+  std::uint64_t messages = 0, bytes = 0;  // MPI send records, so inline eager sends count too
+  Distribution bandwidth;                 // Peruse requests with a physical duration
+  std::uint64_t late_sender_count = 0, late_sender_ns = 0;
+};
+
+struct HostRanks {
+  std::string name;  // the system-tree node the ranks' location groups sit under
+  std::vector<std::uint32_t> ranks;
+};
+
+struct Placement {
+  std::vector<HostRanks> hosts;  // by the archive's node index
+  PlacementStat intra, inter;
+};
+
 struct Report {
   std::string archive, creator, settings;
   std::uint64_t events = 0;
@@ -127,6 +145,7 @@ struct Report {
   Messages messages;
   Pattern late_sender, late_receiver, late_wait;
   std::map<std::string, CollectiveStat> collectives;
+  Placement placement;
   std::uint64_t requests_in_flight_max = 0;  // the analysis' own state, for the record
 
   const Missing* missing_for(const std::string& analysis) const {

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <string>
+#include <vector>
 
 namespace perusetrace::report {
 
@@ -55,6 +56,47 @@ void pattern(std::FILE* out, const Report& report, const char* title, const char
                "  {:>10.3f} ms on rank {} (sender {} -> receiver {}, tag {}) from t = {:.3f} ms\n",
                ms(lost), c.rank, rank_name(c.sender), rank_name(c.receiver), c.tag,
                ms(static_cast<double>(c.time)));
+}
+
+// "0-3, 8, 10-11": hosts usually hold runs of consecutive ranks.
+std::string rank_ranges(const std::vector<std::uint32_t>& ranks) {
+  std::string out;
+  for (std::size_t i = 0; i < ranks.size();) {
+    std::size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    out += (out.empty() ? "" : ", ") + std::to_string(ranks[i]);
+    if (j > i) out += "-" + std::to_string(ranks[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+void placement(std::FILE* out, const Report& report) {
+  const Placement& p = report.placement;
+  fmt::print(out,
+             "\nTraffic by placement (messages from the MPI records; bandwidth and late "
+             "sender from Peruse)\n");
+  // A job on hundreds of hosts would bury the table under the list.
+  constexpr std::size_t kListed = 16;
+  fmt::print(out, "  {} host{}:", p.hosts.size(), p.hosts.size() == 1 ? "" : "s");
+  for (std::size_t h = 0; h < p.hosts.size() && h < kListed; ++h)
+    fmt::print(out, "{} {} ({} rank{}: {})", h ? "," : "", p.hosts[h].name, p.hosts[h].ranks.size(),
+               p.hosts[h].ranks.size() == 1 ? "" : "s", rank_ranges(p.hosts[h].ranks));
+  if (p.hosts.size() > kListed) fmt::print(out, ", and {} more", p.hosts.size() - kListed);
+  fmt::print(out, "\n");
+  const bool no_late_sender = report.missing_for("late_sender") != nullptr;
+  fmt::print(out, "  {:<12}{:>10}{:>14}{:>18}{:>16}\n", "", "messages", "bytes", "median bandwidth",
+             "late sender");
+  auto row = [&](const char* label, const PlacementStat& s) {
+    fmt::print(out, "  {:<12}{:>10}{:>14}{:>18}{:>16}\n", label, s.messages, s.bytes,
+               s.bandwidth.count() > 0 ? rate_text(s.bandwidth.median()) : "n/a",
+               no_late_sender ? "n/a" : seconds_text(static_cast<double>(s.late_sender_ns)));
+  };
+  row("intra-host", p.intra);
+  if (p.hosts.size() == 1)
+    fmt::print(out, "  all ranks on one host: no inter-host traffic\n");
+  else
+    row("inter-host", p.inter);
 }
 
 }  // namespace
@@ -137,6 +179,8 @@ void write_text(std::FILE* out, const Report& report) {
                  c.tag, c.bytes, ms(static_cast<double>(c.physical)), c.fragments,
                  ms(static_cast<double>(c.time)));
   }
+
+  placement(out, report);
 
   pattern(out, report, "Late sender (receive posted before its message arrived)", "late_sender",
           report.late_sender);
