@@ -80,10 +80,10 @@ class Case:
     def __init__(self, opts, work):
         self.opts, self.work = opts, work
 
-    def trace(self, name, args, events="all"):
+    def trace(self, name, args, events="all", env=None, preload=None):
         trace_dir = os.path.join(self.work, name)
-        env = {"MPITRACE_OUTPUT": trace_dir, "MPITRACE_PERUSE_EVENTS": events}
-        cmd = mpi_launch.command(self.opts.mpirun, 2, env, self.opts.preload)
+        env = dict(env or {}, MPITRACE_OUTPUT=trace_dir, MPITRACE_PERUSE_EVENTS=events)
+        cmd = mpi_launch.command(self.opts.mpirun, 2, env, preload or self.opts.preload)
         run = subprocess.run(cmd + [self.opts.scenarios] + args,
                              env=mpi_launch.launcher_env(env), cwd=self.work,
                              capture_output=True, text=True)
@@ -175,6 +175,7 @@ def case_late_sender(c):
     trace_dir = c.trace("late_sender", ["late-sender", "-d", str(DELAY_MS)])
     text, data, f = c.report(trace_dir)
     f += one_host(text, data)
+    f += clock_condition(data, text, sum(map(sum, data["matrix"]["messages"])))
     worst = data["patterns"]["late_sender"]["worst"]
     if not worst:
         return f + ["no late sender reported"]
@@ -187,6 +188,40 @@ def case_late_sender(c):
         return f + ["the archive lacks rank 1's posted-queue insertion or removal of tag 1"]
     queued = first["REQ_REMOVE_FROM_POSTED_Q"].time - first["REQ_INSERT_IN_POSTED_Q"].time
     return f + as_measured(w["lost_ns"], trace.ns(queued), "late sender 0 -> 1")
+
+
+def clock_condition(data, text, matrix_total):
+    """Every matched message pairs up, none received before it was sent (one host)."""
+    cc = data["clock_condition"]
+    f = []
+    if cc["backwards"] != 0 or cc["messages"] != matrix_total:
+        f.append(f"clock_condition {cc}: expected {matrix_total} messages, none backwards")
+    if f"all {matrix_total} matched messages received after they were sent" not in text:
+        f.append("the text does not say the clock condition holds")
+    return f
+
+
+def case_broken_clock(c):
+    """Rank 1's clock moved 50 ms back behind the tracer's back (tests/apps/clock_shift.c): the
+    report must say that messages were received before they were sent, by about that much."""
+    shift_ms = 50
+    trace_dir = c.trace("broken_clock", ["late-sender", "-d", "100"],
+                        env={"CLOCK_SHIFT_RANK": "1", "CLOCK_SHIFT_NS": str(-shift_ms * 10**6),
+                             "MPITRACE_CLOCK": "monotonic"},
+                        preload=f"{c.opts.clock_shift}:{c.opts.preload}")
+    text, data, f = c.report(trace_dir)
+    cc = data["clock_condition"]
+    print(f"clock condition: {cc}")
+    if cc["backwards"] == 0 or cc["messages"] == 0:
+        f.append(f"no message reported received before it was sent: {cc}")
+    elif not (cc["worst_sender"], cc["worst_receiver"]) == (0, 1):
+        f.append(f"the worst case is {cc['worst_sender']} -> {cc['worst_receiver']}, expected 0 -> 1")
+    elif not 0.5 * shift_ms * 1e6 <= cc["worst_ns"] <= shift_ms * 1e6:
+        f.append(f"the worst case is {cc['worst_ns'] / 1e6:.3f} ms back, the clock was moved "
+                 f"{shift_ms} ms")
+    if "clock condition BROKEN" not in text:
+        f.append("the text does not say the clock condition is broken")
+    return f
 
 
 def case_late_wait(c):
@@ -277,7 +312,7 @@ def case_bad_input(c):
     return f
 
 
-CASES = {"late_sender": case_late_sender, "late_wait": case_late_wait, "flood": case_flood,
+CASES = {"broken_clock": case_broken_clock, "late_sender": case_late_sender, "late_wait": case_late_wait, "flood": case_flood,
          "long_message": case_long_message, "no_events": case_no_events,
          "bad_input": case_bad_input}
 
@@ -286,6 +321,7 @@ def main():
     parser = argparse.ArgumentParser()
     for name in ("--mpirun", "--preload", "--perusetrace", "--scenarios", "--schema"):
         parser.add_argument(name, required=True)
+    parser.add_argument("--clock-shift", help="tests/apps/clock_shift.c's library")
     parser.add_argument("case", choices=sorted(CASES))
     opts = parser.parse_args()
     work = tempfile.mkdtemp(prefix="perusetrace-report-")

@@ -141,7 +141,7 @@ void Analysis::leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) {
 // ---- point-to-point records --------------------------------------------------------------
 
 void Analysis::send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
-                    std::uint32_t, std::uint64_t bytes, std::uint64_t request, bool blocking) {
+                    std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) {
   const std::uint32_t rank = locations_[loc].rank;
   RankStats& rs = out_.ranks[rank];
   ++rs.sent;
@@ -156,7 +156,30 @@ void Analysis::send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std:
     ++p->messages;
     p->bytes += bytes;
   }
+  // A send begins with its MPI call: MpiIsend is written when the call returns.
+  const auto& stack = locations_[loc].stack;
+  const std::uint64_t began = stack.empty() ? t : stack.back().since;
+  const ChannelKey key{static_cast<std::int32_t>(rank), to, comm, tag};
+  Channel& ch = channels_[key];
+  if (!ch.receives.empty()) {
+    matched(began, ch.receives.front(), key);
+    ch.receives.pop_front();
+  } else {
+    ch.sends.push_back(began);
+  }
   if (!blocking && request != 0 && track_requests_) request_nonblocking(loc, t, request);
+}
+
+void Analysis::matched(std::uint64_t send, std::uint64_t receive, const ChannelKey& key) {
+  ClockCondition& c = out_.clock;
+  ++c.messages;
+  if (receive >= send) return;
+  ++c.backwards;
+  if (send - receive > c.worst_ns) {
+    c.worst_ns = send - receive;
+    c.worst_sender = key.sender;
+    c.worst_receiver = key.receiver;
+  }
 }
 
 void Analysis::recv_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) {
@@ -168,11 +191,20 @@ void Analysis::request_nonblocking(std::uint32_t loc, std::uint64_t t, std::uint
   r.nonblocking = true;
 }
 
-void Analysis::recv(std::uint32_t loc, std::uint64_t t, std::uint32_t, std::uint32_t, std::uint32_t,
-                    std::uint64_t bytes, std::uint64_t request, bool blocking) {
-  RankStats& rs = out_.ranks[locations_[loc].rank];
+void Analysis::recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
+                    std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) {
+  const std::uint32_t rank = locations_[loc].rank;
+  RankStats& rs = out_.ranks[rank];
   ++rs.received;
   rs.received_bytes += bytes;
+  const ChannelKey key{world_rank(comm, peer, rank), static_cast<std::int32_t>(rank), comm, tag};
+  Channel& ch = channels_[key];
+  if (!ch.sends.empty()) {
+    matched(ch.sends.front(), t, key);
+    ch.sends.pop_front();
+  } else {
+    ch.receives.push_back(t);
+  }
   if (!blocking && request != 0) collected(loc, t, request);
 }
 

@@ -92,6 +92,11 @@ std::string to_json(const Report& r) {
   j += fmt::format(R"("schema_version":1,"archive":{},"creator":{},"settings":{},"events":{},)",
                    quote(r.archive), quote(r.creator), quote(r.settings), r.events);
   j += fmt::format(R"("trace_ns":{},"bin_ns":{},)", r.trace_ns, r.bin_ns);
+  j += fmt::format(
+      R"("clock_condition":{{"messages":{},"backwards":{},"worst_ns":{},"worst_sender":{},)"
+      R"("worst_receiver":{}}},)",
+      r.clock.messages, r.clock.backwards, r.clock.worst_ns, r.clock.worst_sender,
+      r.clock.worst_receiver);
   j += fmt::format(R"("peruse":{{"selected":{},"observed":{{{}}}}},)", array(r.selected, quote),
                    [&] {
                      std::string o;

@@ -132,6 +132,15 @@ struct Placement {
   PlacementStat intra, inter;
 };
 
+// No message may be received before it was sent: on a trace whose hosts' clocks were measured
+// well, none is. Messages of one sender, receiver, communicator and tag match in order.
+struct ClockCondition {
+  std::uint64_t messages = 0;   // matched send/receive pairs
+  std::uint64_t backwards = 0;  // received (the receive call's record) before the send began
+  std::uint64_t worst_ns = 0;
+  std::int32_t worst_sender = -1, worst_receiver = -1;
+};
+
 struct Report {
   std::string archive, creator, settings;
   std::uint64_t events = 0;
@@ -146,6 +155,7 @@ struct Report {
   Pattern late_sender, late_receiver, late_wait;
   std::map<std::string, CollectiveStat> collectives;
   Placement placement;
+  ClockCondition clock;
   std::uint64_t requests_in_flight_max = 0;  // the analysis' own state, for the record
 
   const Missing* missing_for(const std::string& analysis) const {

@@ -106,6 +106,19 @@ void write_text(std::FILE* out, const Report& report) {
   fmt::print(out, "  {} ranks, {} events, {:.3f} s traced; {}\n", report.ranks.size(),
              report.events, static_cast<double>(report.trace_ns) / 1e9,
              report.settings.empty() ? std::string("settings not recorded") : report.settings);
+  const ClockCondition& clock = report.clock;
+  if (clock.backwards == 0) {
+    fmt::print(out, "  clock condition: all {} matched messages received after they were sent\n",
+               clock.messages);
+  } else {
+    fmt::print(
+        out,
+        "  clock condition BROKEN: {} of {} messages received before they were sent, by up "
+        "to {:.3f} us (rank {} -> {}): the hosts' clocks disagree by more than measured "
+        "(the archive's PERUSETRACE::CLOCK_DOMAINS); times across hosts are off by as much\n",
+        clock.backwards, clock.messages, static_cast<double>(clock.worst_ns) / 1e3,
+        clock.worst_sender, clock.worst_receiver);
+  }
   const std::size_t n = report.ranks.size();
 
   fmt::print(out, "\nRanks: time in MPI and messages (MPI calls)\n");
