@@ -57,11 +57,17 @@ void wait_idle(MPI_Request* request) {
     ::nanosleep(&pause, nullptr);
 }
 
-// Leader side of one measurement against rank 0 (rank 0 of `leaders`), once rank 0 calls it.
-OffsetPoint measure_against_root(MPI_Comm leaders) {
-  int turn = 0;
+// What a leader tells the next leader it measures: its own offset to rank 0 and its error.
+struct Relay {
+  std::int64_t offset_ns;
+  double error_ns;
+};
+
+// Child side: waits for its parent's turn, then exchanges round trips with it. Returns the
+// child's offset to the parent's clock.
+OffsetPoint measure_against(int parent, MPI_Comm leaders, Relay& parent_relay) {
   MPI_Request request;
-  PMPI_Irecv(&turn, 1, MPI_INT, 0, kTag, leaders, &request);
+  PMPI_Irecv(&parent_relay, sizeof parent_relay, MPI_BYTE, parent, kTag, leaders, &request);
   wait_idle(&request);
   OffsetPoint best;
   std::uint64_t best_rtt = UINT64_MAX;
@@ -72,10 +78,10 @@ OffsetPoint measure_against_root(MPI_Comm leaders) {
        n < kMinExchanges || ((since_better < kPatience || now - best_at < kPatienceNs) &&
                              n < kMaxExchanges && now - start < kBudgetNs);) {
     const int more = 1;
-    std::uint64_t root_time = 0;
+    std::uint64_t parent_time = 0;
     const std::uint64_t t0 = now_ns();
-    PMPI_Send(&more, 1, MPI_INT, 0, kTag, leaders);
-    PMPI_Recv(&root_time, 1, MPI_UINT64_T, 0, kTag, leaders, MPI_STATUS_IGNORE);
+    PMPI_Send(&more, 1, MPI_INT, parent, kTag, leaders);
+    PMPI_Recv(&parent_time, 1, MPI_UINT64_T, parent, kTag, leaders, MPI_STATUS_IGNORE);
     const std::uint64_t t1 = now = now_ns();
     ++n;
     ++since_better;
@@ -84,31 +90,51 @@ OffsetPoint measure_against_root(MPI_Comm leaders) {
       best_at = t1;
       since_better = 0;
       best.local_ns = t0 + (t1 - t0) / 2;
-      best.offset_ns = static_cast<std::int64_t>(root_time - best.local_ns);
+      best.offset_ns = static_cast<std::int64_t>(parent_time - best.local_ns);
     }
   }
   const int done = 0;
-  PMPI_Send(&done, 1, MPI_INT, 0, kTag, leaders);
+  PMPI_Send(&done, 1, MPI_INT, parent, kTag, leaders);
   best.error_ns = static_cast<double>(best_rtt) / 2.0;
   best.exchanges = n;
   return best;
 }
 
-// Rank 0's side: answers each leader's exchanges in turn until it says it is done.
-void serve_leaders(MPI_Comm leaders) {
-  int count = 1;
-  PMPI_Comm_size(leaders, &count);
-  for (int peer = 1; peer < count; ++peer) {
-    const int turn = 1;
-    PMPI_Send(&turn, 1, MPI_INT, peer, kTag, leaders);
-    for (;;) {
-      int more = 0;
-      PMPI_Recv(&more, 1, MPI_INT, peer, kTag, leaders, MPI_STATUS_IGNORE);
-      if (!more) break;
-      const std::uint64_t now = now_ns();
-      PMPI_Send(&now, 1, MPI_UINT64_T, peer, kTag, leaders);
-    }
+// Parent side: hands the child its turn with this leader's own offset, then answers the
+// child's round trips until it says it is done.
+void serve(int child, MPI_Comm leaders, const Relay& mine) {
+  PMPI_Send(&mine, sizeof mine, MPI_BYTE, child, kTag, leaders);
+  for (;;) {
+    int more = 0;
+    PMPI_Recv(&more, 1, MPI_INT, child, kTag, leaders, MPI_STATUS_IGNORE);
+    if (!more) break;
+    const std::uint64_t now = now_ns();
+    PMPI_Send(&now, 1, MPI_UINT64_T, child, kTag, leaders);
   }
+}
+
+// Leader i is measured against leader i - 2^k, k its highest bit, then measures i + 2^j for
+// every j above k: a binomial tree, so all pairs of one round measure at once and the rounds
+// grow with log2(hosts), not with the hosts. Offsets add up along the path to rank 0, and so
+// do their error bounds.
+OffsetPoint measure_leaders(MPI_Comm leaders) {
+  int index = 0, count = 1;
+  PMPI_Comm_rank(leaders, &index);
+  PMPI_Comm_size(leaders, &count);
+  OffsetPoint mine;
+  int bit = 1;  // the first round this leader serves in
+  if (index > 0) {
+    while (bit * 2 <= index) bit *= 2;
+    Relay parent{};
+    mine = measure_against(index - bit, leaders, parent);
+    mine.offset_ns += parent.offset_ns;
+    mine.error_ns += parent.error_ns;
+    bit *= 2;
+  }
+  const Relay relay{mine.offset_ns, mine.error_ns};
+  for (; index + bit < count; bit *= 2) serve(index + bit, leaders, relay);
+  if (index == 0) mine.local_ns = now_ns();
+  return mine;
 }
 
 }  // namespace
@@ -136,17 +162,8 @@ void ClockSync::join() {
 }
 
 void ClockSync::measure() {
-  int rank = 0;
-  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
   OffsetPoint p;
-  if (leaders_comm_ != MPI_COMM_NULL) {
-    if (rank == 0) {
-      serve_leaders(leaders_comm_);
-      p.local_ns = now_ns();
-    } else {
-      p = measure_against_root(leaders_comm_);
-    }
-  }
+  if (leaders_comm_ != MPI_COMM_NULL) p = measure_leaders(leaders_comm_);
   // The leader's point holds for every rank of its domain: they read the same clock.
   struct {
     std::uint64_t local;

@@ -4,8 +4,8 @@
 // A clock domain is one boot of one machine in one time namespace: its ranks read the very same
 // CLOCK_MONOTONIC, so they share one offset, exactly 0 in rank 0's domain: measuring what is
 // already exact would only add the measurement's error (on oversubscribed cores, milliseconds).
-// Only one leader per domain exchanges messages with rank 0, so the cost at rank 0 grows with
-// the number of hosts, not of ranks.
+// Only one leader per domain measures, against another leader, in a binomial tree rooted at
+// rank 0: the rounds grow with log2 of the number of hosts, whatever the number of ranks.
 #pragma once
 
 #include <mpi.h>

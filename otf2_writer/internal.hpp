@@ -110,8 +110,7 @@ void write_local_definitions(OTF2_DefWriter* defs, const std::vector<std::uint64
 OTF2_ErrorCode set_unified_properties(OTF2_Archive* archive, const Unified& unified);
 void write_global_definitions(OTF2_GlobalDefWriter* writer, const ArchiveSpec& spec,
                               const Unified& unified);
-// The archive's PERUSETRACE::CLOCK_DOMAINS property, one item per clock domain, separated by
-// spaces: leader=RANK;host=NAME;ranks=N;offsets=OFFSET:ERROR:EXCHANGES,... (definitions.cpp).
+// The archive's clock-domains property (archive_properties.hpp), from the ranks' reports.
 std::string clock_domains_text(const std::vector<RankReport>& ranks);
 
 // rank_reports.cpp: what ranks contribute to the unification. Contributions of neighbouring

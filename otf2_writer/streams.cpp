@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "archive_properties.hpp"
 #include "internal.hpp"
 
 #include <otf2/OTF2_Pthread_Locks.h>
@@ -140,7 +141,7 @@ OTF2_Archive* create_archive(const ArchiveSpec& spec, std::string& error) {
   if (rc == OTF2_SUCCESS)
     rc = OTF2_Archive_SetDescription(archive, "MPI calls and Open MPI Peruse events");
   if (rc == OTF2_SUCCESS)
-    rc = OTF2_Archive_SetProperty(archive, "PERUSETRACE::SETTINGS", spec.settings.c_str(), true);
+    rc = OTF2_Archive_SetProperty(archive, kSettingsProperty, spec.settings.c_str(), true);
   if (rc != OTF2_SUCCESS) {
     error = std::string("cannot set up the OTF2 archive in ") + spec.directory + ": " +
             OTF2_Error_GetDescription(rc) + ".";
@@ -178,7 +179,7 @@ void write_local_definitions(OTF2_DefWriter* defs, const std::vector<std::uint64
 }
 
 OTF2_ErrorCode set_unified_properties(OTF2_Archive* archive, const Unified& unified) {
-  return OTF2_Archive_SetProperty(archive, "PERUSETRACE::CLOCK_DOMAINS",
+  return OTF2_Archive_SetProperty(archive, kClockDomainsProperty,
                                   clock_domains_text(unified.ranks).c_str(), true);
 }
 

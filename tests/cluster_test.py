@@ -6,8 +6,9 @@ fake-cluster's reason where it cannot run.
     cluster_test.py --fake-cluster PATH --mpirun MPIRUN --preload LIB --perusetrace EXE
                     --ring EXE --scenarios EXE CASE
 
-  ring_auto, ring_monotonic  tests/apps/ring.c, 6 ranks on 3 hosts whose clocks are 5000 s
-                 ahead and 1234.5 s behind the first one's, with MPITRACE_CLOCK=auto (the TSC)
+  ring_auto, ring_monotonic  tests/apps/ring.c, 8 ranks on 4 hosts whose clocks are 5000 s
+                 ahead, 1234.5 s behind and 60.25 s ahead of the first one's, with
+                 MPITRACE_CLOCK=auto (the TSC)
                  and =monotonic: no message received before it was sent; one clock domain per
                  host; every offset measured within its own error bound of the configured one;
                  the ClockProperties span the run; the system tree holds the hosts
@@ -37,7 +38,9 @@ import trace_checks  # noqa: E402
 SKIP = 77
 DELAY_MS = 200
 STATE_WAIT_MESSAGE = 3  # tools/prv/prv_codes.hpp
-THREE_HOSTS = {"h1": 0.0, "h2": 5000.0, "h3": -1234.5}
+# Four hosts: the fourth host's leader is measured against the second's, whose offset to rank
+# 0's host was measured first (clock_sync.cpp's tree), so offsets and errors add up on its path.
+FOUR_HOSTS = {"h1": 0.0, "h2": 5000.0, "h3": -1234.5, "h4": 60.25}
 
 
 class Cluster:
@@ -130,11 +133,11 @@ def system_tree(trace, hosts, ranks_per_host):
 
 
 def case_ring(c, clock):
-    run, _, trace, f = c.traced(f"ring_{clock}", THREE_HOSTS, 2, 6, [c.opts.ring],
+    run, _, trace, f = c.traced(f"ring_{clock}", FOUR_HOSTS, 2, 8, [c.opts.ring],
                                 {"MPITRACE_PERUSE_EVENTS": "all", "MPITRACE_CLOCK": clock})
     f += trace_checks.check_ring(trace, run)
-    f += offsets_as_configured(trace, THREE_HOSTS, 2)
-    return f + system_tree(trace, THREE_HOSTS, 2)
+    f += offsets_as_configured(trace, FOUR_HOSTS, 2)
+    return f + system_tree(trace, FOUR_HOSTS, 2)
 
 
 def within(what, value_ns, want_ns, tolerance=0.10):
@@ -304,7 +307,73 @@ def case_node_local(c):
     return f
 
 
+def case_clock_repair(c):
+    """Rank 3 (not its host's clock leader) has its clock moved 20 ms back behind the tracer's
+    back (tests/apps/clock_shift.c): its host's offset, measured by rank 2, does not fit it, so
+    messages to it arrive before they were sent. `perusetrace report` and `perusetrace prv` must
+    say so and move those receives after their sends (the controlled logical clock)."""
+    shift_ms = 20
+    hosts = {"h1": 0.0, "h2": 700.0}
+    run, trace_dir, trace, f = c.traced(
+        "clock_repair", hosts, 2, 4, [c.opts.ring],
+        {"MPITRACE_PERUSE_EVENTS": "all", "MPITRACE_CLOCK": "monotonic",
+         "LD_PRELOAD": f"{c.opts.clock_shift}:{c.opts.preload}",
+         "CLOCK_SHIFT_RANK": "3", "CLOCK_SHIFT_NS": str(-shift_ms * 10**6)})
+    broken = trace_checks.clock_condition(trace)
+    print(f"the archive itself: {broken}")
+    if not broken:
+        return f + ["the shifted clock broke no message: the test cannot see the repair"]
+    backwards = int(re.match(r"(\d+) of", broken[0]).group(1))
+
+    report = subprocess.run([c.opts.perusetrace, "report", trace_dir, "--json",
+                             trace_dir + ".json"], capture_output=True, text=True)
+    print(report.stdout[:1500])
+    if report.returncode != 0:
+        return f + [f"perusetrace report failed: {report.stderr}"]
+    with open(trace_dir + ".json") as js:
+        cc = json.load(js)["clock_condition"]
+    print(f"report: {cc}")
+    if cc["backwards"] != backwards or not 0 < cc["repaired"] <= backwards:
+        f.append(f"the report counts {cc['backwards']} backwards messages and {cc['repaired']} "
+                 f"moved, the archive has {backwards} backwards")
+    if cc["worst_receiver"] != 3 or not 0.5 * shift_ms * 1e6 <= cc["worst_ns"] <= shift_ms * 1e6:
+        f.append(f"the worst gap is {cc['worst_ns'] / 1e6:.3f} ms to rank "
+                 f"{cc['worst_receiver']}, expected up to {shift_ms} ms to rank 3")
+    if not 0 < cc["max_move_ns"] <= shift_ms * 1e6:
+        f.append(f"the largest move is {cc['max_move_ns'] / 1e6:.3f} ms, the clock was moved "
+                 f"{shift_ms} ms")
+    if "controlled logical clock" not in report.stdout:
+        f.append("the report's text does not say the receives were moved")
+
+    prefix = trace_dir + "-prv"
+    prv = subprocess.run([c.opts.perusetrace, "prv", trace_dir, "-o", prefix],
+                         capture_output=True, text=True)
+    print(prv.stderr)
+    if prv.returncode != 0:
+        return f + [f"perusetrace prv failed: {prv.stderr}"]
+    said = re.search(r"(\d+) of (\d+) messages were received before they were sent.*?(\d+) "
+                     r"receives, each with the later events of its thread, were moved",
+                     prv.stderr, re.S)
+    if not said or int(said.group(1)) != backwards or int(said.group(3)) != cc["repaired"]:
+        f.append(f"perusetrace prv did not say it found {backwards} backwards receives and moved "
+                 f"{cc['repaired']}")
+    late = []
+
+    def collect(v):
+        # Logical send and receive of a communication record: a receive may end a little before
+        # the send's MpiIsend (written when MPI_Isend returns), never by the shift.
+        if v[0] == 3 and v[11] + 1_000_000 < v[5]:
+            late.append((v[3], v[9], v[5] - v[11]))
+    failures, _ = prv_check.check(prefix, collect)
+    f += [f"prv: {x}" for x in failures]
+    if late:
+        f.append(f"{len(late)} communication records still receive more than 1 ms before they "
+                 f"send, e.g. {late[:3]}")
+    return f
+
+
 CASES = {
+    "clock_repair": case_clock_repair,
     "ring_auto": lambda c: case_ring(c, "auto"),
     "ring_monotonic": lambda c: case_ring(c, "monotonic"),
     "late_sender_ahead": lambda c: case_late_sender(c, 5000.0),
@@ -316,11 +385,13 @@ CASES = {
 
 def main():
     parser = argparse.ArgumentParser()
-    for name in ("fake-cluster", "mpirun", "preload", "perusetrace", "ring", "scenarios"):
+    for name in ("fake-cluster", "mpirun", "preload", "perusetrace", "ring", "scenarios",
+                 "clock-shift"):
         parser.add_argument("--" + name, required=True)
     parser.add_argument("case", choices=sorted(CASES))
     opts = parser.parse_args()
-    for name in ("fake_cluster", "mpirun", "preload", "perusetrace", "ring", "scenarios"):
+    for name in ("fake_cluster", "mpirun", "preload", "perusetrace", "ring", "scenarios",
+                 "clock_shift"):
         setattr(opts, name, os.path.abspath(getattr(opts, name)))
     check = subprocess.run([opts.fake_cluster, "--check"], capture_output=True, text=True)
     if check.returncode != 0:

@@ -26,6 +26,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "archive_properties.hpp"
+
 namespace perusetrace::archive {
 
 namespace {
@@ -612,11 +614,16 @@ ArchiveReader::ArchiveReader(const std::string& path) : impl_(std::make_unique<I
   if (OTF2_Reader_GetCreator(s.reader, &creator) != OTF2_SUCCESS) fail("it has no anchor data");
   defs_.creator = creator ? creator : "";
   std::free(creator);
-  char* settings = nullptr;
-  if (OTF2_Reader_GetProperty(s.reader, "PERUSETRACE::SETTINGS", &settings) == OTF2_SUCCESS &&
-      settings != nullptr)
-    defs_.settings = settings;
-  std::free(settings);
+  auto property = [&](const char* name) {
+    char* value = nullptr;
+    std::string text;
+    if (OTF2_Reader_GetProperty(s.reader, name, &value) == OTF2_SUCCESS && value != nullptr)
+      text = value;
+    std::free(value);
+    return text;
+  };
+  defs_.settings = property(trace::kSettingsProperty);
+  defs_.clock_domains = property(trace::kClockDomainsProperty);
 
   check_file(global_defs, 0, "the global definitions");
   OTF2_GlobalDefReader* gdr = OTF2_Reader_GetGlobalDefReader(s.reader);

@@ -67,7 +67,8 @@ struct Definitions {
   std::vector<std::string> metrics;        // metric names by OTF2 metric (class) id
   std::uint64_t total_events = 0;
   std::string creator;
-  std::string settings;  // the property PERUSETRACE::SETTINGS ("MPITRACE_PERUSE_EVENTS=..."), or ""
+  std::string settings;       // the settings property ("MPITRACE_PERUSE_EVENTS=..."), or ""
+  std::string clock_domains;  // the clock-domains property, or "" (archive_properties.hpp)
 };
 
 // The fields of every Peruse event, whole (the archive writes repeated ones once); `comm` is the

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "prv_archive.hpp"
+#include "clock_repair.hpp"
 #include "command_line.hpp"
 #include "paraver_objects.hpp"
 #include "pcf_row.hpp"
@@ -83,9 +84,20 @@ int convert(const std::string& archive, std::string prefix, bool quiet, std::siz
   const Layout layout = make_layout(defs);
 
   Progress progress(!quiet);
+  // Ranks on several clocks: a first pass finds receives that came before their send.
+  perusetrace::archive::ClockRepair repair(defs);
+  if (perusetrace::archive::clock_domains(defs) > 1) {
+    ArchiveReader first(archive);
+    first.read_events(repair, [&](std::uint64_t done, std::uint64_t total) {
+      progress.show("clocks", done, total);
+    });
+    repair.finish();
+  }
   PrvWriter prv(prefix + ".prv", sort_memory);
   Translator translator(defs, prv, layout.objects);
-  reader.read_events(translator, [&](std::uint64_t done, std::uint64_t total) {
+  perusetrace::archive::RepairedSink repaired(repair.shifts(), translator);
+  EventSink& sink = repair.repaired() > 0 ? static_cast<EventSink&>(repaired) : translator;
+  reader.read_events(sink, [&](std::uint64_t done, std::uint64_t total) {
     progress.show("reading", done, total);
   });
   translator.finish(defs.trace_length);
@@ -104,6 +116,15 @@ int convert(const std::string& archive, std::string prefix, bool quiet, std::siz
                "(cancelled, or the program stopped before they completed); they have no "
                "communication record.\n",
                m.unmatched_sends(), m.unmatched_recvs());
+  if (repair.repaired() > 0)
+    fmt::print(stderr,
+               "perusetrace prv: {} of {} messages were received before they were sent (by up "
+               "to {:.3f} us, rank {} -> {}): the hosts' clocks disagree by more than measured. "
+               "{} receives, each with the later events of its thread, were moved to just after "
+               "their send (a controlled logical clock; the largest move {:.3f} us).\n",
+               repair.backwards(), repair.messages(), static_cast<double>(repair.worst_gap()) / 1e3,
+               repair.worst_sender(), repair.worst_receiver(), repair.repaired(),
+               static_cast<double>(repair.max_shift()) / 1e3);
   if (m.late_physical_sends() > 0)
     fmt::print(stderr,
                "perusetrace prv: {} sends reported REQ_XFER_BEGIN after their message was "

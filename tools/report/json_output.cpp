@@ -94,9 +94,9 @@ std::string to_json(const Report& r) {
   j += fmt::format(R"("trace_ns":{},"bin_ns":{},)", r.trace_ns, r.bin_ns);
   j += fmt::format(
       R"("clock_condition":{{"messages":{},"backwards":{},"worst_ns":{},"worst_sender":{},)"
-      R"("worst_receiver":{}}},)",
+      R"("worst_receiver":{},"repaired":{},"max_move_ns":{}}},)",
       r.clock.messages, r.clock.backwards, r.clock.worst_ns, r.clock.worst_sender,
-      r.clock.worst_receiver);
+      r.clock.worst_receiver, r.clock.repaired, r.clock.max_move_ns);
   j += fmt::format(R"("peruse":{{"selected":{},"observed":{{{}}}}},)", array(r.selected, quote),
                    [&] {
                      std::string o;

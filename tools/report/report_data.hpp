@@ -139,6 +139,9 @@ struct ClockCondition {
   std::uint64_t backwards = 0;  // received (the receive call's record) before the send began
   std::uint64_t worst_ns = 0;
   std::int32_t worst_sender = -1, worst_receiver = -1;
+  // On a trace of several clocks, receives moved after their send (with their thread's later
+  // events) before the analyses ran, and the largest move; 0 on one clock: nothing is moved.
+  std::uint64_t repaired = 0, max_move_ns = 0;
 };
 
 struct Report {

@@ -12,6 +12,7 @@
 #include "command_line.hpp"
 #include "analysis.hpp"
 #include "archive_reader.hpp"
+#include "clock_repair.hpp"
 #include "html_output.hpp"
 #include "json_output.hpp"
 #include "text_output.hpp"
@@ -54,16 +55,38 @@ int run_report(const std::string& path, const std::string& json, const std::stri
   report::Analysis analysis(reader.definitions(), result);
   const bool bar = !quiet && ::isatty(2) == 1;
   int shown = -1;
-  reader.read_events(analysis, [&](std::uint64_t done, std::uint64_t total) {
+  auto progress = [&](std::uint64_t done, std::uint64_t total) {
     if (!bar || total == 0) return;
     const int percent = static_cast<int>(std::min<std::uint64_t>(100, done * 100 / total));
     if (percent == shown) return;
     shown = percent;
     fmt::print(stderr, "\rreading [{:<40}] {:3}%", std::string(percent * 40 / 100, '#'), percent);
     std::fflush(stderr);
-  });
+  };
+  // Ranks on several clocks: a first pass finds receives that came before their send, and the
+  // analysis sees them moved after it (archive/clock_repair.hpp).
+  archive::ClockRepair repair(reader.definitions());
+  if (archive::clock_domains(reader.definitions()) > 1) {
+    archive::ArchiveReader first(path);
+    first.read_events(repair, progress);
+    repair.finish();
+    shown = -1;
+  }
+  archive::RepairedSink repaired(repair.shifts(), analysis);
+  reader.read_events(repair.repaired() > 0 ? static_cast<archive::EventSink&>(repaired) : analysis,
+                     progress);
   if (bar && shown >= 0) fmt::print(stderr, "\r{:60}\r", "");
   analysis.finish();
+  if (repair.repaired() > 0) {
+    report::ClockCondition& c = result.clock;
+    c.messages = repair.messages();
+    c.backwards = repair.backwards();
+    c.worst_ns = repair.worst_gap();
+    c.worst_sender = repair.worst_sender();
+    c.worst_receiver = repair.worst_receiver();
+    c.repaired = repair.repaired();
+    c.max_move_ns = repair.max_shift();
+  }
   report::write_text(stdout, result);
   bool ok = true;
   if (!json.empty()) ok = write_file(json, report::to_json(result)) && ok;

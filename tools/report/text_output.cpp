@@ -110,6 +110,15 @@ void write_text(std::FILE* out, const Report& report) {
   if (clock.backwards == 0) {
     fmt::print(out, "  clock condition: all {} matched messages received after they were sent\n",
                clock.messages);
+  } else if (clock.repaired > 0) {
+    fmt::print(out,
+               "  clock condition: {} of {} messages received before they were sent, by up to "
+               "{:.3f} us (rank {} -> {}): the hosts' clocks disagree by more than measured. For "
+               "this report {} receives, each with its thread's later events, were moved to just "
+               "after their send (a controlled logical clock; the largest move {:.3f} us)\n",
+               clock.backwards, clock.messages, static_cast<double>(clock.worst_ns) / 1e3,
+               clock.worst_sender, clock.worst_receiver, clock.repaired,
+               static_cast<double>(clock.max_move_ns) / 1e3);
   } else {
     fmt::print(
         out,
