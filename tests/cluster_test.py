@@ -19,6 +19,9 @@ fake-cluster's reason where it cannot run.
                  h2): `perusetrace report --json` splits the ring's messages into exactly the
                  intra-host and inter-host counts its pattern gives (4 ranks would split 50/50,
                  which a swapped split would pass)
+  known_counts   the exact-count program on 2 hosts, the second 3000 s behind
+  clock_repair   a rank's clock moved 20 ms behind the tracer's back: report and prv repair it
+  placement      the report's intra-/inter-host split of a ring, exactly
   node_local     MPITRACE_OUTPUT on a disk of each host's own: the run goes untraced, saying
                  which hosts cannot see the directory and what to set
 """
@@ -307,6 +310,15 @@ def case_node_local(c):
     return f
 
 
+def case_known_counts(c):
+    """The exact-count program (tests/apps/known_counts.c) on 2 hosts, the second's clock 3000 s
+    behind: every message, collective and communicator counted exactly, none backwards."""
+    hosts = {"h1": 0.0, "h2": -3000.0}
+    run, _, trace, f = c.traced("known_counts", hosts, 2, 4, [c.opts.known_counts],
+                                {"MPITRACE_PERUSE_EVENTS": "all"})
+    return f + trace_checks.check_known_counts(trace, run) + offsets_as_configured(trace, hosts, 2)
+
+
 def case_clock_repair(c):
     """Rank 3 (not its host's clock leader) has its clock moved 20 ms back behind the tracer's
     back (tests/apps/clock_shift.c): its host's offset, measured by rank 2, does not fit it, so
@@ -374,6 +386,7 @@ def case_clock_repair(c):
 
 CASES = {
     "clock_repair": case_clock_repair,
+    "known_counts": case_known_counts,
     "ring_auto": lambda c: case_ring(c, "auto"),
     "ring_monotonic": lambda c: case_ring(c, "monotonic"),
     "late_sender_ahead": lambda c: case_late_sender(c, 5000.0),
@@ -386,12 +399,12 @@ CASES = {
 def main():
     parser = argparse.ArgumentParser()
     for name in ("fake-cluster", "mpirun", "preload", "perusetrace", "ring", "scenarios",
-                 "clock-shift"):
+                 "clock-shift", "known-counts"):
         parser.add_argument("--" + name, required=True)
     parser.add_argument("case", choices=sorted(CASES))
     opts = parser.parse_args()
     for name in ("fake_cluster", "mpirun", "preload", "perusetrace", "ring", "scenarios",
-                 "clock_shift"):
+                 "clock_shift", "known_counts"):
         setattr(opts, name, os.path.abspath(getattr(opts, name)))
     check = subprocess.run([opts.fake_cluster, "--check"], capture_output=True, text=True)
     if check.returncode != 0:
