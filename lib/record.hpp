@@ -2,33 +2,65 @@
 // user memory: names are ids into tables that are written once, at the end.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace perusetrace {
 
+// Every kind of record, once: the enum, its count and its names come from this table, and the
+// packing, the journal's reader and the archive writer size and check by it. Kinds are stored
+// by number: a new one goes at the end, and its MPI handler and OTF2 encoding (events.cpp, whose
+// switch has no default so the compiler names a kind it does not encode) follow.
+//   X(name, fields it uses)
+#define PERUSETRACE_RECORD_KINDS(X)                                                    \
+  X(Enter, "region")                                                                   \
+  X(Leave, "region")                                                                   \
+  /* event, region = operation (0 send, 1 receive) and the events carried (see below), \
+     comm, peer (world rank), tag, bytes, request, aux = the derived counter the event \
+     changed (queue depth, bytes in flight) */                                         \
+  X(Peruse, "event comm peer tag bytes request aux")                                   \
+  X(MpiSend, "comm, peer (comm rank), tag, bytes")                                     \
+  X(MpiRecv, "comm, peer (comm rank), tag, bytes")                                     \
+  X(MpiIsend, "comm, peer, tag, bytes, request")                                       \
+  X(MpiIsendComplete, "request")                                                       \
+  X(MpiIrecvRequest, "request")                                                        \
+  X(MpiIrecv, "comm, peer, tag, bytes, request")                                       \
+  X(MpiRequestCancelled, "request")                                                    \
+  X(CollectiveBegin, "")                                                               \
+  X(CollectiveEnd,                                                                     \
+    "region, comm, peer = root (comm rank, -1 none), bytes = sent, "                   \
+    "aux = received")                                                                  \
+  /* MPI-IO: comm holds the process-local I/O handle id (FileRegistry). */             \
+  X(IoCreateHandle, "comm, peer = IoAccess, tag = creation bits, aux = status bits")   \
+  X(IoDestroyHandle, "comm")                                                           \
+  X(IoOperationBegin,                                                                  \
+    "comm, peer = IoOperation, tag = operation bits, bytes requested, "                \
+    "request = matching id")                                                           \
+  X(IoOperationComplete, "comm, bytes transferred, request = matching id")
+
 enum class RecordKind : std::uint8_t {
-  Enter,     // region
-  Leave,     // region
-  Peruse,    // event, region = operation (0 send, 1 receive) and the events carried (see below),
-             // comm, peer (world rank), tag, bytes, request, aux = the derived counter the event
-             // changed (queue depth, bytes in flight)
-  MpiSend,   // comm, peer (comm rank), tag, bytes
-  MpiRecv,   // comm, peer (comm rank), tag, bytes
-  MpiIsend,  // comm, peer, tag, bytes, request
-  MpiIsendComplete,     // request
-  MpiIrecvRequest,      // request
-  MpiIrecv,             // comm, peer, tag, bytes, request
-  MpiRequestCancelled,  // request
-  CollectiveBegin,      //
-  CollectiveEnd,        // region, comm, peer = root (comm rank, -1 none), bytes = sent,
-                        // aux = received
-  // MPI-IO: comm holds the process-local I/O handle id (FileRegistry).
-  IoCreateHandle,       // comm, peer = IoAccess, tag = creation bits, aux = status bits
-  IoDestroyHandle,      // comm
-  IoOperationBegin,     // comm, peer = IoOperation, tag = operation bits, bytes requested,
-                        // request = matching id
-  IoOperationComplete,  // comm, bytes transferred, request = matching id
+#define PERUSETRACE_KIND_NAME(name, fields) name,
+  PERUSETRACE_RECORD_KINDS(PERUSETRACE_KIND_NAME)
+#undef PERUSETRACE_KIND_NAME
 };
+
+inline constexpr std::size_t kRecordKindCount = 0
+#define PERUSETRACE_KIND_ONE(name, fields) +1
+    PERUSETRACE_RECORD_KINDS(PERUSETRACE_KIND_ONE)
+#undef PERUSETRACE_KIND_ONE
+    ;
+static_assert(kRecordKindCount < 0x7f, "kinds are packed below the packing's escape byte");
+
+inline constexpr const char* kRecordKindNames[kRecordKindCount] = {
+#define PERUSETRACE_KIND_STRING(name, fields) #name,
+    PERUSETRACE_RECORD_KINDS(PERUSETRACE_KIND_STRING)
+#undef PERUSETRACE_KIND_STRING
+};
+
+// Whether a stored kind is one this build knows (a damaged journal holds any byte).
+constexpr bool known_kind(std::uint8_t kind) noexcept {
+  return kind < kRecordKindCount;
+}
 
 // MPI-IO values carried in records, independent of OTF2's own enums.
 enum class IoAccess : std::int32_t { ReadOnly, WriteOnly, ReadWrite };

@@ -26,7 +26,7 @@ namespace {
 // An Enter or Leave carries no payload (event 0) or one of the MPI events (lib/record.hpp).
 bool payload_valid(const Record& r) {
   const auto kind = static_cast<RecordKind>(r.event);
-  return r.event == 0 || (kind > RecordKind::Peruse && kind <= RecordKind::IoOperationComplete);
+  return r.event == 0 || (kind > RecordKind::Peruse && known_kind(r.event));
 }
 }  // namespace
 
@@ -50,7 +50,7 @@ bool RecordFile::valid(const Record& r) {
       return true;
     }
     default:
-      return r.kind <= RecordKind::IoOperationComplete;
+      return known_kind(static_cast<std::uint8_t>(r.kind));
   }
 }
 

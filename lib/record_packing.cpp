@@ -11,8 +11,6 @@ constexpr std::uint8_t kEscape = 0x7f;
 constexpr std::uint8_t kPeruseBit = 0x80;
 constexpr int kFields = 8;  // mask bits: event region comm peer tag bytes request aux
 
-constexpr std::uint8_t kLastKind = static_cast<std::uint8_t>(RecordKind::IoOperationComplete);
-
 // Slot of a record, or -1 when it has none (it is escaped).
 int slot_of(std::uint8_t kind, std::uint8_t event, std::uint16_t region) noexcept {
   switch (static_cast<RecordKind>(kind)) {
@@ -23,7 +21,7 @@ int slot_of(std::uint8_t kind, std::uint8_t event, std::uint16_t region) noexcep
     case RecordKind::Leave:
       return static_cast<int>(kPeruseSlots + kRegionSlots + region % kRegionSlots);
     default:
-      return kind <= kLastKind ? static_cast<int>(kPeruseSlots + 2 * kRegionSlots + kind) : -1;
+      return known_kind(kind) ? static_cast<int>(kPeruseSlots + 2 * kRegionSlots + kind) : -1;
   }
 }
 

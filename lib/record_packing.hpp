@@ -39,8 +39,7 @@ inline constexpr std::size_t kMaxPackedRecord = 1 + sizeof(Record);  // an escap
 inline constexpr std::size_t kMaxBlockBytes = std::size_t{1} << 20;
 
 inline constexpr std::size_t kPeruseSlots = 32, kRegionSlots = 64;
-inline constexpr std::size_t kSlots =
-    kPeruseSlots + 2 * kRegionSlots + static_cast<std::size_t>(RecordKind::IoOperationComplete) + 1;
+inline constexpr std::size_t kSlots = kPeruseSlots + 2 * kRegionSlots + kRecordKindCount;
 
 // The last record of every slot and of the block. Lives with its thread's buffer (or its
 // reader), not on a stack a signal handler may be short of.

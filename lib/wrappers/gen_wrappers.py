@@ -21,13 +21,6 @@ ROLES = {
     "coll_all2all": "CollAllToAll", "coll_other": "CollOther", "file_io": "FileIo",
     "file_io_metadata": "FileIoMetadata", "rma": "Rma",
 }
-RECORDS = {
-    "plain", "send", "recv", "sendrecv", "sendrecv_replace", "isend", "irecv", "send_init",
-    "recv_init", "start", "startall", "wait", "waitall", "waitany", "waitsome", "test", "testall",
-    "testany", "testsome", "request_free", "mprobe", "mrecv", "imrecv", "coll", "icoll",
-    "comm_new", "comm_free", "file_open", "file_close", "file_read", "file_write", "file_iread",
-    "file_iwrite", "file_end", "init", "init_thread", "finalize", "abort",
-}
 # OTF2 collective operation of a collective, from its name without MPI_/I/Neighbor_ prefixes.
 COLLECTIVE_OPS = {
     "Barrier": "Barrier", "Bcast": "Bcast", "Gather": "Gather", "Gatherv": "Gatherv",
@@ -176,172 +169,266 @@ WAITING_RECORDS = {"recv", "sendrecv", "sendrecv_replace", "wait", "waitany", "w
 
 def body(f):
     """The wrapper body after the guard, as lines; the call's result is `rc`."""
-    lines = body_records(f)
+    lines = BODIES[f.record](f)
     if f.record in WAITING_RECORDS:
         lines = ["perusetrace::pack_ahead(perusetrace::kPackAhead);"] + lines
     return lines
 
 
-def body_records(f):
-    """What the wrapper records around the call, as lines; the call's result is `rc`."""
-    call = f"P{f.name}({args(f)})"
-    fn = f"perusetrace::Fn::{f.name}"
+# What each RECORD keyword makes of a wrapper: the table is the list of keywords (RECORDS), so
+# a keyword without a template is an unknown keyword, and a spec naming it fails the build.
+# A body template returns the lines after the guard; the call's result is `rc`.
+BODIES = {}
+
+
+def template(*keywords):
+    def register(fn):
+        for k in keywords:
+            BODIES[k] = fn
+        return fn
+    return register
+
+
+def call_of(f):
+    return f"P{f.name}({args(f)})"
+
+
+IGNORED_STATUS = ["MPI_Status ignored_status;",
+                  "if (status == MPI_STATUS_IGNORE) status = &ignored_status;"]
+
+
+@template("plain")
+def plain_body(f):
+    return [f"return {call_of(f)};"]
+
+
+@template("send")
+def send_body(f):
+    f.need("count", "datatype", "dest", "tag", "comm")
+    return ["perusetrace::on_send(call, count, datatype, dest, tag, comm);",
+            f"return {call_of(f)};"]
+
+
+@template("recv")
+def recv_body(f):
+    f.need("datatype", "source", "comm", "status")
+    return IGNORED_STATUS + [f"const int rc = {call_of(f)};",
+                             "perusetrace::on_recv(call, rc, datatype, comm, status);",
+                             "return rc;"]
+
+
+@template("sendrecv", "sendrecv_replace")
+def sendrecv_body(f):
+    plain = f.record == "sendrecv"
+    send = "sendcount, sendtype" if plain else "count, datatype"
+    recvtype = "recvtype" if plain else "datatype"
+    f.need("dest", "sendtag", "comm", "status")
+    return ([f"perusetrace::on_send(call, {send}, dest, sendtag, comm);"] + IGNORED_STATUS +
+            [f"const int rc = {call_of(f)};",
+             f"perusetrace::on_recv(call, rc, {recvtype}, comm, status);", "return rc;"])
+
+
+@template("isend", "irecv", "send_init", "recv_init")
+def post_body(f):
     r = f.record
-    if r == "send":
-        f.need("count", "datatype", "dest", "tag", "comm")
-        return ["perusetrace::on_send(call, count, datatype, dest, tag, comm);",
-                f"return {call};"]
-    if r == "recv":
-        f.need("datatype", "source", "comm", "status")
-        return ["MPI_Status ignored_status;",
-                "if (status == MPI_STATUS_IGNORE) status = &ignored_status;",
-                f"const int rc = {call};",
-                "perusetrace::on_recv(call, rc, datatype, comm, status);", "return rc;"]
-    if r in ("sendrecv", "sendrecv_replace"):
-        send = ("sendcount, sendtype" if r == "sendrecv" else "count, datatype")
-        recvtype = "recvtype" if r == "sendrecv" else "datatype"
-        f.need("dest", "sendtag", "comm", "status")
-        return [f"perusetrace::on_send(call, {send}, dest, sendtag, comm);",
-                "MPI_Status ignored_status;",
-                "if (status == MPI_STATUS_IGNORE) status = &ignored_status;",
-                f"const int rc = {call};",
-                f"perusetrace::on_recv(call, rc, {recvtype}, comm, status);", "return rc;"]
-    if r in ("isend", "irecv", "send_init", "recv_init"):
-        peer = "dest" if r in ("isend", "send_init") else "source"
-        f.need("count", "datatype", peer, "tag", "comm", "request")
-        kind = {"isend": "Send", "irecv": "Recv", "send_init": "PersistentSend",
-                "recv_init": "PersistentRecv"}[r]
-        return ["const std::uint64_t mark = perusetrace::activation_mark();",
-                f"const int rc = {call};",
-                f"perusetrace::on_post(call, rc, mark, perusetrace::RequestKind::{kind}, count, "
-                f"datatype, {peer}, tag, comm, request);", "return rc;"]
-    if r in ("start", "startall"):
-        n, reqs = ("1", "request") if r == "start" else ("count", "array_of_requests")
-        f.need(reqs)
-        return [f"const int rc = {call};", f"perusetrace::on_start(call, rc, {n}, {reqs});",
-                "return rc;"]
-    if r in ("wait", "test", "waitany", "testany"):
-        single = r in ("wait", "test")
-        n, reqs = ("1", "request") if single else ("count", "array_of_requests")
-        f.need(reqs, "status")
-        lines = [f"perusetrace::Completion done(call, {n}, {reqs});",
-                 "MPI_Status ignored_status;",
-                 "if (status == MPI_STATUS_IGNORE) status = &ignored_status;",
-                 f"const int rc = {call};"]
-        which = "0" if single else "*index"
-        cond = {"wait": "", "test": "*flag", "waitany": "", "testany": "*flag"}[r]
-        finish = f"done.one(rc, {which}, status);"
-        lines.append(f"if ({cond}) {finish}" if cond else finish)
-        return lines + ["return rc;"]
-    if r in ("waitall", "testall", "waitsome", "testsome"):
-        count = f.first("count", "incount")  # the *some functions call it incount
-        f.need(count or "count", "array_of_requests", "array_of_statuses")
-        lines = [f"perusetrace::Completion done(call, {count}, array_of_requests);",
-                 "array_of_statuses = done.statuses(array_of_statuses);",
-                 f"const int rc = {call};"]
-        if r == "waitall":
-            lines.append("done.all(rc, array_of_statuses);")
-        elif r == "testall":
-            lines.append("if (*flag) done.all(rc, array_of_statuses);")
-        else:
-            lines.append("done.some(rc, *outcount, array_of_indices, array_of_statuses);")
-        return lines + ["return rc;"]
-    if r == "mprobe":  # remember the message's communicator for MPI_Mrecv/MPI_Imrecv
-        f.need("comm", "message")
-        found = "*flag" if "flag" in f.by_name else "1"
-        return [f"const int rc = {call};",
-                f"if ({found}) perusetrace::on_mprobe(call, rc, comm, *message);", "return rc;"]
-    if r == "mrecv":
-        f.need("datatype", "message", "status")
-        return ["const MPI_Comm comm = perusetrace::message_comm(*message);",
-                "MPI_Status ignored_status;",
-                "if (status == MPI_STATUS_IGNORE) status = &ignored_status;",
-                f"const int rc = {call};",
-                "perusetrace::on_recv(call, rc, datatype, comm, status);", "return rc;"]
-    if r == "imrecv":
-        f.need("count", "datatype", "message", "request")
-        return ["const MPI_Comm comm = perusetrace::message_comm(*message);",
-                "const std::uint64_t mark = perusetrace::activation_mark();",
-                f"const int rc = {call};",
-                "perusetrace::on_post(call, rc, mark, perusetrace::RequestKind::Recv, count, "
-                "datatype, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, request);", "return rc;"]
-    if r == "request_free":
+    peer = "dest" if r in ("isend", "send_init") else "source"
+    f.need("count", "datatype", peer, "tag", "comm", "request")
+    kind = {"isend": "Send", "irecv": "Recv", "send_init": "PersistentSend",
+            "recv_init": "PersistentRecv"}[r]
+    return ["const std::uint64_t mark = perusetrace::activation_mark();",
+            f"const int rc = {call_of(f)};",
+            f"perusetrace::on_post(call, rc, mark, perusetrace::RequestKind::{kind}, count, "
+            f"datatype, {peer}, tag, comm, request);", "return rc;"]
+
+
+@template("start", "startall")
+def start_body(f):
+    n, reqs = ("1", "request") if f.record == "start" else ("count", "array_of_requests")
+    f.need(reqs)
+    return [f"const int rc = {call_of(f)};", f"perusetrace::on_start(call, rc, {n}, {reqs});",
+            "return rc;"]
+
+
+@template("wait", "test", "waitany", "testany")
+def complete_one_body(f):
+    single = f.record in ("wait", "test")
+    n, reqs = ("1", "request") if single else ("count", "array_of_requests")
+    f.need(reqs, "status")
+    finish = f"done.one(rc, {'0' if single else '*index'}, status);"
+    tested = f.record in ("test", "testany")
+    return ([f"perusetrace::Completion done(call, {n}, {reqs});"] + IGNORED_STATUS +
+            [f"const int rc = {call_of(f)};", f"if (*flag) {finish}" if tested else finish,
+             "return rc;"])
+
+
+@template("waitall", "testall", "waitsome", "testsome")
+def complete_many_body(f):
+    count = f.first("count", "incount")  # the *some functions call it incount
+    f.need(count or "count", "array_of_requests", "array_of_statuses")
+    finish = {"waitall": "done.all(rc, array_of_statuses);",
+              "testall": "if (*flag) done.all(rc, array_of_statuses);",
+              "waitsome": "done.some(rc, *outcount, array_of_indices, array_of_statuses);",
+              "testsome": "done.some(rc, *outcount, array_of_indices, array_of_statuses);"}
+    return [f"perusetrace::Completion done(call, {count}, array_of_requests);",
+            "array_of_statuses = done.statuses(array_of_statuses);",
+            f"const int rc = {call_of(f)};", finish[f.record], "return rc;"]
+
+
+@template("mprobe")
+def mprobe_body(f):  # remember the message's communicator for MPI_Mrecv/MPI_Imrecv
+    f.need("comm", "message")
+    found = "*flag" if "flag" in f.by_name else "1"
+    return [f"const int rc = {call_of(f)};",
+            f"if ({found}) perusetrace::on_mprobe(call, rc, comm, *message);", "return rc;"]
+
+
+@template("mrecv")
+def mrecv_body(f):
+    f.need("datatype", "message", "status")
+    return (["const MPI_Comm comm = perusetrace::message_comm(*message);"] + IGNORED_STATUS +
+            [f"const int rc = {call_of(f)};",
+             "perusetrace::on_recv(call, rc, datatype, comm, status);", "return rc;"])
+
+
+@template("imrecv")
+def imrecv_body(f):
+    f.need("count", "datatype", "message", "request")
+    return ["const MPI_Comm comm = perusetrace::message_comm(*message);",
+            "const std::uint64_t mark = perusetrace::activation_mark();",
+            f"const int rc = {call_of(f)};",
+            "perusetrace::on_post(call, rc, mark, perusetrace::RequestKind::Recv, count, "
+            "datatype, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, request);", "return rc;"]
+
+
+@template("request_free")
+def request_free_body(f):
+    f.need("request")
+    return ["perusetrace::on_request_free(call, *request);", f"return {call_of(f)};"]
+
+
+@template("coll", "icoll")
+def collective_body(f):
+    return ["perusetrace::on_collective_begin(call);", f"const int rc = {call_of(f)};",
+            f"perusetrace::on_collective_end(call, rc, {coll_args(f)});", "return rc;"]
+
+
+@template("comm_new")
+def comm_new_body(f):
+    out = f.out_comm()
+    parent = f.parent_comm() or "MPI_COMM_NULL"
+    return [f"const int rc = {call_of(f)};",
+            f"perusetrace::on_comm_created(call, rc, {parent}, *{out});", "return rc;"]
+
+
+@template("comm_free")
+def comm_free_body(f):
+    f.need("comm")
+    return ["perusetrace::on_comm_free(call, *comm);", f"return {call_of(f)};"]
+
+
+@template("file_open")
+def file_open_body(f):
+    f.need("comm", "filename", "amode", "fh")
+    return [f"const int rc = {call_of(f)};",
+            "perusetrace::on_file_open(call, rc, comm, filename, amode, *fh);", "return rc;"]
+
+
+@template("file_close")
+def file_close_body(f):
+    f.need("fh")
+    return ["perusetrace::on_file_close(call, *fh);", f"return {call_of(f)};"]
+
+
+@template("file_read", "file_write", "file_iread", "file_iwrite")
+def file_io_body(f):
+    r = f.record
+    f.need("fh", "count", "datatype")
+    op = "Read" if "read" in r else "Write"
+    flags = []
+    if "_all" in f.name or "_ordered" in f.name:
+        flags.append("perusetrace::kIoCollective")
+    if r in ("file_iread", "file_iwrite") or f.name.endswith("_begin"):
+        flags.append("perusetrace::kIoNonBlocking")
+    lines = [f"const std::uint64_t io = perusetrace::on_file_io_begin(call, fh, count, "
+             f"datatype, perusetrace::IoOperation::{op}, {' | '.join(flags) or '0'});"]
+    if r in ("file_iread", "file_iwrite"):
         f.need("request")
-        return ["perusetrace::on_request_free(call, *request);", f"return {call};"]
-    if r in ("coll", "icoll"):
-        return ["perusetrace::on_collective_begin(call);", f"const int rc = {call};",
-                f"perusetrace::on_collective_end(call, rc, {coll_args(f)});", "return rc;"]
-    if r == "comm_new":
-        out = f.out_comm()
-        parent = f.parent_comm() or "MPI_COMM_NULL"
-        return [f"const int rc = {call};",
-                f"perusetrace::on_comm_created(call, rc, {parent}, *{out});", "return rc;"]
-    if r == "comm_free":
-        f.need("comm")
-        return ["perusetrace::on_comm_free(call, *comm);", f"return {call};"]
-    if r == "file_open":
-        f.need("comm", "filename", "amode", "fh")
-        return [f"const int rc = {call};",
-                "perusetrace::on_file_open(call, rc, comm, filename, amode, *fh);", "return rc;"]
-    if r == "file_close":
-        f.need("fh")
-        return ["perusetrace::on_file_close(call, *fh);", f"return {call};"]
-    if r in ("file_read", "file_write", "file_iread", "file_iwrite"):
-        f.need("fh", "count", "datatype")
-        op = "Read" if "read" in r else "Write"
-        flags = []
-        if "_all" in f.name or "_ordered" in f.name:
-            flags.append("perusetrace::kIoCollective")
-        nonblocking = r in ("file_iread", "file_iwrite") or f.name.endswith("_begin")
-        if nonblocking:
-            flags.append("perusetrace::kIoNonBlocking")
-        lines = [f"const std::uint64_t io = perusetrace::on_file_io_begin(call, fh, count, "
-                 f"datatype, perusetrace::IoOperation::{op}, {' | '.join(flags) or '0'});"]
-        if r in ("file_iread", "file_iwrite"):
-            f.need("request")
-            return lines + [f"const int rc = {call};",
-                            "perusetrace::on_file_io_posted(call, rc, fh, io, request);",
-                            "return rc;"]
-        if f.name.endswith("_begin"):  # split collective: completes in the matching *_end
-            return lines + [f"const int rc = {call};",
-                            "perusetrace::on_file_split_begun(call, rc, fh, io);", "return rc;"]
-        f.need("status")
-        return lines + ["MPI_Status ignored_status;",
-                        "if (status == MPI_STATUS_IGNORE) status = &ignored_status;",
-                        f"const int rc = {call};",
-                        "perusetrace::on_file_io_end(call, rc, fh, status, io);", "return rc;"]
-    if r == "file_end":
-        f.need("fh", "status")
-        return ["MPI_Status ignored_status;",
-                "if (status == MPI_STATUS_IGNORE) status = &ignored_status;",
-                f"const int rc = {call};",
-                "perusetrace::on_file_split_end(call, rc, fh, status);", "return rc;"]
-    # plain, and the kinds whose handlers are not written yet: enter/leave only.
-    return [f"return {call};"]
+        return lines + [f"const int rc = {call_of(f)};",
+                        "perusetrace::on_file_io_posted(call, rc, fh, io, request);",
+                        "return rc;"]
+    if f.name.endswith("_begin"):  # split collective: completes in the matching *_end
+        return lines + [f"const int rc = {call_of(f)};",
+                        "perusetrace::on_file_split_begun(call, rc, fh, io);", "return rc;"]
+    f.need("status")
+    return lines + IGNORED_STATUS + [f"const int rc = {call_of(f)};",
+                                     "perusetrace::on_file_io_end(call, rc, fh, status, io);",
+                                     "return rc;"]
+
+
+@template("file_end")
+def file_end_body(f):
+    f.need("fh", "status")
+    return IGNORED_STATUS + [f"const int rc = {call_of(f)};",
+                             "perusetrace::on_file_split_end(call, rc, fh, status);",
+                             "return rc;"]
+
+
+# Whole-wrapper templates: the calls that start and end tracing, and those recorded whatever the
+# groups say. They return every line of the wrapper's body.
+WHOLE = {}
+
+
+def whole(*keywords):
+    def register(fn):
+        for k in keywords:
+            WHOLE[k] = fn
+        return fn
+    return register
+
+
+@whole("init", "init_thread")
+def init_wrapper(f):
+    provided = "*provided" if f.record == "init_thread" else "MPI_THREAD_SINGLE"
+    return ["const std::uint64_t start = perusetrace::now_ticks();",
+            f"const int rc = {call_of(f)};",
+            f"perusetrace::on_init(rc, perusetrace::Fn::{f.name}, start, {provided});",
+            "return rc;"]
+
+
+@whole("finalize")
+def finalize_wrapper(f):
+    return ["perusetrace::on_finalize();", f"return {call_of(f)};"]
+
+
+@whole("abort")
+def abort_wrapper(f):
+    # The journal is saved whether or not the env group is traced: the job ends here.
+    f.need("errorcode")
+    return [f"perusetrace::Call call(perusetrace::Fn::{f.name});",
+            "perusetrace::save_before_abort(errorcode);", f"return {call_of(f)};"]
+
+
+def traced_wrapper(f):
+    return [f"perusetrace::Call call(perusetrace::Fn::{f.name});",
+            f"if (!call.traced()) return {call_of(f)};"] + body(f)
+
+
+def always_traced_wrapper(f):
+    # Peruse registration follows communicators even when their group is not traced.
+    return [f"perusetrace::Call call(perusetrace::Fn::{f.name});"] + body(f)
+
+
+RECORDS = set(BODIES) | set(WHOLE)
 
 
 def wrapper(f):
     signature = f"{f.ret} {f.name}({', '.join(p.text for p in f.params) or 'void'})"
-    call = f"P{f.name}({args(f)})"
-    if f.record in ("init", "init_thread"):
-        provided = "*provided" if f.record == "init_thread" else "MPI_THREAD_SINGLE"
-        lines = ["const std::uint64_t start = perusetrace::now_ticks();",
-                 f"const int rc = {call};",
-                 f"perusetrace::on_init(rc, perusetrace::Fn::{f.name}, start, {provided});",
-                 "return rc;"]
-    elif f.record == "finalize":
-        lines = ["perusetrace::on_finalize();", f"return {call};"]
-    elif f.record == "abort":
-        # The journal is saved whether or not the env group is traced: the job ends here.
-        f.need("errorcode")
-        lines = [f"perusetrace::Call call(perusetrace::Fn::{f.name});",
-                 "perusetrace::save_before_abort(errorcode);", f"return {call};"]
+    if f.record in WHOLE:
+        lines = WHOLE[f.record](f)
     elif f.record in ("comm_new", "comm_free"):
-        # Peruse registration follows communicators even when their group is not traced.
-        lines = [f"perusetrace::Call call(perusetrace::Fn::{f.name});"] + body(f)
+        lines = always_traced_wrapper(f)
     else:
-        lines = [f"perusetrace::Call call(perusetrace::Fn::{f.name});",
-                 f"if (!call.traced()) return {call};"] + body(f)
+        lines = traced_wrapper(f)
     # An MPI may implement a function as a macro (Open MPI: MPI_Aint_add); it cannot be wrapped.
     return (f"#ifndef {f.name}\n" + signature + " {\n" + "".join(f"  {l}\n" for l in lines) +
             "}\n#endif\n")
