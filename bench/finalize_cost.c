@@ -26,8 +26,10 @@ static long long cpu_ns(const struct rusage* r) {
 int main(int argc, char** argv) {
   int comms = 1000, messages = 100;
   for (int opt; (opt = getopt(argc, argv, "c:m:")) != -1;) {
-    if (opt == 'c') comms = atoi(optarg);
-    else if (opt == 'm') messages = atoi(optarg);
+    if (opt == 'c')
+      comms = atoi(optarg);
+    else if (opt == 'm')
+      messages = atoi(optarg);
     else {
       fprintf(stderr, "usage: finalize_cost [-c COMMS] [-m MESSAGES]\n");
       return 2;
@@ -39,8 +41,10 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   for (int i = 0; i < comms; ++i) {
     MPI_Comm c;
-    if (i % 2 == 0) MPI_Comm_dup(MPI_COMM_WORLD, &c);
-    else MPI_Comm_split(MPI_COMM_WORLD, rank / 2, rank, &c);
+    if (i % 2 == 0)
+      MPI_Comm_dup(MPI_COMM_WORLD, &c);
+    else
+      MPI_Comm_split(MPI_COMM_WORLD, rank / 2, rank, &c);
     MPI_Comm_free(&c);
   }
   const int right = (rank + 1) % size, left = (rank + size - 1) % size;

@@ -25,6 +25,9 @@ def run(script, *args):
         failures.append(f"{script} {' '.join(args)}: exit {done.returncode}\n"
                         f"{done.stdout[-1500:]}\n{done.stderr[-1500:]}")
         return ""
+    if not done.stdout.strip():  # the checks below read the output; none would see it missing
+        failures.append(f"{script} {' '.join(args)}: exit 0 but printed nothing\n"
+                        f"{done.stderr[-1500:]}")
     return done.stdout
 
 

@@ -160,7 +160,9 @@ def case_late_sender(run, command):
     if abs(waited - in_recv) > 2 * len(receives):  # a rounding per end, with a coarser clock
         f.append(f"task 2 is {waited} ns in 'Waiting a message', but rank 1 is {in_recv} ns in "
                  f"MPI_Recv in the archive ({len(receives)} calls)")
-    f += trace_checks.waited_as_injected("task 2's time in 'Waiting a message'", waited, delay)
+    f += trace_checks.waited_as_injected("task 2's time in 'Waiting a message'", waited, delay,
+                                         at_least=False)
+    f += trace_checks.late_sender_in_trace(trace, delay)
     if len(comms) != 1:
         return f + [f"expected one communication record 1 -> 2 with tag 1, got {comms}"]
     c = comms[0]

@@ -89,8 +89,7 @@ int main(int argc, char** argv) {
   for (int r = 0; r < ROUNDS; ++r) {
     MPI_Barrier(MPI_COMM_WORLD);
     const double now = monotonic();
-    MPI_Gather(&now, 1, MPI_DOUBLE, rounds + (size_t)r * size, 1, MPI_DOUBLE, 0,
-               MPI_COMM_WORLD);
+    MPI_Gather(&now, 1, MPI_DOUBLE, rounds + (size_t)r * size, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   }
   char* names = malloc((size_t)size * NAME);
   MPI_Gather(host, NAME, MPI_CHAR, names, NAME, MPI_CHAR, 0, MPI_COMM_WORLD);

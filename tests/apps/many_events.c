@@ -1,6 +1,11 @@
 /* A long run for the memory bound: 2 ranks ping-pong ROUNDS small messages, then each rank
- * prints its peak resident memory (VmHWM) after MPI_Finalize.   many_events [ROUNDS] */
+ * prints its peak resident memory (VmHWM) after MPI_Finalize.
+ *   many_events [ROUNDS [WATCH]]
+ * With WATCH, the run ends AFTER rounds after the path WATCH has gone (or after ROUNDS), so a
+ * test that removes it knows the removal landed while the ranks still record. */
+#define _POSIX_C_SOURCE 200809L /* access */
 #include <mpi.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,14 +25,25 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   const long rounds = argc > 1 ? atol(argv[1]) : 500000;
-  int value = 0;
-  for (long i = 0; i < rounds; ++i) {
+  const char* watch = argc > 2 ? argv[2] : NULL;
+  enum { kAfter = 200000, kCheckEvery = 1000 };
+  int value = 0;   // rank 0 sets it to 1, for both ranks, once WATCH is gone
+  long left = -1;  // rounds still to run once it is
+  for (long i = 0; i < rounds && left != 0; ++i) {
+    if (watch && rank == 0 && value == 0 && i % kCheckEvery == 0 && access(watch, F_OK) != 0)
+      value = 1;
     if (rank == 0) {
       MPI_Send(&value, 1, MPI_INT, 1, 0, MPI_COMM_WORLD);
       MPI_Recv(&value, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     } else if (rank == 1) {
       MPI_Recv(&value, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       MPI_Send(&value, 1, MPI_INT, 0, 0, MPI_COMM_WORLD);
+    }
+    // Both ranks see the flag by the end of the same round, and count down together.
+    if (left > 0) {
+      --left;
+    } else if (value == 1 && left < 0) {
+      left = kAfter;
     }
   }
   MPI_Finalize();

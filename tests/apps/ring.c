@@ -2,7 +2,7 @@
  * both neighbours with MPI_Isend/MPI_Irecv/MPI_Waitall. The message each rank sends carries
  * (sender, iteration), checked on receipt. Prints "expect messages N" on rank 0.
  *   ring [-i ITERATIONS] [-n BYTES] */
-#define _POSIX_C_SOURCE 200809L  /* getopt */
+#define _POSIX_C_SOURCE 200809L /* getopt */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,8 +22,10 @@ static int check(const int* buf, int n, int sender, int iteration) {
 int main(int argc, char** argv) {
   int iterations = 40, bytes = 64;
   for (int opt; (opt = getopt(argc, argv, "i:n:")) != -1;) {
-    if (opt == 'i') iterations = atoi(optarg);
-    else if (opt == 'n') bytes = atoi(optarg);
+    if (opt == 'i')
+      iterations = atoi(optarg);
+    else if (opt == 'n')
+      bytes = atoi(optarg);
     else {
       fprintf(stderr, "usage: ring [-i ITERATIONS] [-n BYTES]\n");
       return 2;
