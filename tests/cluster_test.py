@@ -29,12 +29,12 @@ import argparse
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import case_result  # noqa: E402
 import prv_check  # noqa: E402
 import trace_checks  # noqa: E402
 
@@ -411,14 +411,7 @@ def main():
         print(f"skipped: {check.stderr.strip() or check.stdout.strip()}")
         sys.exit(SKIP)
     work = tempfile.mkdtemp(prefix="perusetrace-cluster-")
-    failures = CASES[opts.case](Cluster(opts, work))
-    if failures:
-        print(f"\nFAILED cluster case '{opts.case}' (files kept in {work}):", file=sys.stderr)
-        for f in failures:
-            print(f"  - {f}", file=sys.stderr)
-        sys.exit(1)
-    print(f"cluster case '{opts.case}' passed")
-    shutil.rmtree(work, ignore_errors=True)
+    case_result.finish(f"cluster case '{opts.case}'", CASES[opts.case](Cluster(opts, work)), work)
 
 
 if __name__ == "__main__":

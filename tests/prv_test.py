@@ -34,6 +34,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import case_result  # noqa: E402
 import mpi_launch  # noqa: E402
 import prv_check  # noqa: E402
 import trace_checks  # noqa: E402
@@ -336,17 +337,8 @@ def main():
     opts = parser.parse_args()
     command = opts.command[1:] if opts.command[:1] == ["--"] else opts.command
     work = tempfile.mkdtemp(prefix="perusetrace-prv-")
-    failures = CASES[opts.case](Run(opts, work), command)
-    if failures:
-        print(f"\nFAILED prv case '{opts.case}' (files kept in {work}):", file=sys.stderr)
-        for failure in failures:
-            print(f"  - {failure}", file=sys.stderr)
-        sys.exit(1)
-    print(f"prv case '{opts.case}' passed")
-    if opts.keep:
-        print(f"files kept in {work}")
-    else:
-        shutil.rmtree(work, ignore_errors=True)
+    case_result.finish(f"prv case '{opts.case}'", CASES[opts.case](Run(opts, work), command), work,
+                       keep=opts.keep)
 
 
 if __name__ == "__main__":

@@ -22,12 +22,12 @@ import argparse
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import case_result  # noqa: E402
 import mpi_launch  # noqa: E402
 import trace_checks  # noqa: E402
 
@@ -326,14 +326,7 @@ def main():
     parser.add_argument("case", choices=sorted(CASES))
     opts = parser.parse_args()
     work = tempfile.mkdtemp(prefix="perusetrace-report-")
-    failures = CASES[opts.case](Case(opts, work))
-    if failures:
-        print(f"\nFAILED {opts.case} (files kept in {work}):", file=sys.stderr)
-        for x in failures:
-            print(f"  - {x}", file=sys.stderr)
-        sys.exit(1)
-    print(f"{opts.case} passed")
-    shutil.rmtree(work, ignore_errors=True)
+    case_result.finish(opts.case, CASES[opts.case](Case(opts, work)), work)
 
 
 if __name__ == "__main__":

@@ -12,12 +12,12 @@ NAME from trace_checks.py. Exits non-zero, saying why, when anything does not ho
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import case_result  # noqa: E402
 import mpi_launch  # noqa: E402
 import trace_checks  # noqa: E402
 
@@ -87,16 +87,7 @@ def main():
         elif not failures:
             trace = trace_checks.load(archive)
             failures += trace_checks.CHECKS[opts.check](trace, run)
-    if failures:
-        print(f"\nFAILED check '{opts.check}' (trace kept in {work}):", file=sys.stderr)
-        for f in failures:
-            print(f"  - {f}", file=sys.stderr)
-        sys.exit(1)
-    print(f"check '{opts.check}' passed")
-    if opts.keep:
-        print(f"trace kept in {work}")
-    else:
-        shutil.rmtree(work, ignore_errors=True)
+    case_result.finish(f"check '{opts.check}'", failures, work, keep=opts.keep)
 
 
 if __name__ == "__main__":

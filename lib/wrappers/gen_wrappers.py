@@ -181,12 +181,18 @@ def body(f):
 BODIES = {}
 
 
-def template(*keywords):
-    def register(fn):
-        for k in keywords:
-            BODIES[k] = fn
-        return fn
-    return register
+def registers_in(table):
+    """A decorator that files a template under each RECORD keyword it is given."""
+    def keywords(*names):
+        def register(fn):
+            for name in names:
+                table[name] = fn
+            return fn
+        return register
+    return keywords
+
+
+template = registers_in(BODIES)
 
 
 def call_of(f):
@@ -376,14 +382,7 @@ def file_end_body(f):
 # Whole-wrapper templates: the calls that start and end tracing, and those recorded whatever the
 # groups say. They return every line of the wrapper's body.
 WHOLE = {}
-
-
-def whole(*keywords):
-    def register(fn):
-        for k in keywords:
-            WHOLE[k] = fn
-        return fn
-    return register
+whole = registers_in(WHOLE)
 
 
 @whole("init", "init_thread")

@@ -35,7 +35,7 @@ std::int32_t ClockRepair::world(std::uint32_t loc, std::uint32_t comm, std::uint
   return peer < c.world_ranks.size() ? static_cast<std::int32_t>(c.world_ranks[peer]) : -1;
 }
 
-std::uint32_t ClockRepair::channel(const Key& key) {
+std::uint32_t ClockRepair::channel(const MessageChannel& key) {
   const auto [it, fresh] =
       channel_of_.try_emplace(key, static_cast<std::uint32_t>(channels_.size()));
   if (fresh) channels_.push_back(Channel{{}, {}, key.from, key.to});
@@ -57,7 +57,8 @@ void ClockRepair::send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, s
   if (to < 0) return;
   // A send begins with its MPI call: MpiIsend is written when the call returns.
   const std::vector<std::uint64_t>& calls = locations_[loc].calls;
-  add(loc, Item{calls.empty() ? t : calls.back(), channel(Key{from, to, comm, tag}), false});
+  add(loc,
+      Item{calls.empty() ? t : calls.back(), channel(MessageChannel{from, to, comm, tag}), false});
 }
 
 void ClockRepair::recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
@@ -65,7 +66,7 @@ void ClockRepair::recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, s
   const std::int32_t from = world(loc, comm, peer);
   const auto to = static_cast<std::int32_t>(defs_.locations[loc].rank);
   if (from < 0) return;
-  add(loc, Item{t, channel(Key{from, to, comm, tag}), true});
+  add(loc, Item{t, channel(MessageChannel{from, to, comm, tag}), true});
 }
 
 void ClockRepair::add(std::uint32_t loc, const Item& item) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "archive_reader.hpp"
+#include "message_channel.hpp"
 
 namespace perusetrace::archive {
 
@@ -77,30 +78,15 @@ class ClockRepair : public EventSink {
     std::uint64_t shift = 0;
     bool waiting = false;
   };
-  struct Key {
-    std::int32_t from, to;
-    std::uint32_t comm, tag;
-    bool operator==(const Key&) const = default;
-  };
-  struct KeyHash {
-    std::size_t operator()(const Key& k) const {
-      std::uint64_t h = static_cast<std::uint32_t>(k.from);
-      h = h * 0x9E3779B97F4A7C15ull ^ static_cast<std::uint32_t>(k.to);
-      h = h * 0x9E3779B97F4A7C15ull ^ k.comm;
-      h = h * 0x9E3779B97F4A7C15ull ^ k.tag;
-      return static_cast<std::size_t>(h ^ (h >> 29));
-    }
-  };
-
   std::int32_t world(std::uint32_t loc, std::uint32_t comm, std::uint32_t peer) const;
-  std::uint32_t channel(const Key& key);
+  std::uint32_t channel(const MessageChannel& key);
   void add(std::uint32_t loc, const Item& item);
   void run(std::uint32_t loc);
 
   const Definitions& defs_;
   std::vector<Location> locations_;
   std::vector<Channel> channels_;
-  std::unordered_map<Key, std::uint32_t, KeyHash> channel_of_;
+  std::unordered_map<MessageChannel, std::uint32_t, MessageChannelHash> channel_of_;
   std::vector<Shifts> shifts_;
   std::vector<std::uint32_t> ready_;  // locations a send has unblocked
   std::uint64_t buffered_ = 0;

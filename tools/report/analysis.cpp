@@ -159,26 +159,33 @@ void Analysis::send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std:
   // A send begins with its MPI call: MpiIsend is written when the call returns.
   const auto& stack = locations_[loc].stack;
   const std::uint64_t began = stack.empty() ? t : stack.back().since;
-  const ChannelKey key{static_cast<std::int32_t>(rank), to, comm, tag};
-  Channel& ch = channels_[key];
-  if (!ch.receives.empty()) {
-    matched(began, ch.receives.front(), key);
-    ch.receives.pop_front();
-  } else {
-    ch.sends.push_back(began);
-  }
+  const archive::MessageChannel key{static_cast<std::int32_t>(rank), to, comm, tag};
+  pair(key, began, true);
   if (!blocking && request != 0 && track_requests_) request_nonblocking(loc, t, request);
 }
 
-void Analysis::matched(std::uint64_t send, std::uint64_t receive, const ChannelKey& key) {
+// A send's start or a receive's record, paired in order with the other end on its channel.
+void Analysis::pair(const archive::MessageChannel& key, std::uint64_t t, bool is_send) {
+  Channel& ch = channels_[key];
+  std::deque<std::uint64_t>& waiting = is_send ? ch.receives : ch.sends;
+  if (waiting.empty()) {
+    (is_send ? ch.sends : ch.receives).push_back(t);
+    return;
+  }
+  matched(is_send ? t : waiting.front(), is_send ? waiting.front() : t, key);
+  waiting.pop_front();
+}
+
+void Analysis::matched(std::uint64_t send, std::uint64_t receive,
+                       const archive::MessageChannel& key) {
   ClockCondition& c = out_.clock;
   ++c.messages;
   if (receive >= send) return;
   ++c.backwards;
   if (send - receive > c.worst_ns) {
     c.worst_ns = send - receive;
-    c.worst_sender = key.sender;
-    c.worst_receiver = key.receiver;
+    c.worst_sender = key.from;
+    c.worst_receiver = key.to;
   }
 }
 
@@ -197,14 +204,9 @@ void Analysis::recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std:
   RankStats& rs = out_.ranks[rank];
   ++rs.received;
   rs.received_bytes += bytes;
-  const ChannelKey key{world_rank(comm, peer, rank), static_cast<std::int32_t>(rank), comm, tag};
-  Channel& ch = channels_[key];
-  if (!ch.sends.empty()) {
-    matched(ch.sends.front(), t, key);
-    ch.sends.pop_front();
-  } else {
-    ch.receives.push_back(t);
-  }
+  const archive::MessageChannel key{world_rank(comm, peer, rank), static_cast<std::int32_t>(rank),
+                                    comm, tag};
+  pair(key, t, false);
   if (!blocking && request != 0) collected(loc, t, request);
 }
 

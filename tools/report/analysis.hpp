@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "archive_reader.hpp"
+#include "message_channel.hpp"
 #include "report_data.hpp"
 
 namespace perusetrace::report {
@@ -75,20 +76,6 @@ class Analysis : public archive::EventSink {
   struct Channel {
     std::deque<std::uint64_t> sends, receives;
   };
-  struct ChannelKey {
-    std::int32_t sender, receiver;
-    std::uint32_t comm, tag;
-    bool operator==(const ChannelKey&) const = default;
-  };
-  struct ChannelHash {
-    std::size_t operator()(const ChannelKey& k) const {
-      return (static_cast<std::size_t>(k.sender) * 1000003u +
-              static_cast<std::size_t>(k.receiver)) *
-                 1000033u +
-             k.comm * 131u + k.tag;
-    }
-  };
-
   struct RankState {
     std::unordered_map<std::uint64_t, Request> requests;
     std::unordered_map<std::uint64_t, Posted> posted;
@@ -105,7 +92,8 @@ class Analysis : public archive::EventSink {
   std::int32_t world_rank(std::uint32_t comm, std::uint32_t peer, std::uint32_t self) const;
   std::size_t bin(std::uint64_t t) const;
   PlacementStat* placement(std::int64_t a, std::int64_t b);
-  void matched(std::uint64_t send, std::uint64_t receive, const ChannelKey& key);
+  void pair(const archive::MessageChannel& key, std::uint64_t t, bool is_send);
+  void matched(std::uint64_t send, std::uint64_t receive, const archive::MessageChannel& key);
 
   const archive::Definitions& defs_;
   Report& out_;
@@ -115,7 +103,7 @@ class Analysis : public archive::EventSink {
   bool remove_unexpected_selected_ = false;  // else REQ_MATCH_UNEX ends the unexpected wait
   bool track_requests_ = false;              // REQ_COMPLETE selected: requests end
   std::uint64_t in_flight_ = 0;
-  std::unordered_map<ChannelKey, Channel, ChannelHash> channels_;
+  std::unordered_map<archive::MessageChannel, Channel, archive::MessageChannelHash> channels_;
 };
 
 }  // namespace perusetrace::report
