@@ -2,36 +2,17 @@
 
 #include <algorithm>
 
+#include "catalogue.hpp"
 #include "requirements.hpp"
 
 namespace perusetrace::report {
 
 namespace {
 
-enum Event : int {
-  kActivate,
-  kMatchUnex,
-  kInsertPosted,
-  kRemovePosted,
-  kXferBegin,
-  kXferContinue,
-  kXferEnd,
-  kComplete,
-  kNotify,
-  kMsgArrived,
-  kInsertUnex,
-  kRemoveUnex,
-  kMatchPosted,
-  kSearchPostedBegin,
-  kSearchPostedEnd,
-  kSearchUnexBegin,
-  kSearchUnexEnd,
-};
-
+// The catalogue's number of a Peruse event named in the archive, or -1.
 int event_index(const std::string& name) {
-  const auto& names = peruse_event_names();
-  const auto it = std::find(names.begin(), names.end(), name);
-  return it == names.end() ? -1 : static_cast<int>(it - names.begin());
+  const auto e = find_event(name);
+  return e ? static_cast<int>(*e) : -1;
 }
 
 }  // namespace
@@ -281,9 +262,9 @@ void Analysis::depth(QueueStat& q, std::uint64_t t, int change) {
 
 void Analysis::peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
                       const archive::PeruseFields& f) {
-  const int e = region < event_of_region_.size() ? event_of_region_[region] : -1;
-  if (e < 0) return;
-  ++out_.observed[peruse_event_names()[static_cast<std::size_t>(e)]];
+  if (region >= event_of_region_.size() || event_of_region_[region] < 0) return;
+  const auto e = static_cast<PeruseEvent>(event_of_region_[region]);
+  ++out_.observed[std::string(info(e).short_name)];
   Location& l = locations_[loc];
   const std::uint32_t rank = l.rank;
   RankStats& rs = out_.ranks[rank];
@@ -291,7 +272,7 @@ void Analysis::peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
   const auto self = static_cast<std::int32_t>(rank);
 
   switch (e) {
-    case kActivate:
+    case PeruseEvent::REQ_ACTIVATE:
       if (f.tag < 0) {
         CollectiveStat& c =
             out_.collectives[l.collective.empty() ? std::string("(outside a collective call)")
@@ -313,11 +294,11 @@ void Analysis::peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
         r.bytes = f.bytes;
       }
       break;
-    case kInsertPosted:
+    case PeruseEvent::REQ_INSERT_IN_POSTED_Q:
       depth(rs.posted, t, +1);
       st.posted[f.request] = {t, f.peer, f.tag};
       break;
-    case kRemovePosted: {
+    case PeruseEvent::REQ_REMOVE_FROM_POSTED_Q: {
       depth(rs.posted, t, -1);
       auto it = st.posted.find(f.request);
       if (it != st.posted.end()) {
@@ -338,14 +319,14 @@ void Analysis::peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
       }
       break;
     }
-    case kInsertUnex:
+    case PeruseEvent::MSG_INSERT_IN_UNEX_Q:
       depth(rs.unexpected, t, +1);
       st.unexpected.push_back({t, f.peer, f.tag, f.comm});
       break;
-    case kRemoveUnex:
-    case kMatchUnex: {
-      if (e == kRemoveUnex) depth(rs.unexpected, t, -1);
-      if ((e == kRemoveUnex) != remove_unexpected_selected_) break;
+    case PeruseEvent::MSG_REMOVE_FROM_UNEX_Q:
+    case PeruseEvent::REQ_MATCH_UNEX: {
+      if (e == PeruseEvent::MSG_REMOVE_FROM_UNEX_Q) depth(rs.unexpected, t, -1);
+      if ((e == PeruseEvent::MSG_REMOVE_FROM_UNEX_Q) != remove_unexpected_selected_) break;
       // The oldest waiting message this removal (or wildcard match) fits.
       auto it = std::find_if(st.unexpected.begin(), st.unexpected.end(), [&](const Unexpected& u) {
         return (f.peer < 0 || u.peer == f.peer) && (f.tag < 0 || u.tag == f.tag) &&
@@ -365,17 +346,18 @@ void Analysis::peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
       st.unexpected.erase(it);
       break;
     }
-    case kSearchPostedBegin:
+    case PeruseEvent::SEARCH_POSTED_Q_BEGIN:
       l.search_posted = t;
       break;
-    case kSearchUnexBegin:
+    case PeruseEvent::SEARCH_UNEX_Q_BEGIN:
       l.search_unexpected = t;
       break;
-    case kSearchPostedEnd:
-    case kSearchUnexEnd: {
-      std::uint64_t& since = e == kSearchPostedEnd ? l.search_posted : l.search_unexpected;
+    case PeruseEvent::SEARCH_POSTED_Q_END:
+    case PeruseEvent::SEARCH_UNEX_Q_END: {
+      std::uint64_t& since =
+          e == PeruseEvent::SEARCH_POSTED_Q_END ? l.search_posted : l.search_unexpected;
       if (since == kNever) break;
-      QueueStat& q = e == kSearchPostedEnd ? rs.posted : rs.unexpected;
+      QueueStat& q = e == PeruseEvent::SEARCH_POSTED_Q_END ? rs.posted : rs.unexpected;
       const std::uint64_t d = t - std::min(t, since);
       ++q.searches;
       q.search_ns += d;
@@ -383,21 +365,21 @@ void Analysis::peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
       since = kNever;
       break;
     }
-    case kXferBegin:
-    case kXferContinue:
-    case kXferEnd:
-    case kComplete: {
+    case PeruseEvent::REQ_XFER_BEGIN:
+    case PeruseEvent::REQ_XFER_CONTINUE:
+    case PeruseEvent::REQ_XFER_END:
+    case PeruseEvent::REQ_COMPLETE: {
       if (!track_requests_) break;
       Request& r = request(rank, f.request, t, &f);
-      if (e == kXferBegin) {
+      if (e == PeruseEvent::REQ_XFER_BEGIN) {
         if (r.xfer_begin == kNever) r.xfer_begin = t;
-      } else if (e == kXferContinue) {
+      } else if (e == PeruseEvent::REQ_XFER_CONTINUE) {
         ++r.fragments;
         if (r.last_fragment != kNever)
           out_.messages.fragment_interval_ns.add(static_cast<double>(t - r.last_fragment));
         if (r.first_fragment == kNever) r.first_fragment = t;
         r.last_fragment = t;
-      } else if (e == kXferEnd) {
+      } else if (e == PeruseEvent::REQ_XFER_END) {
         r.xfer_end = t;
         if (r.complete != kNever) {
           count_message(rank, r);

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <set>
 
+#include "catalogue.hpp"
+#include "selection.hpp"
+
 namespace perusetrace::report {
 
 namespace {
@@ -33,23 +36,11 @@ const std::vector<Need>& needs() {
 }  // namespace
 
 const std::vector<std::string>& peruse_event_names() {
-  static const std::vector<std::string> names = {"REQ_ACTIVATE",
-                                                 "REQ_MATCH_UNEX",
-                                                 "REQ_INSERT_IN_POSTED_Q",
-                                                 "REQ_REMOVE_FROM_POSTED_Q",
-                                                 "REQ_XFER_BEGIN",
-                                                 "REQ_XFER_CONTINUE",
-                                                 "REQ_XFER_END",
-                                                 "REQ_COMPLETE",
-                                                 "REQ_NOTIFY",
-                                                 "MSG_ARRIVED",
-                                                 "MSG_INSERT_IN_UNEX_Q",
-                                                 "MSG_REMOVE_FROM_UNEX_Q",
-                                                 "MSG_MATCH_POSTED_REQ",
-                                                 "SEARCH_POSTED_Q_BEGIN",
-                                                 "SEARCH_POSTED_Q_END",
-                                                 "SEARCH_UNEX_Q_BEGIN",
-                                                 "SEARCH_UNEX_Q_END"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const EventInfo& e : kPeruseEvents) n.emplace_back(e.short_name);
+    return n;
+  }();
   return names;
 }
 
@@ -61,16 +52,11 @@ std::vector<std::string> selected_events(const std::string& settings, bool& foun
   if (!found) return out;
   const auto start = at + key.size();
   const auto end = settings.find(' ', start);
-  const std::string list = settings.substr(start, end == std::string::npos ? end : end - start);
-  if (list == "all") return peruse_event_names();
-  std::size_t from = 0;
-  while (from <= list.size()) {
-    auto colon = list.find(':', from);
-    if (colon == std::string::npos) colon = list.size();
-    const std::string name = list.substr(from, colon - from);
-    if (!name.empty() && name != "none") out.push_back(name);
-    from = colon + 1;
-  }
+  // Parsed as the library parses the variable (events/selection.hpp): the same names.
+  const EventSelection selection =
+      parse_event_list(settings.substr(start, end == std::string::npos ? end : end - start));
+  for (const EventInfo& e : kPeruseEvents)
+    if (selection.events.test(static_cast<std::size_t>(e.event))) out.emplace_back(e.short_name);
   return out;
 }
 
