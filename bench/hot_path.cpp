@@ -27,7 +27,7 @@
 #include <thread>
 #include <vector>
 
-#include "thread_buffer.hpp"
+#include "lib/thread_buffer.hpp"
 
 namespace {
 

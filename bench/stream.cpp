@@ -11,9 +11,9 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "catalogue.hpp"
-#include "journal.hpp"
-#include "thread_buffer.hpp"
+#include "events/catalogue.hpp"
+#include "lib/journal.hpp"
+#include "lib/thread_buffer.hpp"
 
 namespace {
 

@@ -12,8 +12,8 @@
 #include <array>
 #include <cstdint>
 
-#include "catalogue.hpp"
-#include "selection.hpp"
+#include "events/catalogue.hpp"
+#include "events/selection.hpp"
 
 namespace perusetrace {
 

@@ -1,4 +1,4 @@
-#include "catalogue.hpp"
+#include "events/catalogue.hpp"
 
 #include <algorithm>
 #include <cctype>

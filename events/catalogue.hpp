@@ -11,7 +11,7 @@ namespace perusetrace {
 
 enum class PeruseEvent : std::uint8_t {
 #define X(name, phase, text) name,
-#include "catalogue.def"
+#include "events/catalogue.def"
 #undef X
 };
 
@@ -28,7 +28,7 @@ struct EventInfo {
 inline constexpr std::array kPeruseEvents = {
 #define X(name, phase, text) \
   EventInfo{PeruseEvent::name, #name, "PERUSE_COMM_" #name, EventPhase::phase, text},
-#include "catalogue.def"
+#include "events/catalogue.def"
 #undef X
 };
 
@@ -39,8 +39,9 @@ constexpr const EventInfo& info(PeruseEvent e) {
   return kPeruseEvents[static_cast<std::size_t>(e)];
 }
 
-// The derived counter an event changes, as a Metric's number (lib/record.hpp: posted queue depth
-// 0, unexpected queue depth 1, bytes in flight 2); -1 for none. Its value rides in the record.
+// The derived counter an event changes, as a Metric's number (otf2_writer/record.hpp: posted queue
+// depth 0, unexpected queue depth 1, bytes in flight 2); -1 for none. Its value rides in the
+// record.
 constexpr int counter_of(PeruseEvent e) {
   switch (e) {
     case PeruseEvent::REQ_INSERT_IN_POSTED_Q:

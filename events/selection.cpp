@@ -1,4 +1,4 @@
-#include "selection.hpp"
+#include "events/selection.hpp"
 
 #include <algorithm>
 #include <cctype>

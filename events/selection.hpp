@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "catalogue.hpp"
+#include "events/catalogue.hpp"
 
 namespace perusetrace {
 

@@ -1,4 +1,4 @@
-#include "clock_sync.hpp"
+#include "lib/clock_sync.hpp"
 
 #include <sched.h>
 #include <time.h>
@@ -6,7 +6,7 @@
 
 #include <fstream>
 
-#include "clock.hpp"
+#include "lib/clock.hpp"
 
 namespace perusetrace {
 

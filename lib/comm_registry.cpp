@@ -1,9 +1,9 @@
-#include "comm_registry.hpp"
+#include "lib/comm_registry.hpp"
 
 #include <cstring>
 #include <mutex>
 
-#include "journal.hpp"
+#include "lib/journal.hpp"
 
 namespace perusetrace {
 

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "handle_key.hpp"
-#include "handle_table.hpp"
-#include "writer.hpp"
+#include "lib/handle_key.hpp"
+#include "lib/handle_table.hpp"
+#include "otf2_writer/writer.hpp"
 
 namespace perusetrace {
 

@@ -1,4 +1,4 @@
-#include "crash_guard.hpp"
+#include "lib/crash_guard.hpp"
 
 #include <errno.h>
 #include <signal.h>
@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "journal.hpp"
-#include "thread_buffer.hpp"
+#include "lib/journal.hpp"
+#include "lib/thread_buffer.hpp"
 
 namespace perusetrace {
 

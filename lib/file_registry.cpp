@@ -1,9 +1,9 @@
-#include "file_registry.hpp"
+#include "lib/file_registry.hpp"
 
 #include <mutex>
 
-#include "handle_key.hpp"
-#include "journal.hpp"
+#include "lib/handle_key.hpp"
+#include "lib/journal.hpp"
 
 namespace perusetrace {
 

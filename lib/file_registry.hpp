@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "handle_table.hpp"
-#include "writer.hpp"
+#include "lib/handle_table.hpp"
+#include "otf2_writer/writer.hpp"
 
 namespace perusetrace {
 

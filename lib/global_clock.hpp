@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "clock.hpp"
+#include "lib/clock.hpp"
 
 namespace perusetrace {
 

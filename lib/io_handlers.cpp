@@ -2,9 +2,9 @@
 // IoOperationComplete, ...) on handles that carry the file's name.
 #include <atomic>
 
-#include "comm_registry.hpp"
-#include "file_registry.hpp"
-#include "mpi_handlers.hpp"
+#include "lib/comm_registry.hpp"
+#include "lib/file_registry.hpp"
+#include "lib/mpi_handlers.hpp"
 
 namespace perusetrace {
 

@@ -1,4 +1,4 @@
-#include "journal.hpp"
+#include "lib/journal.hpp"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,9 +10,9 @@
 #include <cstring>
 #include <mutex>
 
-#include "journal_format.hpp"
-#include "regions.hpp"
-#include "tick_clock.hpp"
+#include "lib/journal_format.hpp"
+#include "lib/regions.hpp"
+#include "lib/tick_clock.hpp"
 
 namespace perusetrace::journal {
 

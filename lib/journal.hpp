@@ -12,9 +12,9 @@
 #include <cstdint>
 #include <string>
 
-#include "clock.hpp"
-#include "record.hpp"
-#include "writer.hpp"
+#include "lib/clock.hpp"
+#include "otf2_writer/record.hpp"
+#include "otf2_writer/writer.hpp"
 
 namespace perusetrace::journal {
 

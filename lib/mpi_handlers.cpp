@@ -1,10 +1,10 @@
 // The hand-written side of the PMPI wrappers: what each kind of MPI call records.
-#include "mpi_handlers.hpp"
+#include "lib/mpi_handlers.hpp"
 
-#include "comm_registry.hpp"
-#include "handle_key.hpp"
-#include "handle_table.hpp"
-#include "peruse_session.hpp"
+#include "lib/comm_registry.hpp"
+#include "lib/handle_key.hpp"
+#include "lib/handle_table.hpp"
+#include "lib/peruse_session.hpp"
 
 namespace perusetrace {
 

@@ -6,10 +6,10 @@
 
 #include <cstdint>
 
-#include "clock.hpp"
-#include "mpi_functions.hpp"
-#include "request_table.hpp"
-#include "thread_buffer.hpp"
+#include "lib/clock.hpp"
+#include "lib/mpi_functions.hpp"
+#include "lib/request_table.hpp"
+#include "lib/thread_buffer.hpp"
 
 namespace perusetrace {
 

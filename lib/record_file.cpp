@@ -1,4 +1,4 @@
-#include "record_file.hpp"
+#include "lib/record_file.hpp"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,7 +23,7 @@ bool RecordFile::open(const std::string& path, std::string& error) {
 }
 
 namespace {
-// An Enter or Leave carries no payload (event 0) or one of the MPI events (lib/record.hpp).
+// An Enter or Leave carries no payload (event 0) or one of the MPI events (otf2_writer/record.hpp).
 bool payload_valid(const Record& r) {
   const auto kind = static_cast<RecordKind>(r.event);
   return r.event == 0 || (kind > RecordKind::Peruse && known_kind(r.event));

@@ -12,9 +12,9 @@
 #include <memory>
 #include <vector>
 
-#include "global_clock.hpp"
-#include "record.hpp"
-#include "record_packing.hpp"
+#include "lib/global_clock.hpp"
+#include "otf2_writer/record.hpp"
+#include "lib/record_packing.hpp"
 
 namespace perusetrace {
 

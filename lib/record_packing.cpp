@@ -1,4 +1,4 @@
-#include "record_packing.hpp"
+#include "lib/record_packing.hpp"
 
 #include <atomic>
 #include <cstring>

@@ -21,7 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "record.hpp"
+#include "otf2_writer/record.hpp"
 
 namespace perusetrace::packing {
 

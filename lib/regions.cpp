@@ -1,4 +1,4 @@
-#include "regions.hpp"
+#include "lib/regions.hpp"
 
 namespace perusetrace {
 

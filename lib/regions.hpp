@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "catalogue.hpp"
-#include "mpi_functions.hpp"
-#include "writer.hpp"
+#include "events/catalogue.hpp"
+#include "lib/mpi_functions.hpp"
+#include "otf2_writer/writer.hpp"
 
 namespace perusetrace {
 

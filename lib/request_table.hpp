@@ -12,7 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "handle_table.hpp"
+#include "lib/handle_table.hpp"
 
 namespace perusetrace {
 

@@ -11,19 +11,19 @@
 #include <string>
 #include <vector>
 
-#include "clock_sync.hpp"
-#include "comm_registry.hpp"
-#include "crash_guard.hpp"
-#include "file_registry.hpp"
-#include "global_clock.hpp"
-#include "journal.hpp"
-#include "journal_format.hpp"
-#include "mpi_handlers.hpp"
-#include "peruse_session.hpp"
-#include "regions.hpp"
-#include "record_file.hpp"
-#include "settings.hpp"
-#include "tick_clock.hpp"
+#include "lib/clock_sync.hpp"
+#include "lib/comm_registry.hpp"
+#include "lib/crash_guard.hpp"
+#include "lib/file_registry.hpp"
+#include "lib/global_clock.hpp"
+#include "lib/journal.hpp"
+#include "lib/journal_format.hpp"
+#include "lib/mpi_handlers.hpp"
+#include "lib/peruse_session.hpp"
+#include "lib/regions.hpp"
+#include "lib/record_file.hpp"
+#include "lib/settings.hpp"
+#include "lib/tick_clock.hpp"
 
 extern char* program_invocation_short_name;  // glibc
 

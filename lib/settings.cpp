@@ -1,11 +1,11 @@
-#include "settings.hpp"
+#include "lib/settings.hpp"
 
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <string_view>
 
-#include "mpi_functions.hpp"
+#include "lib/mpi_functions.hpp"
 
 namespace perusetrace {
 

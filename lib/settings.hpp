@@ -6,8 +6,8 @@
 #include <functional>
 #include <string>
 
-#include "selection.hpp"
-#include "tick_clock.hpp"
+#include "events/selection.hpp"
+#include "lib/tick_clock.hpp"
 
 namespace perusetrace {
 

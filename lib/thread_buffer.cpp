@@ -1,14 +1,14 @@
-#include "thread_buffer.hpp"
+#include "lib/thread_buffer.hpp"
 
 #include <unistd.h>
 
 #include <cstring>
 #include <new>
 
-#include "journal.hpp"
-#include "journal_format.hpp"
-#include "record_packing.hpp"
-#include "regions.hpp"
+#include "lib/journal.hpp"
+#include "lib/journal_format.hpp"
+#include "lib/record_packing.hpp"
+#include "lib/regions.hpp"
 
 namespace perusetrace {
 

@@ -10,9 +10,9 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "clock.hpp"
-#include "record.hpp"
-#include "record_packing.hpp"
+#include "lib/clock.hpp"
+#include "otf2_writer/record.hpp"
+#include "lib/record_packing.hpp"
 
 namespace perusetrace {
 

@@ -1,4 +1,4 @@
-#include "tick_clock.hpp"
+#include "lib/tick_clock.hpp"
 
 #include <fstream>
 #include <sstream>

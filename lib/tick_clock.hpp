@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "clock.hpp"
+#include "lib/clock.hpp"
 
 namespace perusetrace {
 

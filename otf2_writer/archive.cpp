@@ -2,7 +2,7 @@
 // over MPI_COMM_WORLD, each rank writing its own locations and rank 0 the global definitions.
 #include <mpi.h>
 
-#include "internal.hpp"
+#include "otf2_writer/internal.hpp"
 
 // The tracer sits on PMPI: OTF2's MPI collectives must not go through our own wrappers.
 #define OTF2_MPI_USE_PMPI

@@ -6,8 +6,8 @@
 #include <map>
 #include <tuple>
 
-#include "catalogue.hpp"
-#include "internal.hpp"
+#include "events/catalogue.hpp"
+#include "otf2_writer/internal.hpp"
 
 namespace perusetrace::trace::detail {
 

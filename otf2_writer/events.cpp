@@ -1,7 +1,7 @@
 // Records to OTF2 events, off the hot path (a thread's full buffer, or finalize).
 // How Peruse events are shown is explained in docs/otf2-mapping.md.
-#include "catalogue.hpp"
-#include "internal.hpp"
+#include "events/catalogue.hpp"
+#include "otf2_writer/internal.hpp"
 
 namespace perusetrace::trace::detail {
 

@@ -9,8 +9,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "peruse_fields.hpp"
-#include "writer.hpp"
+#include "otf2_writer/peruse_fields.hpp"
+#include "otf2_writer/writer.hpp"
 
 namespace perusetrace::trace::detail {
 

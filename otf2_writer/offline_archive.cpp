@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <memory>
 
-#include "internal.hpp"
+#include "otf2_writer/internal.hpp"
 
 namespace perusetrace::trace {
 

@@ -9,7 +9,7 @@
 #include <unordered_set>
 #include <utility>
 
-#include "internal.hpp"
+#include "otf2_writer/internal.hpp"
 
 namespace perusetrace::trace::detail {
 

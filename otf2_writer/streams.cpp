@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "archive_properties.hpp"
-#include "internal.hpp"
+#include "otf2_writer/archive_properties.hpp"
+#include "otf2_writer/internal.hpp"
 
 #include <otf2/OTF2_Pthread_Locks.h>
 

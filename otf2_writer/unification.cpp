@@ -6,7 +6,7 @@
 // MPI_COMM_WORLD's members once per rank), and each rank talks to log2(size) others.
 #include <mpi.h>
 
-#include "internal.hpp"
+#include "otf2_writer/internal.hpp"
 
 namespace perusetrace::trace::detail {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "record.hpp"
+#include "otf2_writer/record.hpp"
 
 namespace perusetrace::trace {
 

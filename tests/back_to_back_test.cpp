@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "back_to_back.hpp"
+#include "events/back_to_back.hpp"
 
 using namespace perusetrace;
 

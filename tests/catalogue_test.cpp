@@ -3,7 +3,7 @@
 #include <set>
 #include <string>
 
-#include "catalogue.hpp"
+#include "events/catalogue.hpp"
 
 using namespace perusetrace;
 

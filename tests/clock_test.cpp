@@ -2,8 +2,8 @@
 
 #include <cstdint>
 
-#include "global_clock.hpp"
-#include "tick_clock.hpp"
+#include "lib/global_clock.hpp"
+#include "lib/tick_clock.hpp"
 
 using namespace perusetrace;
 

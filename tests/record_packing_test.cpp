@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "record_file.hpp"
-#include "record_packing.hpp"
+#include "lib/record_file.hpp"
+#include "lib/record_packing.hpp"
 
 using namespace perusetrace;
 

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "selection.hpp"
+#include "events/selection.hpp"
 
 using namespace perusetrace;
 

@@ -4,8 +4,8 @@
 #include <map>
 #include <string>
 
-#include "mpi_functions.hpp"
-#include "settings.hpp"
+#include "lib/mpi_functions.hpp"
+#include "lib/settings.hpp"
 
 using namespace perusetrace;
 

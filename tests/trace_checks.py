@@ -360,7 +360,7 @@ MESSAGE_EVENTS = {"MSG_ARRIVED", "MSG_INSERT_IN_UNEX_Q", "MSG_REMOVE_FROM_UNEX_Q
 def peruse_fields(trace):
     """Message events carry request 0 and 0 bytes; a match reports the request removed from the
     posted queue right before it, with its bytes. perusetrace writes some of these events into the
-    record before them (events/carried_followers.hpp): their fields must come out as Open MPI gave
+    record before them (otf2_writer/carried_followers.hpp): their fields must come out as Open MPI gave
     them."""
     f = []
     for (rank, thread), events in trace.events.items():

@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "prv/convert.hpp"
-#include "recover/recover.hpp"
-#include "report/report_main.hpp"
-#include "settings.hpp"
+#include "tools/prv/convert.hpp"
+#include "tools/recover/recover.hpp"
+#include "tools/report/report_main.hpp"
+#include "lib/settings.hpp"
 
 extern char** environ;
 

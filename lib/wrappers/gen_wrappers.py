@@ -444,7 +444,7 @@ def write_outputs(functions, outdir):
 
 #include <cstdint>
 
-#include "writer.hpp"
+#include "otf2_writer/writer.hpp"
 
 namespace perusetrace {{
 
@@ -474,7 +474,7 @@ extern const char* const kGroupNames[static_cast<std::size_t>(Group::Count)];
         f"trace::CollectiveOp::{f.collective_op()}}},\n" for f in functions)
     names = "".join(f"    \"{g}\",\n" for g in GROUPS)
     with open(f"{outdir}/mpi_functions.cpp", "w") as out:
-        out.write(HEADER + f"""#include "mpi_functions.hpp"
+        out.write(HEADER + f"""#include "lib/mpi_functions.hpp"
 
 namespace perusetrace {{
 
@@ -489,7 +489,7 @@ const char* const kGroupNames[static_cast<std::size_t>(Group::Count)] = {{
     with open(f"{outdir}/mpi_wrappers.cpp", "w") as out:
         out.write(HEADER + """#include <mpi.h>
 
-#include "mpi_handlers.hpp"
+#include "lib/mpi_handlers.hpp"
 
 // Deprecated MPI functions are wrapped too: programs still call them.
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"

@@ -14,7 +14,7 @@ extern "C" {
 #include <string>
 #include <vector>
 
-#include "catalogue.hpp"
+#include "events/catalogue.hpp"
 
 namespace {
 

@@ -17,9 +17,9 @@
 #include <system_error>
 #include <vector>
 
-#include "convert.hpp"
-#include "recover.hpp"
-#include "report_main.hpp"
+#include "tools/prv/convert.hpp"
+#include "tools/recover/recover.hpp"
+#include "tools/report/report_main.hpp"
 
 namespace fs = std::filesystem;
 

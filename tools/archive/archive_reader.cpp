@@ -6,7 +6,7 @@
 // what it reads: every id an event or a definition names is checked here before it indexes
 // anything, and the layout of the event files is checked before OTF2 reads them (see
 // check_file).
-#include "archive_reader.hpp"
+#include "tools/archive/archive_reader.hpp"
 
 #include <fmt/core.h>
 #include <otf2/otf2.h>
@@ -26,7 +26,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "archive_properties.hpp"
+#include "otf2_writer/archive_properties.hpp"
 
 namespace perusetrace::archive {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "peruse_fields.hpp"
+#include "otf2_writer/peruse_fields.hpp"
 
 namespace perusetrace::archive {
 

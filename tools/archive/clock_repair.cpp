@@ -1,4 +1,4 @@
-#include "clock_repair.hpp"
+#include "tools/archive/clock_repair.hpp"
 
 #include <algorithm>
 

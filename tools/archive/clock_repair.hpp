@@ -15,8 +15,8 @@
 #include <utility>
 #include <vector>
 
-#include "archive_reader.hpp"
-#include "message_channel.hpp"
+#include "tools/archive/archive_reader.hpp"
+#include "tools/archive/message_channel.hpp"
 
 namespace perusetrace::archive {
 

@@ -1,4 +1,4 @@
-#include "convert.hpp"
+#include "tools/prv/convert.hpp"
 
 #include <fmt/core.h>
 #include <unistd.h>
@@ -7,14 +7,14 @@
 #include <chrono>
 #include <string>
 
-#include "prv_archive.hpp"
-#include "clock_repair.hpp"
-#include "command_line.hpp"
-#include "paraver_objects.hpp"
-#include "pcf_row.hpp"
-#include "prv_writer.hpp"
-#include "settings.hpp"
-#include "translator.hpp"
+#include "tools/prv/prv_archive.hpp"
+#include "tools/archive/clock_repair.hpp"
+#include "tools/archive/command_line.hpp"
+#include "tools/prv/paraver_objects.hpp"
+#include "tools/prv/pcf_row.hpp"
+#include "tools/prv/prv_writer.hpp"
+#include "lib/settings.hpp"
+#include "tools/prv/translator.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "messages.hpp"
+#include "tools/prv/messages.hpp"
 
 namespace perusetrace::prv {
 

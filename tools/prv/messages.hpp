@@ -15,8 +15,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "prv_archive.hpp"
-#include "prv_writer.hpp"
+#include "tools/prv/prv_archive.hpp"
+#include "tools/prv/prv_writer.hpp"
 
 namespace perusetrace::prv {
 

@@ -6,7 +6,7 @@
 //     TASKS(THREADS_1:NODE_1,...,THREADS_T:NODE_T),COMMUNICATORS
 // then one line per communicator of the application:
 //   c:APPL:COMM_ID:NTASKS:TASK_1:...:TASK_N          (tasks 1-based)
-#include "paraver_objects.hpp"
+#include "tools/prv/paraver_objects.hpp"
 
 #include <fmt/format.h>
 

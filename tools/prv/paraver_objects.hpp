@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "prv_archive.hpp"
-#include "prv_writer.hpp"
+#include "tools/prv/prv_archive.hpp"
+#include "tools/prv/prv_writer.hpp"
 
 namespace perusetrace::prv {
 

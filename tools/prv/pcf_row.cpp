@@ -1,6 +1,6 @@
 // .pcf and .row layout as Paraver reads them (sections DEFAULT_OPTIONS, STATES, STATES_COLOR,
 // EVENT_TYPE/VALUES; "LEVEL <name> SIZE <n>" followed by one name per line).
-#include "pcf_row.hpp"
+#include "tools/prv/pcf_row.hpp"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "prv_codes.hpp"
+#include "tools/prv/prv_codes.hpp"
 
 namespace perusetrace::prv {
 

@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "prv_archive.hpp"
-#include "paraver_objects.hpp"
+#include "tools/prv/prv_archive.hpp"
+#include "tools/prv/paraver_objects.hpp"
 
 namespace perusetrace::prv {
 

@@ -1,7 +1,7 @@
 // The shared archive reader (tools/archive) under the names the converter uses.
 #pragma once
 
-#include "archive_reader.hpp"
+#include "tools/archive/archive_reader.hpp"
 
 namespace perusetrace::prv {
 

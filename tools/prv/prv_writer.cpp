@@ -5,7 +5,7 @@
 //   3:cpu:appl:task:thread:logical_send:physical_send:cpu:appl:task:thread:logical_recv:
 //     physical_recv:size:tag
 // Every record type has its sort time in the sixth field.
-#include "prv_writer.hpp"
+#include "tools/prv/prv_writer.hpp"
 
 #include <fmt/compile.h>
 #include <fmt/format.h>
@@ -17,7 +17,7 @@
 #include <cstring>
 #include <queue>
 
-#include "prv_archive.hpp"
+#include "tools/prv/prv_archive.hpp"
 
 namespace perusetrace::prv {
 

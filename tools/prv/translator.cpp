@@ -1,10 +1,10 @@
-#include "translator.hpp"
+#include "tools/prv/translator.hpp"
 
 #include <algorithm>
 #include <array>
 #include <string_view>
 
-#include "prv_codes.hpp"
+#include "tools/prv/prv_codes.hpp"
 
 namespace perusetrace::prv {
 

@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "prv_archive.hpp"
-#include "messages.hpp"
-#include "prv_writer.hpp"
+#include "tools/prv/prv_archive.hpp"
+#include "tools/prv/messages.hpp"
+#include "tools/prv/prv_writer.hpp"
 
 namespace perusetrace::prv {
 

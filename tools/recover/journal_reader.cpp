@@ -1,4 +1,4 @@
-#include "journal_reader.hpp"
+#include "tools/recover/journal_reader.hpp"
 
 #include <dirent.h>
 
@@ -11,8 +11,8 @@
 #include <map>
 #include <sstream>
 
-#include "journal_format.hpp"
-#include "tick_clock.hpp"
+#include "lib/journal_format.hpp"
+#include "lib/tick_clock.hpp"
 
 namespace perusetrace::recover {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "global_clock.hpp"
-#include "writer.hpp"
+#include "lib/global_clock.hpp"
+#include "otf2_writer/writer.hpp"
 
 namespace perusetrace::recover {
 

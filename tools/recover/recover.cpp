@@ -1,4 +1,4 @@
-#include "recover.hpp"
+#include "tools/recover/recover.hpp"
 
 #include <fmt/core.h>
 #include <signal.h>
@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "catalogue.hpp"
-#include "journal_format.hpp"
-#include "journal_reader.hpp"
-#include "record_file.hpp"
-#include "regions.hpp"
+#include "events/catalogue.hpp"
+#include "lib/journal_format.hpp"
+#include "tools/recover/journal_reader.hpp"
+#include "lib/record_file.hpp"
+#include "lib/regions.hpp"
 
 namespace perusetrace::recover {
 

@@ -1,9 +1,9 @@
-#include "analysis.hpp"
+#include "tools/report/analysis.hpp"
 
 #include <algorithm>
 
-#include "catalogue.hpp"
-#include "requirements.hpp"
+#include "events/catalogue.hpp"
+#include "tools/report/requirements.hpp"
 
 namespace perusetrace::report {
 

@@ -10,9 +10,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "archive_reader.hpp"
-#include "message_channel.hpp"
-#include "report_data.hpp"
+#include "tools/archive/archive_reader.hpp"
+#include "tools/archive/message_channel.hpp"
+#include "tools/report/report_data.hpp"
 
 namespace perusetrace::report {
 

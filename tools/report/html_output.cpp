@@ -1,11 +1,11 @@
-#include "html_output.hpp"
+#include "tools/report/html_output.hpp"
 
 #include <fmt/core.h>
 
 #include <algorithm>
 #include <vector>
 
-#include "text_output.hpp"
+#include "tools/report/text_output.hpp"
 
 namespace perusetrace::report {
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "report_data.hpp"
+#include "tools/report/report_data.hpp"
 
 namespace perusetrace::report {
 

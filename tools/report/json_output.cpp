@@ -1,4 +1,4 @@
-#include "json_output.hpp"
+#include "tools/report/json_output.hpp"
 
 #include <fmt/core.h>
 

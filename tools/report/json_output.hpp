@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "report_data.hpp"
+#include "tools/report/report_data.hpp"
 
 namespace perusetrace::report {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "stats.hpp"
+#include "tools/report/stats.hpp"
 
 namespace perusetrace::report {
 

@@ -1,4 +1,4 @@
-#include "report_main.hpp"
+#include "tools/report/report_main.hpp"
 
 #include <fmt/core.h>
 #include <unistd.h>
@@ -9,13 +9,13 @@
 #include <cstring>
 #include <string>
 
-#include "command_line.hpp"
-#include "analysis.hpp"
-#include "archive_reader.hpp"
-#include "clock_repair.hpp"
-#include "html_output.hpp"
-#include "json_output.hpp"
-#include "text_output.hpp"
+#include "tools/archive/command_line.hpp"
+#include "tools/report/analysis.hpp"
+#include "tools/archive/archive_reader.hpp"
+#include "tools/archive/clock_repair.hpp"
+#include "tools/report/html_output.hpp"
+#include "tools/report/json_output.hpp"
+#include "tools/report/text_output.hpp"
 
 namespace {
 

@@ -1,10 +1,10 @@
-#include "requirements.hpp"
+#include "tools/report/requirements.hpp"
 
 #include <algorithm>
 #include <set>
 
-#include "catalogue.hpp"
-#include "selection.hpp"
+#include "events/catalogue.hpp"
+#include "events/selection.hpp"
 
 namespace perusetrace::report {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "report_data.hpp"
+#include "tools/report/report_data.hpp"
 
 namespace perusetrace::report {
 

@@ -1,4 +1,4 @@
-#include "text_output.hpp"
+#include "tools/report/text_output.hpp"
 
 #include <fmt/core.h>
 

@@ -1,4 +1,4 @@
-#include "peruse_session.hpp"
+#include "lib/peruse_session.hpp"
 
 // peruse.h declares C functions without an extern "C" guard of its own.
 extern "C" {
@@ -12,11 +12,11 @@ extern "C" {
 #include <unordered_map>
 #include <utility>
 
-#include "back_to_back.hpp"
-#include "carried_followers.hpp"
-#include "comm_registry.hpp"
-#include "request_table.hpp"
-#include "thread_buffer.hpp"
+#include "events/back_to_back.hpp"
+#include "otf2_writer/carried_followers.hpp"
+#include "lib/comm_registry.hpp"
+#include "lib/request_table.hpp"
+#include "lib/thread_buffer.hpp"
 
 // Weak: the library also loads under an MPI whose libmpi has no Peruse (same ABI, built
 // without --enable-peruse); PERUSE_Init is then null and tracing is PMPI-only.

@@ -109,8 +109,8 @@ inline Record carried(const Record& carrier) noexcept {
 }
 
 // A Peruse record carries up to two events Open MPI fired right after its own, back to back
-// (events/carried_followers.hpp): they happened at its time and have its fields, except that one
-// marked `without_request` has request and bytes 0. Its `region` holds the operation in the low
+// (otf2_writer/carried_followers.hpp): they happened at its time and have its fields, except that
+// one marked `without_request` has request and bytes 0. Its `region` holds the operation in the low
 // 4 bits and a 6-bit code per carried event above them: (event + 1) << 1 | without_request.
 struct CarriedPeruse {
   std::uint8_t event;

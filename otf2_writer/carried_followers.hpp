@@ -10,8 +10,8 @@
 
 #include <cstdint>
 
-#include "catalogue.hpp"
-#include "record.hpp"
+#include "events/catalogue.hpp"
+#include "otf2_writer/record.hpp"
 
 namespace perusetrace {
 

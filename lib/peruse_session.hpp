@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "selection.hpp"
+#include "events/selection.hpp"
 
 namespace perusetrace {
 struct CommEntry;

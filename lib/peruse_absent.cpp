@@ -1,5 +1,5 @@
 // Built against an MPI without peruse.h: PMPI-only tracing, said once at start.
-#include "peruse_session.hpp"
+#include "lib/peruse_session.hpp"
 
 namespace perusetrace::peruse {
 
