@@ -39,23 +39,36 @@ constexpr const EventInfo& info(PeruseEvent e) {
   return kPeruseEvents[static_cast<std::size_t>(e)];
 }
 
-// The derived counter an event changes, as a Metric's number (otf2_writer/record.hpp: posted queue
-// depth 0, unexpected queue depth 1, bytes in flight 2); -1 for none. Its value rides in the
-// record.
-constexpr int counter_of(PeruseEvent e) {
+// The derived counter an event changes, as a Metric's number (otf2_writer/record.hpp: posted
+// queue depth 0, unexpected queue depth 1, bytes in flight 2; -1 for none), and how: by one
+// request or message, or by the request's bytes, up or down. Its new value rides in the record.
+struct CounterChange {
+  int counter = -1;
+  int sign = 0;
+  bool by_bytes = false;
+};
+
+constexpr CounterChange counter_change(PeruseEvent e) {
   switch (e) {
     case PeruseEvent::REQ_INSERT_IN_POSTED_Q:
+      return {0, +1, false};
     case PeruseEvent::REQ_REMOVE_FROM_POSTED_Q:
-      return 0;
+      return {0, -1, false};
     case PeruseEvent::MSG_INSERT_IN_UNEX_Q:
+      return {1, +1, false};
     case PeruseEvent::MSG_REMOVE_FROM_UNEX_Q:
-      return 1;
+      return {1, -1, false};
     case PeruseEvent::REQ_XFER_BEGIN:
+      return {2, +1, true};
     case PeruseEvent::REQ_XFER_END:
-      return 2;
+      return {2, -1, true};
     default:
-      return -1;
+      return {};
   }
+}
+
+constexpr int counter_of(PeruseEvent e) {
+  return counter_change(e).counter;
 }
 
 // Accepts the full name or the name without PERUSE_COMM_, in any letter case.

@@ -19,12 +19,39 @@ inline constexpr std::uint32_t kMaxLocalIds = 1u << 24;
 inline std::string directory(const std::string& trace_dir) {
   return trace_dir + "/journal";
 }
-inline std::string definitions_path(const std::string& trace_dir, int rank) {
-  return directory(trace_dir) + "/rank-" + std::to_string(rank) + ".defs";
+
+inline std::string definitions_name(int rank) {
+  return "rank-" + std::to_string(rank) + ".defs";
+}
+inline std::string records_name(int rank, unsigned thread) {
+  return "rank-" + std::to_string(rank) + ".thread-" + std::to_string(thread) + ".records";
 }
 inline std::string records_path(const std::string& trace_dir, int rank, unsigned thread) {
-  return directory(trace_dir) + "/rank-" + std::to_string(rank) + ".thread-" +
-         std::to_string(thread) + ".records";
+  return directory(trace_dir) + "/" + records_name(rank, thread);
+}
+
+// The inverse of definitions_name and records_name: "rank-3.defs" -> (3, -1),
+// "rank-3.thread-1.records" -> (3, 1); false for any other name, or one they would not write
+// ("rank-03.defs").
+inline bool parse_name(const std::string& name, int& rank, int& thread) {
+  thread = -1;
+  const std::string prefix = "rank-";
+  if (name.rfind(prefix, 0) != 0) return false;
+  std::size_t at = prefix.size(), end = at;
+  while (end < name.size() && end - at < 9 && name[end] >= '0' && name[end] <= '9') ++end;
+  if (end == at) return false;
+  rank = std::stoi(name.substr(at, end - at));
+  if (name == definitions_name(rank)) return true;
+  const std::string middle = prefix + std::to_string(rank) + ".thread-";
+  if (name.rfind(middle, 0) != 0) return false;
+  at = end = middle.size();
+  while (end < name.size() && end - at < 9 && name[end] >= '0' && name[end] <= '9') ++end;
+  if (end == at) return false;
+  thread = std::stoi(name.substr(at, end - at));
+  return name == records_name(rank, static_cast<unsigned>(thread));
+}
+inline std::string definitions_path(const std::string& trace_dir, int rank) {
+  return directory(trace_dir) + "/" + definitions_name(rank);
 }
 
 // The definitions file is text, one fact per line, the keyword first; names come last on their

@@ -40,10 +40,9 @@ std::mutex g_mutex;  // registration happens when communicators come and go, nev
 std::unordered_map<std::uintptr_t, Handles> g_handles;
 TimeSources g_time_sources{};  // set at start, read by the callbacks
 
-// Process-wide derived counters; the new value travels in the record's aux field.
-std::atomic<std::int64_t> g_posted_depth{0};
-std::atomic<std::int64_t> g_unexpected_depth{0};
-std::atomic<std::int64_t> g_bytes_in_flight{0};
+// Process-wide derived counters (catalogue.hpp's counter_change); the new value travels in the
+// record's aux field.
+std::array<std::atomic<std::int64_t>, static_cast<std::size_t>(Metric::Count)> g_counters{};
 
 // initial-exec: the default model for a shared library calls __tls_get_addr at every access.
 thread_local MPI_Datatype t_last_type __attribute__((tls_model("initial-exec"))) =
@@ -109,12 +108,11 @@ inline int record_event(MPI_Aint unique_id, const peruse_comm_spec_t* spec, void
     if (address != 0) request = g_requests.id_of(address);
   }
   std::int64_t aux = 0;
-  if constexpr (event == PeruseEvent::REQ_INSERT_IN_POSTED_Q) aux = ++g_posted_depth;
-  if constexpr (event == PeruseEvent::REQ_REMOVE_FROM_POSTED_Q) aux = --g_posted_depth;
-  if constexpr (event == PeruseEvent::MSG_INSERT_IN_UNEX_Q) aux = ++g_unexpected_depth;
-  if constexpr (event == PeruseEvent::MSG_REMOVE_FROM_UNEX_Q) aux = --g_unexpected_depth;
-  if constexpr (event == PeruseEvent::REQ_XFER_BEGIN) aux = g_bytes_in_flight += bytes;
-  if constexpr (event == PeruseEvent::REQ_XFER_END) aux = g_bytes_in_flight -= bytes;
+  if constexpr (constexpr CounterChange c = counter_change(event); c.counter >= 0) {
+    static_assert(c.counter < static_cast<int>(Metric::Count), "a counter the writer defines");
+    const auto by = c.by_bytes ? static_cast<std::int64_t>(bytes) : 1;
+    aux = g_counters[c.counter] += c.sign * by;
+  }
 
   r->kind = RecordKind::Peruse;
   r->event = static_cast<std::uint8_t>(E);

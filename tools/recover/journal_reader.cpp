@@ -22,18 +22,6 @@ namespace {
 constexpr std::size_t kShownProblems = 5;
 constexpr std::size_t kShownLineLength = 120;
 
-// "rank-3.defs" -> 3; "rank-3.thread-1.records" -> (3, 1).
-bool parse_name(const std::string& name, int& rank, int& thread) {
-  thread = -1;
-  if (std::sscanf(name.c_str(), "rank-%d.thread-%d.records", &rank, &thread) == 2)
-    return name ==
-           "rank-" + std::to_string(rank) + ".thread-" + std::to_string(thread) + ".records";
-  thread = -1;
-  if (std::sscanf(name.c_str(), "rank-%d.defs", &rank) == 1)
-    return name == "rank-" + std::to_string(rank) + ".defs";
-  return false;
-}
-
 std::vector<int> read_ranks(std::istringstream& in) {
   std::size_t n = 0;
   in >> n;
@@ -176,7 +164,7 @@ bool read_journal(const std::string& trace_dir, std::vector<RankJournal>& ranks,
     int rank = 0, thread = 0;
     const std::string name = e->d_name;
     if (name == "." || name == ".." || name == "recovered") continue;
-    if (!parse_name(name, rank, thread) || rank < 0 || rank >= 1 << 24 ||
+    if (!journal::parse_name(name, rank, thread) || rank < 0 || rank >= 1 << 24 ||
         thread >= static_cast<int>(journal::kMaxThreads)) {
       ignored.push_back(dir + "/" + name);
       continue;
