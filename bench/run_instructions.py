@@ -68,11 +68,8 @@ def run(build, iters, events, work, mpi_prefix):
     """Callgrind files of one ping-pong, one per process, in rank order of their pids."""
     out = tempfile.mkdtemp(dir=work)
     mpirun = os.path.join(mpi_prefix, "bin", "mpirun")
-    cmd = [mpirun, "--allow-run-as-root", "--oversubscribe", "--bind-to", "none", "-np", "2",
-           "-x", "OMPI_MCA_btl_vader_single_copy_mechanism=none",
-           "-x", f"LD_PRELOAD={os.path.join(build, 'lib', LIBRARY)}",
-           "-x", f"MPITRACE_PERUSE_EVENTS={events}",
-           "-x", f"MPITRACE_OUTPUT={os.path.join(out, 'trace')}",
+    env = {"MPITRACE_PERUSE_EVENTS": events, "MPITRACE_OUTPUT": os.path.join(out, "trace")}
+    cmd = mpi_launch.command(mpirun, 2, env, os.path.join(build, "lib", LIBRARY)) + [
            "valgrind", "--tool=callgrind", "--collect-atstart=no",
            "--toggle-collect=MPI_Send", "--toggle-collect=MPI_Recv",
            f"--callgrind-out-file={os.path.join(out, 'cg.%p')}",

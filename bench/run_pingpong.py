@@ -42,28 +42,26 @@ def run_mode(mode, opts, work):
     prefix = opts.mpi_prefix
     # Pinned by default: unpinned, the two ranks' placement changes from run to run and with it
     # untraced latency, by up to a factor of two on a 2-core guest.
-    mpirun = [os.path.join(prefix, "bin", "mpirun"), "--allow-run-as-root", "--bind-to",
-              opts.bind, "-np", "2", "-x", "OMPI_MCA_btl_vader_single_copy_mechanism=none"]
+    mpirun = os.path.join(prefix, "bin", "mpirun")
     program = [os.path.join(build, "bench", "pingpong"), "-r", str(opts.reps), "-i",
                str(opts.iters), "-m", str(opts.max_bytes)]
     trace = os.path.join(work, f"trace-{mode}")
     shutil.rmtree(trace, ignore_errors=True)
     library = os.path.join(build, "lib", "libperusetrace.so")
-    if mode == "a":
-        cmd = mpirun + program
-    elif mode == "b":
-        cmd = mpirun + ["-x", f"LD_PRELOAD={os.path.join(build, 'bench', 'libnoop_peruse.so')}"] \
-            + program
+    env, preload, tool = {}, None, []
+    if mode == "b":
+        preload = os.path.join(build, "bench", "libnoop_peruse.so")
     elif mode in ("c", "d", "f", "g"):
         events = {"c": "none", "d": "all", "f": "all", "g": opts.events}[mode]
-        # mode g without --events leaves the variable unset: the library's own default.
-        select = ["-x", f"MPITRACE_PERUSE_EVENTS={events}"] if events else []
-        buffer = ["-x", "MPITRACE_BUFFER_SIZE=1G"] if mode == "f" else []
-        cmd = mpirun + ["-x", f"LD_PRELOAD={library}", "-x", f"MPITRACE_OUTPUT={trace}"] \
-            + select + buffer + program
-    else:
-        cmd = mpirun + ["-x", f"LD_LIBRARY_PATH={os.path.join(prefix, 'lib')}",
-                        "eztrace", "-t", "openmpi", "-o", trace] + program
+        preload, env["MPITRACE_OUTPUT"] = library, trace
+        if events:  # mode g without --events leaves the variable unset: the library's default
+            env["MPITRACE_PERUSE_EVENTS"] = events
+        if mode == "f":
+            env["MPITRACE_BUFFER_SIZE"] = "1G"
+    elif mode != "a":
+        env["LD_LIBRARY_PATH"] = os.path.join(prefix, "lib")
+        tool = ["eztrace", "-t", "openmpi", "-o", trace]
+    cmd = mpi_launch.command(mpirun, 2, env, preload, bind=opts.bind) + tool + program
     done = subprocess.run(cmd, capture_output=True, text=True, cwd=work,
                           env=mpi_launch.without_tracer_settings())
     if done.returncode != 0:

@@ -5,14 +5,15 @@ import os
 RANK_ENV = {"OMPI_MCA_btl_vader_single_copy_mechanism": "none"}
 
 
-def command(mpirun, np, env=None, preload=None, style="openmpi"):
+def command(mpirun, np, env=None, preload=None, style="openmpi", bind="none"):
     """The mpirun command line (up to the program) that gives every rank `env` and, with
-    `preload`, LD_PRELOAD — only the ranks load the tracer, not mpirun itself."""
+    `preload`, LD_PRELOAD — only the ranks load the tracer, not mpirun itself. Every mpirun line
+    of the tests and benchmarks comes from here; `bind` is Open MPI's --bind-to."""
     env = dict(RANK_ENV, **(env or {}))
     if preload:
         env["LD_PRELOAD"] = preload
     if style == "openmpi":  # as root, more ranks than cores, no binding to busy cores
-        args = [mpirun, "--allow-run-as-root", "--oversubscribe", "--bind-to", "none",
+        args = [mpirun, "--allow-run-as-root", "--oversubscribe", "--bind-to", bind,
                 "-np", str(np)]
         for name, value in env.items():
             args += ["-x", f"{name}={value}"]
