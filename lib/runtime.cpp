@@ -1,31 +1,21 @@
 // Start and end of tracing: MPI_Init/MPI_Init_thread and MPI_Finalize.
-#include <errno.h>
-#include <sys/stat.h>
-#include <sys/statvfs.h>
-#include <unistd.h>
-
 #include <cstdio>
-#include <algorithm>
 #include <cstdlib>
-#include <set>
 #include <string>
-#include <vector>
 
 #include "lib/clock_sync.hpp"
 #include "lib/comm_registry.hpp"
 #include "lib/crash_guard.hpp"
 #include "lib/file_registry.hpp"
+#include "lib/final_archive.hpp"
 #include "lib/global_clock.hpp"
 #include "lib/journal.hpp"
-#include "lib/journal_format.hpp"
 #include "lib/mpi_handlers.hpp"
+#include "lib/output_directory.hpp"
 #include "lib/peruse_session.hpp"
-#include "lib/regions.hpp"
-#include "lib/record_file.hpp"
 #include "lib/settings.hpp"
 #include "lib/tick_clock.hpp"
-
-extern char* program_invocation_short_name;  // glibc
+#include "lib/world.hpp"
 
 namespace perusetrace {
 
@@ -42,48 +32,6 @@ struct Run {
   ClockSync clocks;
 };
 Run g_run;
-
-bool exists(const std::string& path) {
-  struct stat st;
-  return ::stat(path.c_str(), &st) == 0;
-}
-
-std::string parent_of(const std::string& path) {
-  const auto slash = path.find_last_of('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-
-// Rank 0 picks the directory: the requested one, or NAME.1, NAME.2, ... when it already holds
-// something, since a trace is never overwritten. An empty result carries the reason in `why`.
-std::string choose_directory(const Settings& s, std::string& why) {
-  std::string base =
-      s.output.empty() ? std::string(program_invocation_short_name) + "-trace" : s.output;
-  while (base.size() > 1 && base.back() == '/') base.pop_back();
-  std::string dir = base;
-  for (int n = 1; exists(dir) && n < 10000; ++n) dir = base + "." + std::to_string(n);
-  if (dir != base) {
-    std::fprintf(stderr, "perusetrace: %s already exists; writing this trace to %s instead.\n",
-                 base.c_str(), dir.c_str());
-  }
-  const std::string parent = parent_of(dir);
-  if (::access(parent.c_str(), W_OK | X_OK) != 0) {
-    why = "cannot write the trace to " + dir + ": " + parent + " " +
-          (errno == ENOENT ? "does not exist" : "is not writable") +
-          ". Set MPITRACE_OUTPUT to a directory path in a writable place.";
-    return "";
-  }
-  if (!journal::create_directories(dir, why)) return "";
-  return dir;
-}
-
-std::string broadcast(std::string text) {
-  int length = static_cast<int>(text.size());
-  PMPI_Bcast(&length, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  text.resize(static_cast<std::size_t>(length));
-  PMPI_Bcast(text.data(), length, MPI_CHAR, 0, MPI_COMM_WORLD);
-  return text;
-}
 
 // Bad settings stop the run at MPI_Init, before the program has done any work: a tracing run
 // with settings other than the user asked for would be a wasted batch job.
@@ -105,18 +53,6 @@ void warn_unknown_variables() {
   }
 }
 
-std::string host_name() {
-  char host[256] = {0};
-  ::gethostname(host, sizeof host - 1);
-  return host;
-}
-
-bool all_ranks(bool ok) {
-  int mine = ok ? 1 : 0, all = 0;
-  PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  return all == 1;
-}
-
 trace::ClockOffset to_trace(const OffsetPoint& p) {
   return {p.local_ns, p.offset_ns, p.error_ns, p.exchanges};
 }
@@ -125,149 +61,6 @@ trace::ClockOffset to_trace(const OffsetPoint& p) {
 void measure_clock() {
   g_run.clocks.measure();
   journal::note_clock_offset(to_trace(g_run.clocks.points().back()));
-}
-
-// Ranks on different hosts may see different files under one path (a node-local scratch
-// directory): each checks that it sees the token rank 0 left in the directory it chose. A trace
-// with the other hosts' ranks missing would look whole; the run goes untraced instead, saying
-// which hosts and what to set.
-bool same_directory_everywhere(const std::string& dir) {
-  const std::string path = dir + "/.perusetrace-run";
-  std::string token;
-  if (g_run.rank == 0) {
-    token = std::to_string(realtime_ns()) + "-" + std::to_string(::getpid()) + "-" + host_name();
-    if (FILE* f = std::fopen(path.c_str(), "w")) {
-      std::fputs(token.c_str(), f);
-      std::fclose(f);
-    }
-  }
-  token = broadcast(token);
-  char seen[256] = {0};
-  if (FILE* f = std::fopen(path.c_str(), "r")) {
-    if (std::fgets(seen, sizeof seen, f) == nullptr) seen[0] = '\0';
-    std::fclose(f);
-  }
-  const bool mine = token == seen;
-  const bool all = all_ranks(mine);
-  if (!all) {
-    // Only now, and only the hosts that cannot see it, travel to rank 0.
-    char host[64] = {0};
-    if (!mine) std::snprintf(host, sizeof host, "%s", host_name().c_str());
-    std::vector<char> hosts(g_run.rank == 0 ? sizeof host * g_run.size : 0);
-    PMPI_Gather(host, sizeof host, MPI_CHAR, hosts.data(), sizeof host, MPI_CHAR, 0,
-                MPI_COMM_WORLD);
-    if (g_run.rank == 0) {
-      std::set<std::string> unseen;
-      int ranks = 0;
-      for (int r = 0; r < g_run.size; ++r) {
-        const std::string h(&hosts[static_cast<std::size_t>(r) * sizeof host]);
-        if (!h.empty()) ++ranks, unseen.insert(h);
-      }
-      std::string names;
-      for (const std::string& h : unseen) names += (names.empty() ? " " : ", ") + h;
-      std::fprintf(stderr,
-                   "perusetrace: the trace directory %s is not the same directory on every host: "
-                   "%d rank(s) on%s do not see what rank 0 (on %s) wrote there (a node-local "
-                   "disk?). Set MPITRACE_OUTPUT to a directory on a file system every host "
-                   "shares. The program runs untraced.\n",
-                   dir.c_str(), ranks, names.c_str(), host_name().c_str());
-    }
-  }
-  PMPI_Barrier(MPI_COMM_WORLD);
-  if (g_run.rank == 0) {
-    std::remove(path.c_str());
-    if (!all) {
-      ::rmdir(journal::directory(dir).c_str());
-      ::rmdir(dir.c_str());
-    }
-  }
-  return all;
-}
-
-// OTF2 reports success even when its buffered writes met a full disk (an empty anchor file was
-// seen on a full tmpfs), so the journal is removed only if the files look whole and the file
-// system still had room after the last of them. A directory removed while the archive was
-// written (the anchor file gone, or the directory) is told apart from a full one: the advice
-// differs.
-bool archive_fits(std::string& error) {
-  struct statvfs fs;
-  const std::string anchor = g_run.directory + "/traces.otf2";
-  struct stat st;
-  const bool anchor_there = g_run.rank != 0 || ::stat(anchor.c_str(), &st) == 0;
-  const bool anchor_ok = anchor_there && (g_run.rank != 0 || st.st_size > 0);
-  const bool room = ::statvfs(g_run.directory.c_str(), &fs) != 0 || fs.f_bavail > 0;
-  if (anchor_ok && room) return true;
-  if (!anchor_there || ::access(g_run.directory.c_str(), W_OK | X_OK) != 0)
-    error = "the output directory " + g_run.directory +
-            " (or the archive in it) was removed while the archive was written: set "
-            "MPITRACE_OUTPUT to a directory that stays for the whole run.";
-  else
-    error = "the file system of " + g_run.directory +
-            " was full when the archive was written, so it may be cut short.";
-  return false;
-}
-
-// What the user can still do with the records when the archive failed.
-std::string what_is_kept() {
-  const std::string journal = journal::directory(g_run.directory);
-  if (::access(journal.c_str(), R_OK | X_OK) != 0)
-    return " The records were in " + journal + ", which is gone too: this run's trace is lost.";
-  return " The records are kept in " + journal +
-         ": once the cause is fixed, `perusetrace recover " + g_run.directory +
-         "` makes the archive from them.";
-}
-
-// Encodes this rank's journal into the OTF2 archive (collective). The journal goes once the
-// archive is complete on every rank; otherwise it stays for `perusetrace recover`.
-void write_archive(trace::ProcessInfo process, std::uint32_t threads, const GlobalClock& clock) {
-  trace::ArchiveSpec spec;
-  spec.directory = g_run.directory;
-  spec.rank = g_run.rank;
-  spec.size = g_run.size;
-  spec.regions = region_table();
-  spec.peruse_region_base = kPeruseRegionBase;
-  spec.otf2_memory_bytes = 2u << 20;
-  spec.settings = g_run.settings;
-  spec.quiet_failures = journal::failed();
-  std::string error;
-  const bool opened = trace::open_archive(spec, error);
-  if (!all_ranks(opened)) {
-    if (!opened)
-      std::fprintf(stderr, "perusetrace rank %d: %s%s\n", g_run.rank, error.c_str(),
-                   what_is_kept().c_str());
-    return;
-  }
-  constexpr std::size_t kBlock = 1 << 14;
-  static Record block[kBlock];  // finalize runs once, on one thread
-  for (std::uint32_t t = 0; t < threads; ++t) {
-    void* location = trace::open_location(t);
-    RecordFile file(kRegionCount, static_cast<std::uint8_t>(kPeruseEventCount));
-    file.set_clock(clock);
-    std::string ignored;  // a thread whose journal file could not be created has no records
-    if (location != nullptr && file.open(journal::records_file(t), ignored)) {
-      std::size_t n = 0;
-      while ((n = file.read(block, kBlock)) > 0) trace::write(location, block, n);
-    }
-    // The archive's time span holds every event, whatever rounding the clock's maps did.
-    const RecordFile::Counts& c = file.counts();
-    if (c.kept > 0 && c.first_time < process.start_time) {
-      process.realtime_start -= std::min(process.realtime_start, process.start_time - c.first_time);
-      process.start_time = c.first_time;
-    }
-    if (c.kept > 0) process.end_time = std::max(process.end_time, c.last_time);
-    trace::close_location(location);
-  }
-  bool ok = trace::close_archive(process, error);
-  if (ok) ok = archive_fits(error);
-  if (!error.empty() && (ok || g_run.rank == 0))
-    std::fprintf(stderr, "perusetrace rank %d: %s%s\n", g_run.rank, error.c_str(),
-                 ok ? "" : what_is_kept().c_str());
-  if (all_ranks(ok)) journal::remove(threads);
-  if (g_run.rank == 0 && ok) {
-    std::fprintf(stderr, "perusetrace: trace %s in %s/traces.otf2\n",
-                 g_state.load() == TraceState::Stopped ? "written incompletely" : "written",
-                 g_run.directory.c_str());
-  }
 }
 
 }  // namespace
@@ -290,7 +83,7 @@ void on_init(int rc, Fn fn, std::uint64_t start, int provided) {
     return;
   }
 
-  if (!same_directory_everywhere(g_run.directory)) return;
+  if (!same_directory_everywhere(g_run.directory, g_run.rank, g_run.size)) return;
 
   // `start` was read before the clock was chosen, so it is ns: records want ticks.
   std::string clock_problem;
@@ -386,7 +179,9 @@ void on_finalize() {
   process.end_time = clock.offsets.to_global(end);
   process.realtime_start = g_run.realtime_start;
   if (stopped) g_state.store(TraceState::Stopped);  // the archive says it is incomplete
-  write_archive(process, thread_count(), clock);
+  FinalArchive archive{g_run.directory, g_run.rank, g_run.size, g_run.settings,
+                       g_state.load() == TraceState::Stopped};
+  write_final_archive(archive, process, thread_count(), clock);
 }
 
 }  // namespace perusetrace

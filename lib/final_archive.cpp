@@ -1,0 +1,107 @@
+#include "lib/final_archive.hpp"
+
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "events/catalogue.hpp"
+#include "lib/journal.hpp"
+#include "lib/journal_format.hpp"
+#include "lib/record_file.hpp"
+#include "lib/regions.hpp"
+#include "lib/world.hpp"
+
+namespace perusetrace {
+
+namespace {
+
+// OTF2 reports success even when its buffered writes met a full disk (an empty anchor file was
+// seen on a full tmpfs), so the journal is removed only if the files look whole and the file
+// system still had room after the last of them. A directory removed while the archive was
+// written (the anchor file gone, or the directory) is told apart from a full one: the advice
+// differs.
+bool archive_fits(const FinalArchive& run, std::string& error) {
+  struct statvfs fs;
+  const std::string anchor = run.directory + "/traces.otf2";
+  struct stat st;
+  const bool anchor_there = run.rank != 0 || ::stat(anchor.c_str(), &st) == 0;
+  const bool anchor_ok = anchor_there && (run.rank != 0 || st.st_size > 0);
+  const bool room = ::statvfs(run.directory.c_str(), &fs) != 0 || fs.f_bavail > 0;
+  if (anchor_ok && room) return true;
+  if (!anchor_there || ::access(run.directory.c_str(), W_OK | X_OK) != 0)
+    error = "the output directory " + run.directory +
+            " (or the archive in it) was removed while the archive was written: set "
+            "MPITRACE_OUTPUT to a directory that stays for the whole run.";
+  else
+    error = "the file system of " + run.directory +
+            " was full when the archive was written, so it may be cut short.";
+  return false;
+}
+
+// What the user can still do with the records when the archive failed.
+std::string what_is_kept(const FinalArchive& run) {
+  const std::string journal = journal::directory(run.directory);
+  if (::access(journal.c_str(), R_OK | X_OK) != 0)
+    return " The records were in " + journal + ", which is gone too: this run's trace is lost.";
+  return " The records are kept in " + journal +
+         ": once the cause is fixed, `perusetrace recover " + run.directory +
+         "` makes the archive from them.";
+}
+
+}  // namespace
+
+void write_final_archive(const FinalArchive& run, trace::ProcessInfo process, std::uint32_t threads,
+                         const GlobalClock& clock) {
+  trace::ArchiveSpec spec;
+  spec.directory = run.directory;
+  spec.rank = run.rank;
+  spec.size = run.size;
+  spec.regions = region_table();
+  spec.peruse_region_base = kPeruseRegionBase;
+  spec.otf2_memory_bytes = 2u << 20;
+  spec.settings = run.settings;
+  spec.quiet_failures = journal::failed();
+  std::string error;
+  const bool opened = trace::open_archive(spec, error);
+  if (!all_ranks(opened)) {
+    if (!opened)
+      std::fprintf(stderr, "perusetrace rank %d: %s%s\n", run.rank, error.c_str(),
+                   what_is_kept(run).c_str());
+    return;
+  }
+  constexpr std::size_t kBlock = 1 << 14;
+  static Record block[kBlock];  // finalize runs once, on one thread
+  for (std::uint32_t t = 0; t < threads; ++t) {
+    void* location = trace::open_location(t);
+    RecordFile file(kRegionCount, static_cast<std::uint8_t>(kPeruseEventCount));
+    file.set_clock(clock);
+    std::string ignored;  // a thread whose journal file could not be created has no records
+    if (location != nullptr && file.open(journal::records_file(t), ignored)) {
+      std::size_t n = 0;
+      while ((n = file.read(block, kBlock)) > 0) trace::write(location, block, n);
+    }
+    // The archive's time span holds every event, whatever rounding the clock's maps did.
+    const RecordFile::Counts& c = file.counts();
+    if (c.kept > 0 && c.first_time < process.start_time) {
+      process.realtime_start -= std::min(process.realtime_start, process.start_time - c.first_time);
+      process.start_time = c.first_time;
+    }
+    if (c.kept > 0) process.end_time = std::max(process.end_time, c.last_time);
+    trace::close_location(location);
+  }
+  bool ok = trace::close_archive(process, error);
+  if (ok) ok = archive_fits(run, error);
+  if (!error.empty() && (ok || run.rank == 0))
+    std::fprintf(stderr, "perusetrace rank %d: %s%s\n", run.rank, error.c_str(),
+                 ok ? "" : what_is_kept(run).c_str());
+  if (all_ranks(ok)) journal::remove(threads);
+  if (run.rank == 0 && ok) {
+    std::fprintf(stderr, "perusetrace: trace %s in %s/traces.otf2\n",
+                 run.stopped ? "written incompletely" : "written", run.directory.c_str());
+  }
+}
+
+}  // namespace perusetrace
