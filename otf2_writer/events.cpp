@@ -1,4 +1,4 @@
-// Records to OTF2 events, off the hot path (a thread's full buffer, or finalize).
+// Records to OTF2 events, read back from the journal at MPI_Finalize or by `perusetrace recover`.
 // How Peruse events are shown is explained in docs/otf2-mapping.md.
 #include "events/catalogue.hpp"
 #include "otf2_writer/internal.hpp"

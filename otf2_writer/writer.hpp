@@ -114,9 +114,9 @@ struct ProcessInfo {
 // the run left in its journal (lib/journal.hpp).
 // Collective over MPI_COMM_WORLD (through PMPI). On failure, `error` says why and what to do.
 bool open_archive(const ArchiveSpec& spec, std::string& error);
-// One event stream per (rank, thread); thread-safe; nullptr when the writer has stopped.
+// One event stream per (rank, thread), opened, written and closed one after another by the
+// thread writing the archive; nullptr when the writer has stopped.
 void* open_location(std::uint32_t thread_index) noexcept;
-// Called by the location's own thread only.
 void write(void* location, const Record* records, std::size_t count) noexcept;
 void close_location(void* location) noexcept;
 // Collective: unifies the definitions, writes them, and closes the archive.
