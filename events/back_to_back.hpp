@@ -3,8 +3,8 @@
 //
 // Read from Open MPI 4.1's ob1 (pml_ob1_recvfrag.c, pml_ob1_recvreq.c). Between a follower
 // and the event before it lies a list insertion or removal and nothing else: no search, no lock
-// taken, no copy, no wait. A clock read costs 11-15 ns (docs/performance.md), more than that
-// work, so a second read would put the tracer's own cost into the trace, not the MPI's. Events
+// taken, no copy, no wait. A clock read costs more than that work (docs/performance.md), so a
+// second read would put the tracer's own cost into the trace, not the MPI's. Events
 // on either side of a search, a copy or a wait keep their own read: search begin and removal,
 // transfer begin and end, insertion and arrival.
 #pragma once
