@@ -13,6 +13,7 @@ the whole cost a rank pays per event, where a ping-pong shows only the part on i
 """
 import argparse
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -40,8 +41,9 @@ def main():
     parser.add_argument("--build", default="build")
     parser.add_argument("--buffer-size", default="8M")
     # Whole processes run in faster or slower states of this guest (untraced self messages took
-    # 102 to 184 ns from one process to the next): the three configurations run in turn, and
-    # each figure is the best over the runs.
+    # 102 to 184 ns from one process to the next): the configurations run in turn, a figure
+    # measured inside one process is the best over the runs, and what tracing adds is the
+    # median over the runs of the difference within each run (paired, never best against best).
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--scale", type=int, default=1,
                         help="divide every loop's length (a quick check that it runs: the "
@@ -69,6 +71,10 @@ def main():
             {k: min(r[k] for r in results) for k in results[0]}
             for results in (runs["all"], runs["pmpi"], runs["untraced"], runs["mt"],
                             runs["mt untraced"]))
+
+    def added(mode, baseline, key):
+        """What `mode` adds to `baseline` for `key`: the median of the runs' differences."""
+        return statistics.median(r[key] - b[key] for r, b in zip(runs[mode], runs[baseline]))
     print(f"ns per record, no drain measured : {traced['record_ns_hot']:.1f}")
     print(f"ns per record, drains included   : {traced['record_ns_with_drains']:.1f}")
     if "record_ns_two_threads" in traced:
@@ -79,16 +85,16 @@ def main():
     print(f"ns per record, no clock read     : {traced['record_ns_without_clock']:.1f} "
           f"(one clock read alone: {traced['clock_read_ns']:.1f})")
     print(f"ns a traced MPI_Comm_rank adds   : "
-          f"{traced['mpi_comm_rank_ns'] - untraced['mpi_comm_rank_ns']:.1f} "
+          f"{added('all', 'untraced', 'mpi_comm_rank_ns'):.1f} "
           f"({untraced['mpi_comm_rank_ns']:.1f} untraced, {traced['mpi_comm_rank_ns']:.1f} traced)")
     if "mt_mpi_comm_rank_ns" in mt_untraced:
         print(f"  MPI_THREAD_MULTIPLE, one thread : "
-              f"{mt['mt_mpi_comm_rank_ns'] - mt_untraced['mt_mpi_comm_rank_ns']:.1f} "
+              f"{added('mt', 'mt untraced', 'mt_mpi_comm_rank_ns'):.1f} "
               f"({mt_untraced['mt_mpi_comm_rank_ns']:.1f} untraced)")
         if "mt_mpi_comm_rank_ns_two_threads" in mt_untraced:
             untraced_two = mt_untraced["mt_mpi_comm_rank_ns_two_threads"]
             print(f"  two threads at once, per thread : "
-                  f"{mt['mt_mpi_comm_rank_ns_two_threads'] - untraced_two:.1f} "
+                  f"{added('mt', 'mt untraced', 'mt_mpi_comm_rank_ns_two_threads'):.1f} "
                   f"({untraced_two:.1f} untraced)")
         else:
             print("  two threads at once             : not measured (one CPU only)")
@@ -98,16 +104,16 @@ def main():
     print(f"0-byte self message, untraced    : {base:.1f} ns")
     # A Peruse record may carry events Open MPI fired right after it (carried_followers.hpp):
     # costs are per event, the records they take are shown beside.
-    for name, result in (("PMPI only", pmpi), ("all Peruse events", traced)):
-        added, events = result["self_message_ns"] - base, result["events_per_self_message"]
-        print(f"  traced, {name:<18}: +{added:.1f} ns for {events:.0f} events "
+    for name, mode, result in (("PMPI only", "pmpi", pmpi), ("all Peruse events", "all", traced)):
+        cost, events = added(mode, "untraced", "self_message_ns"), result["events_per_self_message"]
+        print(f"  traced, {name:<18}: +{cost:.1f} ns for {events:.0f} events "
               f"({result['records_per_self_message']:.0f} records), "
-              f"{added / events if events else 0:.1f} ns per event")
+              f"{cost / events if events else 0:.1f} ns per event")
     peruse_events = traced["events_per_self_message"] - pmpi["events_per_self_message"]
     peruse_records = traced["records_per_self_message"] - pmpi["records_per_self_message"]
     real = None  # ns per Peruse event, dispatch, packing and writing included
     if peruse_events > 0:
-        real = (traced["self_message_ns"] - pmpi["self_message_ns"]) / peruse_events
+        real = added("all", "pmpi", "self_message_ns") / peruse_events
         print(f"  the Peruse events alone        : {real:.1f} ns per event "
               f"({peruse_events:.0f} per message in {peruse_records:.0f} records)")
     hot = traced["record_ns_hot"]

@@ -186,7 +186,6 @@ def main():
                     got[id(b)] = run_mode("d", b, work)[0]
                 against.append((got[id(opts)], got[id(other)]))
 
-    best = {m: {size: min(ts) for size, ts in per_cycle[m].items()} for m in opts.modes}
     # per cycle: mode -> 0-byte median
     cycles = [{m: per_cycle[m][0][i] for m in opts.modes} for i in range(opts.cycles)] \
         if all(0 in per_cycle[m] for m in opts.modes) else []
@@ -216,21 +215,14 @@ def main():
             if size > 0:
                 print(f"{size:>9}" + "".join(f"{size / typical[m][size]:>10.1f}"
                                             for m in opts.modes))
-    if all(m in best for m in "abcde") and 0 in best["a"]:
-        a, b, c, d, e = (best[m][0] for m in "abcde")
-        print(f"\n0 bytes, best of cycles: untraced {a:.3f} us; callbacks add {b - a:.3f}; "
-              f"perusetrace PMPI adds {c - a:.3f}, with all events {d - a:.3f}; EZTrace adds "
-              f"{e - a:.3f}")
-        # The same differences taken within each cycle: a cycle that ran untraced in the fast
-        # state alone does not set them, as it can set the line above.
+    # Differences are taken within each cycle, modes back to back: the best of each mode over
+    # all cycles would pair an untraced cycle that ran in the guest's fast state with traced ones
+    # that did not (untraced latency is bimodal here).
+    if cycles and all(m in opts.modes for m in "abcde"):
         added = {m: median(c[m] - c["a"] for c in cycles) for m in "bcde"}
-        print(f"0 bytes, median over cycles of what each mode adds in its cycle: callbacks "
+        print(f"\n0 bytes, median over cycles of what each mode adds in its cycle: callbacks "
               f"{added['b']:.3f}; PMPI {added['c']:.3f}, all events {added['d']:.3f}; EZTrace "
               f"{added['e']:.3f}")
-        # The verdict pairs modes measured back to back, within seconds, in the same cycle: the
-        # best of each mode over all cycles can pair an untraced cycle that ran in a fast state
-        # of the machine (untraced latency is bimodal on this guest) with traced ones that did
-        # not.
         print("0 bytes, per cycle (modes back to back):")
         must, goal = [], []
         for i, c in enumerate(cycles):
@@ -245,18 +237,20 @@ def main():
             print(f"{name}  {text}: median over cycles {lhs:.3f} <= {rhs:.3f}  "
                   f"{'met' if lhs <= rhs else 'MISSED'} (met in {met} of {len(pairs)} cycles)")
             print(f"      {margin_verdict([y - x for x, y in pairs])}")
-    if all(m in best for m in "ag") and 0 in best["a"] and cycles:
+    if cycles and all(m in opts.modes for m in "ag"):
         what = opts.events or "the default events"
         g_added = [c["g"] - c["a"] for c in cycles]
-        print(f"mode g ({what}): adds {best['g'][0] - best['a'][0]:.3f} us at 0 B, best of "
-              f"cycles; per cycle, median {median(g_added):.3f}")
-        if "e" in best:
+        print(f"mode g ({what}): adds {median(g_added):.3f} us at 0 B (median over cycles of "
+              f"what it adds in its cycle)")
+        if "e" in opts.modes:
             margins = [(c["e"] - c["a"]) / 2 - (c["g"] - c["a"]) for c in cycles]
             print(f"      against the must's line (e-a)/2, {margin_verdict(margins)}")
-    if all(m in best for m in "adf") and 0 in best["a"]:
-        a, d, f = (best[m][0] for m in "adf")
-        print(f"drains: d - f = {d - f:.3f} us of the {d - a:.3f} that tracing adds at 0 B "
-              f"(without drains: {f - a:.3f})")
+    if cycles and all(m in opts.modes for m in "adf"):
+        d_f = median(c["d"] - c["f"] for c in cycles)
+        d_a = median(c["d"] - c["a"] for c in cycles)
+        f_a = median(c["f"] - c["a"] for c in cycles)
+        print(f"drains: d - f = {d_f:.3f} us of the {d_a:.3f} that tracing adds at 0 B "
+              f"(without drains: {f_a:.3f}; medians over cycles)")
     if against:
         print(f"\nmode d at 0 bytes, this build against {other.build}, per cycle:")
         for i, (mine, theirs) in enumerate(against):
