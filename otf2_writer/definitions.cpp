@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "events/catalogue.hpp"
+#include "otf2_writer/archive_schema.hpp"
 #include "otf2_writer/internal.hpp"
 
 namespace perusetrace::trace::detail {
@@ -127,20 +128,20 @@ void write_regions(OTF2_GlobalDefWriter* w, Strings& str, const ArchiveSpec& spe
 
 void write_attributes_and_metrics(OTF2_GlobalDefWriter* w, Strings& str) {
   struct Attr {
-    const char* name;
     const char* description;
     OTF2_Type type;
   };
+  // By attribute id; the names are the schema's, which the tools look for.
   static constexpr Attr kAttrs[kAttrCount] = {
-      {"peruse_request", "stable request id (shared with MpiIsend/MpiIrecv)", OTF2_TYPE_UINT64},
-      {"peruse_peer", "peer as a world rank, -1 for MPI_ANY_SOURCE", OTF2_TYPE_INT32},
-      {"peruse_tag", "message tag (negative inside collectives)", OTF2_TYPE_INT32},
-      {"peruse_bytes", "request bytes; fragment bytes for REQ_XFER_CONTINUE", OTF2_TYPE_UINT64},
-      {"peruse_operation", "0 send, 1 receive", OTF2_TYPE_UINT8},
-      {"peruse_comm", "communicator", OTF2_TYPE_COMM},
+      {"stable request id (shared with MpiIsend/MpiIrecv)", OTF2_TYPE_UINT64},
+      {"peer as a world rank, -1 for MPI_ANY_SOURCE", OTF2_TYPE_INT32},
+      {"message tag (negative inside collectives)", OTF2_TYPE_INT32},
+      {"request bytes; fragment bytes for REQ_XFER_CONTINUE", OTF2_TYPE_UINT64},
+      {"0 send, 1 receive", OTF2_TYPE_UINT8},
+      {"communicator", OTF2_TYPE_COMM},
   };
   for (std::uint32_t i = 0; i < kAttrCount; ++i)
-    OTF2_GlobalDefWriter_WriteAttribute(w, i, str(kAttrs[i].name), str(kAttrs[i].description),
+    OTF2_GlobalDefWriter_WriteAttribute(w, i, str(kAttributeNames[i]), str(kAttrs[i].description),
                                         kAttrs[i].type);
   struct Counter {
     const char* name;

@@ -9,21 +9,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "otf2_writer/archive_schema.hpp"
 #include "otf2_writer/peruse_fields.hpp"
 #include "otf2_writer/writer.hpp"
 
 namespace perusetrace::trace::detail {
-
-// Attribute ids, in definition order; every rank uses the same ones.
-enum Attribute : OTF2_AttributeRef {
-  kAttrRequest,    // stable request id (UINT64)
-  kAttrPeer,       // peer as a world rank, -1 for MPI_ANY_SOURCE (INT32)
-  kAttrTag,        // (INT32)
-  kAttrBytes,      // count x type size; fragment bytes for REQ_XFER_CONTINUE (UINT64)
-  kAttrOperation,  // 0 send, 1 receive (UINT8)
-  kAttrComm,       // (COMM)
-  kAttrCount
-};
 
 struct Location {
   OTF2_EvtWriter* writer = nullptr;
@@ -110,7 +100,7 @@ void write_local_definitions(OTF2_DefWriter* defs, const std::vector<std::uint64
 OTF2_ErrorCode set_unified_properties(OTF2_Archive* archive, const Unified& unified);
 void write_global_definitions(OTF2_GlobalDefWriter* writer, const ArchiveSpec& spec,
                               const Unified& unified);
-// The archive's clock-domains property (archive_properties.hpp), from the ranks' reports.
+// The archive's clock-domains property (archive_schema.hpp), from the ranks' reports.
 std::string clock_domains_text(const std::vector<RankReport>& ranks);
 
 // rank_reports.cpp: what ranks contribute to the unification. Contributions of neighbouring

@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "otf2_writer/archive_properties.hpp"
+#include "otf2_writer/archive_schema.hpp"
 #include "otf2_writer/internal.hpp"
 
 #include <otf2/OTF2_Pthread_Locks.h>

@@ -26,14 +26,14 @@
 #include <unordered_map>
 #include <vector>
 
-#include "otf2_writer/archive_properties.hpp"
+#include "otf2_writer/archive_schema.hpp"
 
 namespace perusetrace::archive {
 
 namespace {
 
-constexpr const char* kPerusePrefix = "PERUSE_COMM_";
-constexpr const char* kTracerRegion = "perusetrace flush";
+using trace::kPeruseRegionPrefix;
+using trace::kTracerRegion;
 constexpr std::uint64_t kEventsPerBatch = 1 << 16;
 
 // OTF2 prints its own errors to stderr; the tools word them themselves.
@@ -569,6 +569,134 @@ std::string locate_event_damage(const std::string& anchor, const Definitions& de
 
 }  // namespace
 
+namespace {
+
+[[noreturn]] void damaged(const std::string& file, const std::string& what) {
+  throw ArchiveError(fmt::format(
+      "{} is damaged: {}. The archive cannot be read: trace the program again.", file, what));
+}
+
+// perusetrace's own marks: its attributes, its Peruse regions, its tracer region.
+void require_perusetrace_marks(ArchiveReader::Impl& s, const std::string& anchor_,
+                               const std::string& creator) {
+  bool has_tracer_region = false;
+  for (const auto& [ref, r] : s.regions) has_tracer_region |= s.str(r.name) == kTracerRegion;
+  std::vector<std::string> missing;
+  for (const char* a : trace::kAttributeNames)
+    if (!s.attributes.count(a)) missing.emplace_back(a);
+  if (!missing.empty() || !has_tracer_region || s.locations.empty()) {
+    throw ArchiveError(fmt::format(
+        "{} is an OTF2 archive (written by '{}') but not one perusetrace wrote: it lacks {}. "
+        "perusetrace's tools read only perusetrace's archives; trace the program with "
+        "`perusetrace run` (or libperusetrace preloaded) and give that trace.",
+        anchor_, creator.empty() ? "an unknown tool" : creator,
+        !missing.empty()    ? "the attribute " + missing.front()
+        : has_tracer_region ? std::string("any location")
+                            : std::string("the region '") + kTracerRegion + "'"));
+  }
+  s.attr_request = s.attributes[trace::kAttributeNames[trace::kAttrRequest]];
+  s.attr_peer = s.attributes[trace::kAttributeNames[trace::kAttrPeer]];
+  s.attr_tag = s.attributes[trace::kAttributeNames[trace::kAttrTag]];
+  s.attr_bytes = s.attributes[trace::kAttributeNames[trace::kAttrBytes]];
+  s.attr_operation = s.attributes[trace::kAttributeNames[trace::kAttrOperation]];
+  s.attr_comm = s.attributes[trace::kAttributeNames[trace::kAttrComm]];
+}
+
+// perusetrace numbers regions, communicators and metrics from 0 without gaps, and the tools
+// index tables by these ids: an id past the count is damage, not a reason to allocate for it.
+void require_dense_ids(const ArchiveReader::Impl& s, const std::string& global_defs) {
+  auto dense = [&](const char* what, std::uint64_t last, std::size_t count) {
+    if (count > 0 && last >= count)
+      damaged(global_defs,
+              fmt::format("it defines {} {}s but numbers one of them {}", count, what, last));
+  };
+  if (!s.regions.empty()) dense("region", s.regions.rbegin()->first, s.regions.size());
+  if (!s.comms.empty()) dense("communicator", s.comms.rbegin()->first, s.comms.size());
+  if (!s.metric_classes.empty())
+    dense("metric", s.metric_classes.rbegin()->first, s.metric_classes.size());
+}
+
+// The tools' definitions from what OTF2 handed the callbacks: nodes, ranks and their threads,
+// regions, communicators, metrics.
+void build_definitions(ArchiveReader::Impl& s, Definitions& defs_, const std::string& global_defs) {
+  // System tree: nodes that hold ranks, ranks by location group id.
+  std::map<OTF2_SystemTreeNodeRef, std::uint32_t> node_index;
+  for (const auto& [ref, g] : s.groups) {
+    auto [it, fresh] =
+        node_index.try_emplace(g.parent, static_cast<std::uint32_t>(defs_.nodes.size()));
+    if (fresh) {
+      auto n_it = s.nodes.find(g.parent);
+      defs_.nodes.push_back({n_it == s.nodes.end() ? "node" : s.str(n_it->second.name)});
+    }
+  }
+  std::map<OTF2_LocationGroupRef, std::uint32_t> rank_index;
+  for (const auto& [ref, g] : s.groups) {
+    rank_index[ref] = static_cast<std::uint32_t>(defs_.ranks.size());
+    defs_.ranks.push_back({s.str(g.name), node_index[g.parent], 0});
+  }
+  // Locations in (rank, id) order; a rank's threads numbered in id order.
+  std::vector<std::pair<std::uint32_t, OTF2_LocationRef>> order;
+  for (const auto& [ref, l] : s.locations) {
+    auto it = rank_index.find(l.group);
+    if (it == rank_index.end())
+      damaged(global_defs, fmt::format("location {} belongs to no rank (its location group {} "
+                                       "is not defined)",
+                                       ref, l.group));
+    order.emplace_back(it->second, ref);
+  }
+  std::sort(order.begin(), order.end());
+  for (const auto& [rank, ref] : order) {
+    const auto& l = s.locations[ref];
+    s.location_index[ref] = static_cast<std::uint32_t>(defs_.locations.size());
+    defs_.locations.push_back({ref, s.str(l.name), rank, defs_.ranks[rank].threads++, l.events});
+    defs_.total_events = l.events > ~defs_.total_events ? ~std::uint64_t{0}  // saturates
+                                                        : defs_.total_events + l.events;
+  }
+  // Every rank perusetrace writes has a location for its first thread.
+  for (std::size_t r = 0; r < defs_.ranks.size(); ++r)
+    if (defs_.ranks[r].threads == 0)
+      damaged(global_defs, fmt::format("rank '{}' has no location", defs_.ranks[r].name));
+
+  // Regions, indexed by id.
+  std::uint32_t peruse_count = 0;
+  defs_.regions.resize(s.regions.size());
+  for (const auto& [ref, r] : s.regions) {
+    RegionDef& out = defs_.regions[ref];
+    out.name = s.str(r.name);
+    out.role = role_of(r.role);
+    if (out.name.rfind(kPeruseRegionPrefix, 0) == 0) {
+      out.kind = RegionKind::Peruse;
+      out.peruse_index = peruse_count++;
+      defs_.peruse_events.push_back(
+          out.name.substr(std::char_traits<char>::length(kPeruseRegionPrefix)));
+    } else if (out.name == kTracerRegion) {
+      out.kind = RegionKind::Tracer;
+    } else if (out.name.rfind("MPI_", 0) == 0) {
+      out.kind = RegionKind::MpiFunction;
+    }
+  }
+
+  // Communicators: members as world ranks.
+  defs_.comms.resize(s.comms.size());
+  for (const auto& [ref, c] : s.comms) {
+    CommDef& out = defs_.comms[ref];
+    out.name = s.str(c.name);
+    auto g = s.comm_groups.find(c.group);
+    if (g != s.comm_groups.end()) {
+      out.self = g->second.type == OTF2_GROUP_TYPE_COMM_SELF;
+      for (std::uint64_t m : g->second.members)
+        out.world_ranks.push_back(static_cast<std::uint32_t>(m));
+    }
+  }
+  defs_.metrics.resize(s.metric_classes.size());
+  for (const auto& [ref, member] : s.metric_classes) {
+    auto m = s.metric_members.find(member);
+    defs_.metrics[ref] = m == s.metric_members.end() ? "" : s.str(m->second);
+  }
+}
+
+}  // namespace
+
 ArchiveReader::ArchiveReader(const std::string& path) : impl_(std::make_unique<Impl>()) {
   impl_->defs = &defs_;
   if (!exists(path))
@@ -600,10 +728,6 @@ ArchiveReader::ArchiveReader(const std::string& path) : impl_(std::make_unique<I
                     "perusetrace trace (an archive is complete once the traced program has left "
                     "MPI_Finalize).",
                     anchor_, what, g_last_otf2_error.empty() ? "" : ": " + g_last_otf2_error));
-  };
-  auto damaged = [&](const std::string& file, const std::string& what) {
-    throw ArchiveError(fmt::format(
-        "{} is damaged: {}. The archive cannot be read: trace the program again.", file, what));
   };
   if (const std::string problem = check_anchor(anchor_); !problem.empty()) fail(problem);
   s.reader = OTF2_Reader_Open(anchor_.c_str());
@@ -651,116 +775,9 @@ ArchiveReader::ArchiveReader(const std::string& path) : impl_(std::make_unique<I
                                      g_last_otf2_error.empty() ? OTF2_Error_GetDescription(rc)
                                                                : g_last_otf2_error));
 
-  // perusetrace's own marks: its attributes, its Peruse regions, its tracer region.
-  static constexpr const char* kAttrs[] = {"peruse_request", "peruse_peer",      "peruse_tag",
-                                           "peruse_bytes",   "peruse_operation", "peruse_comm"};
-  bool has_tracer_region = false;
-  for (const auto& [ref, r] : s.regions) has_tracer_region |= s.str(r.name) == kTracerRegion;
-  std::vector<std::string> missing;
-  for (const char* a : kAttrs)
-    if (!s.attributes.count(a)) missing.emplace_back(a);
-  if (!missing.empty() || !has_tracer_region || s.locations.empty()) {
-    throw ArchiveError(fmt::format(
-        "{} is an OTF2 archive (written by '{}') but not one perusetrace wrote: it lacks {}. "
-        "perusetrace's tools read only perusetrace's archives; trace the program with "
-        "`perusetrace run` (or libperusetrace preloaded) and give that trace.",
-        anchor_, defs_.creator.empty() ? "an unknown tool" : defs_.creator,
-        !missing.empty()    ? "the attribute " + missing.front()
-        : has_tracer_region ? std::string("any location")
-                            : std::string("the region '") + kTracerRegion + "'"));
-  }
-  s.attr_request = s.attributes["peruse_request"];
-  s.attr_peer = s.attributes["peruse_peer"];
-  s.attr_tag = s.attributes["peruse_tag"];
-  s.attr_bytes = s.attributes["peruse_bytes"];
-  s.attr_operation = s.attributes["peruse_operation"];
-  s.attr_comm = s.attributes["peruse_comm"];
-
-  // perusetrace numbers regions, communicators and metrics from 0 without gaps, and the tools
-  // index tables by these ids: an id past the count is damage, not a reason to allocate for it.
-  auto dense = [&](const char* what, std::uint64_t last, std::size_t count) {
-    if (count > 0 && last >= count)
-      damaged(global_defs,
-              fmt::format("it defines {} {}s but numbers one of them {}", count, what, last));
-  };
-  if (!s.regions.empty()) dense("region", s.regions.rbegin()->first, s.regions.size());
-  if (!s.comms.empty()) dense("communicator", s.comms.rbegin()->first, s.comms.size());
-  if (!s.metric_classes.empty())
-    dense("metric", s.metric_classes.rbegin()->first, s.metric_classes.size());
-
-  // System tree: nodes that hold ranks, ranks by location group id.
-  std::map<OTF2_SystemTreeNodeRef, std::uint32_t> node_index;
-  for (const auto& [ref, g] : s.groups) {
-    auto [it, fresh] =
-        node_index.try_emplace(g.parent, static_cast<std::uint32_t>(defs_.nodes.size()));
-    if (fresh) {
-      auto n_it = s.nodes.find(g.parent);
-      defs_.nodes.push_back({n_it == s.nodes.end() ? "node" : s.str(n_it->second.name)});
-    }
-  }
-  std::map<OTF2_LocationGroupRef, std::uint32_t> rank_index;
-  for (const auto& [ref, g] : s.groups) {
-    rank_index[ref] = static_cast<std::uint32_t>(defs_.ranks.size());
-    defs_.ranks.push_back({s.str(g.name), node_index[g.parent], 0});
-  }
-  // Locations in (rank, id) order; a rank's threads numbered in id order.
-  std::vector<std::pair<std::uint32_t, OTF2_LocationRef>> order;
-  for (const auto& [ref, l] : s.locations) {
-    auto it = rank_index.find(l.group);
-    if (it == rank_index.end())
-      damaged(global_defs, fmt::format("location {} belongs to no rank (its location group {} "
-                                       "is not defined)",
-                                       ref, l.group));
-    order.emplace_back(it->second, ref);
-  }
-  std::sort(order.begin(), order.end());
-  for (const auto& [rank, ref] : order) {
-    const auto& l = s.locations[ref];
-    s.location_index[ref] = static_cast<std::uint32_t>(defs_.locations.size());
-    defs_.locations.push_back({ref, s.str(l.name), rank, defs_.ranks[rank].threads++, l.events});
-    defs_.total_events = l.events > ~defs_.total_events ? ~std::uint64_t{0}  // saturates
-                                                        : defs_.total_events + l.events;
-  }
-  // Every rank perusetrace writes has a location for its first thread.
-  for (std::size_t r = 0; r < defs_.ranks.size(); ++r)
-    if (defs_.ranks[r].threads == 0)
-      damaged(global_defs, fmt::format("rank '{}' has no location", defs_.ranks[r].name));
-
-  // Regions, indexed by id.
-  std::uint32_t peruse_count = 0;
-  defs_.regions.resize(s.regions.size());
-  for (const auto& [ref, r] : s.regions) {
-    RegionDef& out = defs_.regions[ref];
-    out.name = s.str(r.name);
-    out.role = role_of(r.role);
-    if (out.name.rfind(kPerusePrefix, 0) == 0) {
-      out.kind = RegionKind::Peruse;
-      out.peruse_index = peruse_count++;
-      defs_.peruse_events.push_back(out.name.substr(std::char_traits<char>::length(kPerusePrefix)));
-    } else if (out.name == kTracerRegion) {
-      out.kind = RegionKind::Tracer;
-    } else if (out.name.rfind("MPI_", 0) == 0) {
-      out.kind = RegionKind::MpiFunction;
-    }
-  }
-
-  // Communicators: members as world ranks.
-  defs_.comms.resize(s.comms.size());
-  for (const auto& [ref, c] : s.comms) {
-    CommDef& out = defs_.comms[ref];
-    out.name = s.str(c.name);
-    auto g = s.comm_groups.find(c.group);
-    if (g != s.comm_groups.end()) {
-      out.self = g->second.type == OTF2_GROUP_TYPE_COMM_SELF;
-      for (std::uint64_t m : g->second.members)
-        out.world_ranks.push_back(static_cast<std::uint32_t>(m));
-    }
-  }
-  defs_.metrics.resize(s.metric_classes.size());
-  for (const auto& [ref, member] : s.metric_classes) {
-    auto m = s.metric_members.find(member);
-    defs_.metrics[ref] = m == s.metric_members.end() ? "" : s.str(m->second);
-  }
+  require_perusetrace_marks(s, anchor_, defs_.creator);
+  require_dense_ids(s, global_defs);
+  build_definitions(s, defs_, global_defs);
   s.strings.clear();
 }
 

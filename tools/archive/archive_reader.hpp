@@ -68,7 +68,7 @@ struct Definitions {
   std::uint64_t total_events = 0;
   std::string creator;
   std::string settings;       // the settings property ("MPITRACE_PERUSE_EVENTS=..."), or ""
-  std::string clock_domains;  // the clock-domains property, or "" (archive_properties.hpp)
+  std::string clock_domains;  // the clock-domains property, or "" (archive_schema.hpp)
 };
 
 // The fields of every Peruse event, whole (the archive writes repeated ones once); `comm` is the
