@@ -12,6 +12,8 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import sanitized_build  # noqa: E402
 LIBASAN = "/usr/lib/x86_64-linux-gnu/libasan.so.8"
 OPTIONS = ["ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:abort_on_error=0",
            "UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1"]
@@ -23,12 +25,8 @@ def main():
     source, build_root, prefix = sys.argv[1:4]
     if not os.path.exists(LIBASAN):
         sys.exit(f"{LIBASAN} is missing: apt-get install libasan8 (it comes with gcc)")
-    build = os.path.abspath(os.path.join(build_root, "asan"))
-    if not os.path.exists(os.path.join(build, "build.ninja")):
-        subprocess.run(["meson", "setup", build, source, f"-Dmpi_prefix={prefix}",
-                        "-Db_sanitize=address,undefined", "-Db_lundef=false",
-                        "-Dbuildtype=debugoptimized"], check=True, stdout=subprocess.DEVNULL)
-    subprocess.run(["ninja", "-C", build] + TARGETS, check=True, stdout=subprocess.DEVNULL)
+    build = sanitized_build.build(source, build_root, "asan", prefix, "address,undefined",
+                                  TARGETS, ["-Db_lundef=false"])
     library = os.path.join(build, "lib", "libperusetrace.so")
     env = []
     for option in OPTIONS:
@@ -49,16 +47,18 @@ def main():
             "10"],
         "MPI-IO": ["--check", "file_io", "-np", "2", "--", program("tests/file_io")],
     }
-    failed = []
-    for name, args in checks.items():
-        done = subprocess.run(common + args, capture_output=True, text=True, timeout=600)
-        print(f"{name}: {'passed' if done.returncode == 0 else 'FAILED'}")
-        if done.returncode != 0:
-            failed.append(f"{name}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+    failed = [name for name, args in checks.items() if not passes(name, common + args)]
     if failed:
-        print("\n\n".join(failed), file=sys.stderr)
-        sys.exit(1)
+        sys.exit(f"sanitizer reports or failures in: {', '.join(failed)} (output above)")
     print("AddressSanitizer and UndefinedBehaviorSanitizer: nothing reported")
+
+
+def passes(name, command):
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    print(f"{name}: {'passed' if done.returncode == 0 else 'FAILED'}")
+    if done.returncode != 0:
+        print(f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}", file=sys.stderr)
+    return done.returncode == 0
 
 
 if __name__ == "__main__":

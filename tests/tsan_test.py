@@ -15,6 +15,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mpi_launch  # noqa: E402
+import sanitized_build  # noqa: E402
 
 LIBTSAN = "/usr/lib/x86_64-linux-gnu/libtsan.so.2"
 ACCESS = re.compile(r"^  (Read|Write|Atomic read|Atomic write|Previous read|Previous write|"
@@ -52,13 +53,8 @@ def main():
     runs = int(sys.argv[4]) if len(sys.argv) > 4 else 3
     if not os.path.exists(LIBTSAN):
         sys.exit(f"{LIBTSAN} is missing: apt-get install libtsan2 (tools/setup does)")
-    build = os.path.join(build_root, "tsan")
-    if not os.path.exists(os.path.join(build, "build.ninja")):
-        subprocess.run(["meson", "setup", build, source, f"-Dmpi_prefix={prefix}",
-                        "-Db_sanitize=thread", "-Dbuildtype=debugoptimized"], check=True,
-                       stdout=subprocess.DEVNULL)
-    subprocess.run(["ninja", "-C", build, "lib/libperusetrace.so", "tests/comm_threads"],
-                   check=True, stdout=subprocess.DEVNULL)
+    build = sanitized_build.build(source, build_root, "tsan", prefix, "thread",
+                                  ["lib/libperusetrace.so", "tests/comm_threads"])
     library = os.path.join(build, "lib", "libperusetrace.so")
     failures = []
     with tempfile.TemporaryDirectory(prefix="perusetrace-tsan-") as work:
