@@ -266,138 +266,163 @@ void Analysis::peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
   const auto e = static_cast<PeruseEvent>(event_of_region_[region]);
   ++out_.observed[std::string(info(e).short_name)];
   Location& l = locations_[loc];
-  const std::uint32_t rank = l.rank;
-  RankStats& rs = out_.ranks[rank];
-  RankState& st = ranks_[rank];
-  const auto self = static_cast<std::int32_t>(rank);
-
   switch (e) {
     case PeruseEvent::REQ_ACTIVATE:
-      if (f.tag < 0) {
-        CollectiveStat& c =
-            out_.collectives[l.collective.empty() ? std::string("(outside a collective call)")
-                                                  : l.collective];
-        if (f.operation == 0) {
-          ++c.sends;
-          c.send_bytes += f.bytes;
-        } else {
-          ++c.receives;
-          c.receive_bytes += f.bytes;
-        }
-      }
-      if (track_requests_) {
-        Request& r = request(rank, f.request, t, &f);
-        r.activate = t;
-        r.tag = f.tag;
-        r.operation = f.operation;
-        r.peer = f.peer;
-        r.bytes = f.bytes;
-      }
-      break;
+      return activated(l, t, f);
     case PeruseEvent::REQ_INSERT_IN_POSTED_Q:
-      depth(rs.posted, t, +1);
-      st.posted[f.request] = {t, f.peer, f.tag};
-      break;
-    case PeruseEvent::REQ_REMOVE_FROM_POSTED_Q: {
-      depth(rs.posted, t, -1);
-      auto it = st.posted.find(f.request);
-      if (it != st.posted.end()) {
-        PatternCase c;
-        c.lost = t - std::min(t, it->second.since);
-        c.time = it->second.since;
-        c.sender = f.peer >= 0 ? f.peer : it->second.peer;
-        c.receiver = self;
-        c.tag = it->second.tag;
-        c.rank = rank;
-        out_.late_sender.add(c);
-        rs.late_sender_ns += c.lost;
-        if (PlacementStat* p = placement(c.sender, c.receiver)) {
-          ++p->late_sender_count;
-          p->late_sender_ns += c.lost;
-        }
-        st.posted.erase(it);
-      }
-      break;
-    }
+    case PeruseEvent::REQ_REMOVE_FROM_POSTED_Q:
+      return posted_queue(e, l.rank, t, f);
     case PeruseEvent::MSG_INSERT_IN_UNEX_Q:
-      depth(rs.unexpected, t, +1);
-      st.unexpected.push_back({t, f.peer, f.tag, f.comm});
-      break;
     case PeruseEvent::MSG_REMOVE_FROM_UNEX_Q:
-    case PeruseEvent::REQ_MATCH_UNEX: {
-      if (e == PeruseEvent::MSG_REMOVE_FROM_UNEX_Q) depth(rs.unexpected, t, -1);
-      if ((e == PeruseEvent::MSG_REMOVE_FROM_UNEX_Q) != remove_unexpected_selected_) break;
-      // The oldest waiting message this removal (or wildcard match) fits.
-      auto it = std::find_if(st.unexpected.begin(), st.unexpected.end(), [&](const Unexpected& u) {
-        return (f.peer < 0 || u.peer == f.peer) && (f.tag < 0 || u.tag == f.tag) &&
-               (f.comm == archive::kNoComm || u.comm == f.comm);
-      });
-      if (it == st.unexpected.end()) it = st.unexpected.begin();
-      if (it == st.unexpected.end()) break;
-      PatternCase c;
-      c.lost = t - std::min(t, it->since);
-      c.time = it->since;
-      c.sender = it->peer;
-      c.receiver = self;
-      c.tag = it->tag;
-      c.rank = rank;
-      out_.late_receiver.add(c);
-      rs.late_receiver_ns += c.lost;
-      st.unexpected.erase(it);
-      break;
-    }
+    case PeruseEvent::REQ_MATCH_UNEX:
+      return unexpected_queue(e, l.rank, t, f);
     case PeruseEvent::SEARCH_POSTED_Q_BEGIN:
-      l.search_posted = t;
-      break;
     case PeruseEvent::SEARCH_UNEX_Q_BEGIN:
-      l.search_unexpected = t;
-      break;
     case PeruseEvent::SEARCH_POSTED_Q_END:
-    case PeruseEvent::SEARCH_UNEX_Q_END: {
-      std::uint64_t& since =
-          e == PeruseEvent::SEARCH_POSTED_Q_END ? l.search_posted : l.search_unexpected;
-      if (since == kNever) break;
-      QueueStat& q = e == PeruseEvent::SEARCH_POSTED_Q_END ? rs.posted : rs.unexpected;
-      const std::uint64_t d = t - std::min(t, since);
-      ++q.searches;
-      q.search_ns += d;
-      q.search_max_ns = std::max(q.search_max_ns, d);
-      since = kNever;
-      break;
-    }
+    case PeruseEvent::SEARCH_UNEX_Q_END:
+      return queue_search(e, l, t);
     case PeruseEvent::REQ_XFER_BEGIN:
     case PeruseEvent::REQ_XFER_CONTINUE:
     case PeruseEvent::REQ_XFER_END:
-    case PeruseEvent::REQ_COMPLETE: {
-      if (!track_requests_) break;
-      Request& r = request(rank, f.request, t, &f);
-      if (e == PeruseEvent::REQ_XFER_BEGIN) {
-        if (r.xfer_begin == kNever) r.xfer_begin = t;
-      } else if (e == PeruseEvent::REQ_XFER_CONTINUE) {
-        ++r.fragments;
-        if (r.last_fragment != kNever)
-          out_.messages.fragment_interval_ns.add(static_cast<double>(t - r.last_fragment));
-        if (r.first_fragment == kNever) r.first_fragment = t;
-        r.last_fragment = t;
-      } else if (e == PeruseEvent::REQ_XFER_END) {
-        r.xfer_end = t;
-        if (r.complete != kNever) {
-          count_message(rank, r);
-          maybe_forget(rank, f.request);
-        }
-      } else {
-        r.complete = t;
-        if (r.xfer_end != kNever || r.xfer_begin == kNever) count_message(rank, r);
-        l.completed.push_back(f.request);
-        if (l.stack.empty()) {  // completed outside any MPI call (another thread's progress)
-          r.settled = true;
-          maybe_forget(rank, f.request);
-        }
-      }
-      break;
-    }
+    case PeruseEvent::REQ_COMPLETE:
+      return transfer(e, l, t, f);
     default:
-      break;
+      return;
+  }
+}
+
+// A request starts: collective traffic is counted under the call it belongs to.
+void Analysis::activated(Location& l, std::uint64_t t, const archive::PeruseFields& f) {
+  if (f.tag < 0) {
+    CollectiveStat& c =
+        out_.collectives[l.collective.empty() ? std::string("(outside a collective call)")
+                                              : l.collective];
+    if (f.operation == 0) {
+      ++c.sends;
+      c.send_bytes += f.bytes;
+    } else {
+      ++c.receives;
+      c.receive_bytes += f.bytes;
+    }
+  }
+  if (!track_requests_) return;
+  Request& r = request(l.rank, f.request, t, &f);
+  r.activate = t;
+  r.tag = f.tag;
+  r.operation = f.operation;
+  r.peer = f.peer;
+  r.bytes = f.bytes;
+}
+
+// A receive waits in the posted queue until its message comes: the late-sender pattern.
+void Analysis::posted_queue(PeruseEvent e, std::uint32_t rank, std::uint64_t t,
+                            const archive::PeruseFields& f) {
+  RankStats& rs = out_.ranks[rank];
+  RankState& st = ranks_[rank];
+  if (e == PeruseEvent::REQ_INSERT_IN_POSTED_Q) {
+    depth(rs.posted, t, +1);
+    st.posted[f.request] = {t, f.peer, f.tag};
+    return;
+  }
+  depth(rs.posted, t, -1);
+  auto it = st.posted.find(f.request);
+  if (it == st.posted.end()) return;
+  PatternCase c;
+  c.lost = t - std::min(t, it->second.since);
+  c.time = it->second.since;
+  c.sender = f.peer >= 0 ? f.peer : it->second.peer;
+  c.receiver = static_cast<std::int32_t>(rank);
+  c.tag = it->second.tag;
+  c.rank = rank;
+  out_.late_sender.add(c);
+  rs.late_sender_ns += c.lost;
+  if (PlacementStat* p = placement(c.sender, c.receiver)) {
+    ++p->late_sender_count;
+    p->late_sender_ns += c.lost;
+  }
+  st.posted.erase(it);
+}
+
+// A message waits in the unexpected queue until its receive is posted: the late receiver.
+void Analysis::unexpected_queue(PeruseEvent e, std::uint32_t rank, std::uint64_t t,
+                                const archive::PeruseFields& f) {
+  RankStats& rs = out_.ranks[rank];
+  RankState& st = ranks_[rank];
+  if (e == PeruseEvent::MSG_INSERT_IN_UNEX_Q) {
+    depth(rs.unexpected, t, +1);
+    st.unexpected.push_back({t, f.peer, f.tag, f.comm});
+    return;
+  }
+  if (e == PeruseEvent::MSG_REMOVE_FROM_UNEX_Q) depth(rs.unexpected, t, -1);
+  if ((e == PeruseEvent::MSG_REMOVE_FROM_UNEX_Q) != remove_unexpected_selected_) return;
+  // The oldest waiting message this removal (or wildcard match) fits.
+  auto it = std::find_if(st.unexpected.begin(), st.unexpected.end(), [&](const Unexpected& u) {
+    return (f.peer < 0 || u.peer == f.peer) && (f.tag < 0 || u.tag == f.tag) &&
+           (f.comm == archive::kNoComm || u.comm == f.comm);
+  });
+  if (it == st.unexpected.end()) it = st.unexpected.begin();
+  if (it == st.unexpected.end()) return;
+  PatternCase c;
+  c.lost = t - std::min(t, it->since);
+  c.time = it->since;
+  c.sender = it->peer;
+  c.receiver = static_cast<std::int32_t>(rank);
+  c.tag = it->tag;
+  c.rank = rank;
+  out_.late_receiver.add(c);
+  rs.late_receiver_ns += c.lost;
+  st.unexpected.erase(it);
+}
+
+void Analysis::queue_search(PeruseEvent e, Location& l, std::uint64_t t) {
+  if (e == PeruseEvent::SEARCH_POSTED_Q_BEGIN) {
+    l.search_posted = t;
+    return;
+  }
+  if (e == PeruseEvent::SEARCH_UNEX_Q_BEGIN) {
+    l.search_unexpected = t;
+    return;
+  }
+  const bool posted = e == PeruseEvent::SEARCH_POSTED_Q_END;
+  std::uint64_t& since = posted ? l.search_posted : l.search_unexpected;
+  if (since == kNever) return;
+  RankStats& rs = out_.ranks[l.rank];
+  QueueStat& q = posted ? rs.posted : rs.unexpected;
+  const std::uint64_t d = t - std::min(t, since);
+  ++q.searches;
+  q.search_ns += d;
+  q.search_max_ns = std::max(q.search_max_ns, d);
+  since = kNever;
+}
+
+// A request's data moves (begin, fragments, end) and it completes.
+void Analysis::transfer(PeruseEvent e, Location& l, std::uint64_t t,
+                        const archive::PeruseFields& f) {
+  if (!track_requests_) return;
+  const std::uint32_t rank = l.rank;
+  Request& r = request(rank, f.request, t, &f);
+  if (e == PeruseEvent::REQ_XFER_BEGIN) {
+    if (r.xfer_begin == kNever) r.xfer_begin = t;
+  } else if (e == PeruseEvent::REQ_XFER_CONTINUE) {
+    ++r.fragments;
+    if (r.last_fragment != kNever)
+      out_.messages.fragment_interval_ns.add(static_cast<double>(t - r.last_fragment));
+    if (r.first_fragment == kNever) r.first_fragment = t;
+    r.last_fragment = t;
+  } else if (e == PeruseEvent::REQ_XFER_END) {
+    r.xfer_end = t;
+    if (r.complete != kNever) {
+      count_message(rank, r);
+      maybe_forget(rank, f.request);
+    }
+  } else {
+    r.complete = t;
+    if (r.xfer_end != kNever || r.xfer_begin == kNever) count_message(rank, r);
+    l.completed.push_back(f.request);
+    if (l.stack.empty()) {  // completed outside any MPI call (another thread's progress)
+      r.settled = true;
+      maybe_forget(rank, f.request);
+    }
   }
 }
 

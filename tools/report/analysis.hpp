@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "events/catalogue.hpp"
 #include "tools/archive/archive_reader.hpp"
 #include "tools/archive/message_channel.hpp"
 #include "tools/report/report_data.hpp"
@@ -92,6 +93,14 @@ class Analysis : public archive::EventSink {
   std::int32_t world_rank(std::uint32_t comm, std::uint32_t peer, std::uint32_t self) const;
   std::size_t bin(std::uint64_t t) const;
   PlacementStat* placement(std::int64_t a, std::int64_t b);
+  // The Peruse events by family (peruse() dispatches).
+  void activated(Location& l, std::uint64_t t, const archive::PeruseFields& f);
+  void posted_queue(PeruseEvent e, std::uint32_t rank, std::uint64_t t,
+                    const archive::PeruseFields& f);
+  void unexpected_queue(PeruseEvent e, std::uint32_t rank, std::uint64_t t,
+                        const archive::PeruseFields& f);
+  void queue_search(PeruseEvent e, Location& l, std::uint64_t t);
+  void transfer(PeruseEvent e, Location& l, std::uint64_t t, const archive::PeruseFields& f);
   void pair(const archive::MessageChannel& key, std::uint64_t t, bool is_send);
   void matched(std::uint64_t send, std::uint64_t receive, const archive::MessageChannel& key);
 
