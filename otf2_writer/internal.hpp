@@ -43,6 +43,9 @@ void fail(const std::string& what);  // records the first failure and tells the 
 // fails with "does not exist", for which "free space" is the wrong advice.
 std::string write_remedy(const std::string& directory);
 
+// chunk_memory.cpp: OTF2's event chunks within spec.otf2_memory_bytes per location.
+extern const OTF2_MemoryCallbacks kChunkMemory;
+
 // streams.cpp: what the MPI archive and the offline one share.
 OTF2_Archive* create_archive(const ArchiveSpec& spec, std::string& error);  // sets state().spec
 Location* open_stream(int rank, std::uint32_t thread_index);

@@ -1,12 +1,9 @@
 // What both ways of writing an archive share (MPI_Finalize on every rank, `perusetrace recover`
-// in one process): the archive's settings, OTF2's chunk memory kept within a budget, one event
-// stream per (rank, thread), and each location's local definitions.
-#include <sys/statvfs.h>
-#include <unistd.h>
-
+// in one process): the writer's state, the archive and its settings, one event stream per
+// (rank, thread), and each location's local definitions. OTF2's memory: chunk_memory.cpp;
+// what a failure tells the user: failures.cpp.
 #include <cstdarg>
-#include <cstdio>
-#include <cstdlib>
+#include <new>
 
 #include "otf2_writer/archive_schema.hpp"
 #include "otf2_writer/internal.hpp"
@@ -28,72 +25,7 @@ std::uint64_t location_id(int rank, int size, std::uint32_t thread_index) {
          static_cast<std::uint64_t>(rank);
 }
 
-void fail(const std::string& what) {
-  State& s = state();
-  std::lock_guard lock(s.mutex);
-  if (s.failed.exchange(true)) return;
-  if (s.quiet_failures) {
-    s.first_failure = what;
-  } else {
-    std::fprintf(stderr, "perusetrace rank %d: %s\n", s.spec.rank, what.c_str());
-  }
-}
-
-std::string write_remedy(const std::string& directory) {
-  struct statvfs fs;
-  const bool full = ::statvfs(directory.c_str(), &fs) == 0 && fs.f_bavail == 0;
-  // A directory being removed loses its files and traces/ before itself: with room left on the
-  // file system, an archive whose traces/ is missing is going away, not out of space.
-  const bool going = !full && ::access((directory + "/traces").c_str(), F_OK) != 0;
-  if (going || ::access(directory.c_str(), W_OK | X_OK) != 0)
-    return "The output directory " + directory +
-           " is gone or no longer writable: set MPITRACE_OUTPUT to a directory that stays for "
-           "the whole run.";
-  return "Free space in " + directory + " or set MPITRACE_OUTPUT elsewhere.";
-}
-
 namespace {
-
-// OTF2 asks for chunks one at a time; past the per-buffer budget we return nothing, which makes
-// OTF2 flush the buffer to disk and hand all its chunks back through free_all.
-struct ChunkList {
-  void* head = nullptr;
-  std::size_t count = 0;
-};
-
-void* allocate_chunk(void*, OTF2_FileType type, OTF2_LocationRef, void** per_buffer,
-                     std::uint64_t chunk_size) {
-  auto* list = static_cast<ChunkList*>(*per_buffer);
-  if (list == nullptr) {
-    list = new (std::nothrow) ChunkList{};
-    if (list == nullptr) return nullptr;
-    *per_buffer = list;
-  }
-  const std::size_t budget = state().spec.otf2_memory_bytes / chunk_size;
-  if (type == OTF2_FILETYPE_EVENTS && list->count >= (budget < 2 ? 2 : budget)) return nullptr;
-  // Each chunk carries a link to the previous one in front of the part OTF2 uses.
-  auto* raw = static_cast<void**>(std::malloc(chunk_size + sizeof(void*)));
-  if (raw == nullptr) return nullptr;
-  raw[0] = list->head;
-  list->head = raw;
-  ++list->count;
-  return raw + 1;
-}
-
-void free_chunks(void*, OTF2_FileType, OTF2_LocationRef, void** per_buffer, bool final) {
-  auto* list = static_cast<ChunkList*>(*per_buffer);
-  if (list == nullptr) return;
-  while (list->head != nullptr) {
-    void** chunk = static_cast<void**>(list->head);
-    list->head = chunk[0];
-    std::free(chunk);
-  }
-  list->count = 0;
-  if (final) {
-    delete list;
-    *per_buffer = nullptr;
-  }
-}
 
 // OTF2 would print several lines per failure; the tracer says it once, in its own words.
 OTF2_ErrorCode quiet(void*, const char*, std::uint64_t, const char*, OTF2_ErrorCode code,
@@ -106,7 +38,6 @@ OTF2_FlushType pre_flush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) {
 }
 
 const OTF2_FlushCallbacks kFlushCallbacks = {pre_flush, nullptr};
-const OTF2_MemoryCallbacks kMemoryCallbacks = {allocate_chunk, free_chunks};
 
 // With optimizeSize OTF2 returns no map at all for an identity mapping: none is needed then.
 void write_mapping(OTF2_DefWriter* defs, OTF2_MappingType type,
@@ -135,7 +66,7 @@ OTF2_Archive* create_archive(const ArchiveSpec& spec, std::string& error) {
     return nullptr;
   }
   OTF2_ErrorCode rc = OTF2_Archive_SetFlushCallbacks(archive, &kFlushCallbacks, nullptr);
-  if (rc == OTF2_SUCCESS) rc = OTF2_Archive_SetMemoryCallbacks(archive, &kMemoryCallbacks, nullptr);
+  if (rc == OTF2_SUCCESS) rc = OTF2_Archive_SetMemoryCallbacks(archive, &kChunkMemory, nullptr);
   if (rc == OTF2_SUCCESS) rc = OTF2_Pthread_Archive_SetLockingCallbacks(archive, nullptr);
   if (rc == OTF2_SUCCESS) rc = OTF2_Archive_SetCreator(archive, "perusetrace " PERUSETRACE_VERSION);
   if (rc == OTF2_SUCCESS)
