@@ -60,8 +60,8 @@ void wait_idle(MPI_Request* request) {
 
 // What a leader tells the next leader it measures: its own offset to rank 0 and its error.
 struct Relay {
-  std::int64_t offset_ns;
-  double error_ns;
+  std::int64_t offset;
+  double error;
 };
 
 // A receive of the measurement itself, polled yielding the CPU between tests. With more
@@ -80,11 +80,11 @@ void receive(void* data, int count, MPI_Datatype type, int from, MPI_Comm comm) 
 
 // Child side: waits for its parent's turn, then exchanges round trips with it. Returns the
 // child's offset to the parent's clock.
-OffsetPoint measure_against(int parent, MPI_Comm leaders, Relay& parent_relay) {
+trace::ClockOffset measure_against(int parent, MPI_Comm leaders, Relay& parent_relay) {
   MPI_Request request;
   PMPI_Irecv(&parent_relay, sizeof parent_relay, MPI_BYTE, parent, kTag, leaders, &request);
   wait_idle(&request);
-  OffsetPoint best;
+  trace::ClockOffset best;
   std::uint64_t best_rtt = UINT64_MAX;
   std::uint32_t n = 0, since_better = 0;
   const std::uint64_t start = now_ns();
@@ -104,13 +104,13 @@ OffsetPoint measure_against(int parent, MPI_Comm leaders, Relay& parent_relay) {
       best_rtt = t1 - t0;
       best_at = t1;
       since_better = 0;
-      best.local_ns = t0 + (t1 - t0) / 2;
-      best.offset_ns = static_cast<std::int64_t>(parent_time - best.local_ns);
+      best.local_time = t0 + (t1 - t0) / 2;
+      best.offset = static_cast<std::int64_t>(parent_time - best.local_time);
     }
   }
   const int done = 0;
   PMPI_Send(&done, 1, MPI_INT, parent, kTag, leaders);
-  best.error_ns = static_cast<double>(best_rtt) / 2.0;
+  best.error = static_cast<double>(best_rtt) / 2.0;
   best.exchanges = n;
   return best;
 }
@@ -132,28 +132,29 @@ void serve(int child, MPI_Comm leaders, const Relay& mine) {
 // every j above k: a binomial tree, so all pairs of one round measure at once and the rounds
 // grow with log2(hosts), not with the hosts. Offsets add up along the path to rank 0, and so
 // do their error bounds.
-OffsetPoint measure_leaders(MPI_Comm leaders) {
+trace::ClockOffset measure_leaders(MPI_Comm leaders) {
   int index = 0, count = 1;
   PMPI_Comm_rank(leaders, &index);
   PMPI_Comm_size(leaders, &count);
-  OffsetPoint mine;
+  trace::ClockOffset mine;
   int bit = 1;  // the first round this leader serves in
   if (index > 0) {
     while (bit * 2 <= index) bit *= 2;
     Relay parent{};
     mine = measure_against(index - bit, leaders, parent);
-    mine.offset_ns += parent.offset_ns;
-    mine.error_ns += parent.error_ns;
+    mine.offset += parent.offset;
+    mine.error += parent.error;
     bit *= 2;
   }
-  const Relay relay{mine.offset_ns, mine.error_ns};
+  const Relay relay{mine.offset, mine.error};
   for (; index + bit < count; bit *= 2) serve(index + bit, leaders, relay);
-  if (index == 0) mine.local_ns = now_ns();
+  if (index == 0) mine.local_time = now_ns();
   return mine;
 }
 
-}  // namespace
-
+// The name of the clock this process reads: the kernel's boot id and the time namespace
+// (Linux), so that two containers or simulated hosts with their own time namespaces on one
+// machine are told apart; the host name where /proc cannot say.
 std::string clock_domain_name() {
   const std::string boot = read_line("/proc/sys/kernel/random/boot_id");
   char ns[128] = {0};
@@ -163,6 +164,8 @@ std::string clock_domain_name() {
   ::gethostname(host, sizeof host - 1);
   return std::string("host ") + host;
 }
+
+}  // namespace
 
 void ClockSync::join() {
   int rank = 0;
@@ -177,19 +180,13 @@ void ClockSync::join() {
 }
 
 void ClockSync::measure() {
-  OffsetPoint p;
+  trace::ClockOffset p;
   if (leaders_comm_ != MPI_COMM_NULL) p = measure_leaders(leaders_comm_);
   // The leader's point holds for every rank of its domain: they read the same clock.
-  struct {
-    std::uint64_t local;
-    std::int64_t offset;
-    double error;
-    std::uint32_t exchanges;
-  } shared{p.local_ns, p.offset_ns, p.error_ns, p.exchanges};
   MPI_Request request;
-  PMPI_Ibcast(&shared, sizeof shared, MPI_BYTE, 0, domain_comm_, &request);
+  PMPI_Ibcast(&p, sizeof p, MPI_BYTE, 0, domain_comm_, &request);
   wait_idle(&request);
-  points_.push_back({shared.local, shared.offset, shared.error, shared.exchanges});
+  points_.push_back(p);
 }
 
 void ClockSync::leave() {

@@ -14,14 +14,9 @@
 #include <string>
 #include <vector>
 
-namespace perusetrace {
+#include "otf2_writer/writer.hpp"
 
-struct OffsetPoint {
-  std::uint64_t local_ns = 0;   // this rank's CLOCK_MONOTONIC
-  std::int64_t offset_ns = 0;   // add to local_ns for rank 0's clock
-  double error_ns = 0;          // the offset is exact to within this (half the best round trip)
-  std::uint32_t exchanges = 0;  // round trips made to measure it (0: shared, not measured)
-};
+namespace perusetrace {
 
 class ClockSync {
  public:
@@ -34,19 +29,15 @@ class ClockSync {
 
   int leader() const { return leader_; }                 // world rank leading this rank's domain
   const std::string& domain() const { return domain_; }  // what names the clock
-  const std::vector<OffsetPoint>& points() const { return points_; }
+  // Each measurement, as the journal and the archive record it.
+  const std::vector<trace::ClockOffset>& points() const { return points_; }
 
  private:
   std::string domain_;
   int leader_ = 0;
   MPI_Comm domain_comm_ = MPI_COMM_NULL;   // the ranks reading this rank's clock
   MPI_Comm leaders_comm_ = MPI_COMM_NULL;  // one rank per domain; MPI_COMM_NULL elsewhere
-  std::vector<OffsetPoint> points_;
+  std::vector<trace::ClockOffset> points_;
 };
-
-// The name of the clock this process reads: the kernel's boot id and the time namespace
-// (Linux), so that two containers or simulated hosts with their own time namespaces on one
-// machine are told apart; the host name where /proc cannot say.
-std::string clock_domain_name();
 
 }  // namespace perusetrace

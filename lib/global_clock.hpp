@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "lib/clock.hpp"
+#include "otf2_writer/writer.hpp"
 
 namespace perusetrace {
 
@@ -17,25 +18,29 @@ class OffsetLine {
   // span differ by measurement error, and following them could make time run backwards.
   static constexpr double kMaxDrift = 500e-6;
 
-  // Points come in time order: the one at MPI_Init, then the one at MPI_Finalize.
+  // Points come in time order: the one at MPI_Init, then the one at MPI_Finalize. A second
+  // point that would make a slope beyond any real drift is measurement error: the better
+  // measured of the two is kept alone.
   void add(std::uint64_t local_ns, std::int64_t offset_ns, double error_ns) noexcept {
     if (points_ == 0) {
       t0_ = local_ns, o0_ = offset_ns, e0_ = error_ns;
       points_ = 1;
       return;
     }
-    if (local_ns <= t0_) return;  // out of order: damaged, keep the first
-    t1_ = local_ns, o1_ = offset_ns, e1_ = error_ns;
+    if (points_ == 2 || local_ns <= t0_) return;  // a third, or out of order: damaged
+    const double change = static_cast<double>(offset_ns - o0_);
+    if ((change < 0 ? -change : change) > kMaxDrift * static_cast<double>(local_ns - t0_)) {
+      if (error_ns < e0_) o0_ = offset_ns, e0_ = error_ns;
+      return;
+    }
+    t1_ = local_ns, o1_ = offset_ns;
     points_ = 2;
   }
+  void add(const trace::ClockOffset& o) noexcept { add(o.local_time, o.offset, o.error); }
 
-  int points() const noexcept { return points_; }
-
-  // Between the points, the line through them; outside, the nearer point's offset. A slope
-  // beyond any real drift keeps the better-measured point's offset for the whole run.
+  // Between the points, the line through them; outside, the nearer point's offset.
   std::int64_t offset_at(std::uint64_t local_ns) const noexcept {
     if (points_ == 0) return 0;
-    if (points_ == 2 && steep()) return best();
     if (points_ == 1 || local_ns <= t0_) return o0_;
     if (local_ns >= t1_) return o1_;
     const auto span = static_cast<Wide>(t1_ - t0_);
@@ -49,16 +54,9 @@ class OffsetLine {
   }
 
  private:
-  bool steep() const noexcept {
-    const double change = static_cast<double>(o1_ - o0_);
-    const double span = static_cast<double>(t1_ - t0_);
-    return (change < 0 ? -change : change) > kMaxDrift * span;
-  }
-  std::int64_t best() const noexcept { return e1_ < e0_ ? o1_ : o0_; }
-
   std::uint64_t t0_ = 0, t1_ = 0;
   std::int64_t o0_ = 0, o1_ = 0;
-  double e0_ = 0, e1_ = 0;
+  double e0_ = 0;  // the first point's error, while a second may replace it
   int points_ = 0;
 };
 
@@ -66,10 +64,6 @@ class OffsetLine {
 struct GlobalClock {
   TickScale scale;     // ticks -> local ns
   OffsetLine offsets;  // local ns -> global ns
-  std::uint64_t local_ns(std::uint64_t ticks) const noexcept { return scale.to_ns(ticks); }
-  std::uint64_t global_ns(std::uint64_t ticks) const noexcept {
-    return offsets.to_global(scale.to_ns(ticks));
-  }
 };
 
 }  // namespace perusetrace

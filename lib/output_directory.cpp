@@ -63,12 +63,17 @@ bool same_directory_everywhere(const std::string& dir, int rank, int size) {
   std::string token;
   if (rank == 0) {
     token = std::to_string(realtime_ns()) + "-" + std::to_string(::getpid()) + "-" + host_name();
-    if (FILE* f = std::fopen(path.c_str(), "w")) {
-      std::fputs(token.c_str(), f);
-      std::fclose(f);
-    }
+    FILE* f = std::fopen(path.c_str(), "w");
+    const bool written = f != nullptr && std::fputs(token.c_str(), f) >= 0;
+    if (f == nullptr || std::fclose(f) != 0 || !written) token.clear();
   }
+  // Rank 0 could not leave its token (a full disk, say): nothing to compare, and opening the
+  // journal there says what is wrong.
   token = broadcast(token);
+  if (token.empty()) {
+    if (rank == 0) std::remove(path.c_str());
+    return true;
+  }
   char seen[256] = {0};
   if (FILE* f = std::fopen(path.c_str(), "r")) {
     if (std::fgets(seen, sizeof seen, f) == nullptr) seen[0] = '\0';

@@ -117,7 +117,7 @@ std::size_t RecordFile::read(Record* out, std::size_t capacity) {
     // can convert to an earlier ns than a smaller tick count does, and OTF2 refuses an event
     // earlier than the one before it (and with it the rest of the archive). A time past the
     // limit is dropped alone, so that it does not put every later record out of order.
-    const std::uint64_t local = clock_.local_ns(r.time);
+    const std::uint64_t local = clock_.scale.to_ns(r.time);
     const std::uint64_t ns = clock_.offsets.to_global(local);
     if (ns >= counts_.last_time && local <= time_limit_ && valid(r)) {
       r.time = ns;

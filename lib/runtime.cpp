@@ -53,14 +53,10 @@ void warn_unknown_variables() {
   }
 }
 
-trace::ClockOffset to_trace(const OffsetPoint& p) {
-  return {p.local_ns, p.offset_ns, p.error_ns, p.exchanges};
-}
-
 // A new offset measurement, noted in the journal as soon as it is known.
 void measure_clock() {
   g_run.clocks.measure();
-  journal::note_clock_offset(to_trace(g_run.clocks.points().back()));
+  journal::note_clock_offset(g_run.clocks.points().back());
 }
 
 }  // namespace
@@ -170,10 +166,8 @@ void on_finalize() {
   process.files = g_files.snapshot();
   GlobalClock clock;
   clock.scale = tick_scale(g_run.ticks_first, last);
-  for (const OffsetPoint& p : g_run.clocks.points()) {
-    clock.offsets.add(p.local_ns, p.offset_ns, p.error_ns);
-    process.clock_offsets.push_back(to_trace(p));
-  }
+  for (const trace::ClockOffset& p : g_run.clocks.points()) clock.offsets.add(p);
+  process.clock_offsets = g_run.clocks.points();
   process.clock_leader = g_run.clocks.leader();
   process.start_time = clock.offsets.to_global(g_run.start_time);
   process.end_time = clock.offsets.to_global(end);

@@ -7,7 +7,7 @@
 
 namespace perusetrace {
 
-// Every kind of record, once: the enum, its count and its names come from this table, and the
+// Every kind of record, once: the enum and its count come from this table, and the
 // packing, the journal's reader and the archive writer size and check by it. Kinds are stored
 // by number: a new one goes at the end, and its MPI handler and OTF2 encoding (events.cpp, whose
 // switch has no default so the compiler names a kind it does not encode) follow.
@@ -50,12 +50,6 @@ inline constexpr std::size_t kRecordKindCount = 0
 #undef PERUSETRACE_KIND_ONE
     ;
 static_assert(kRecordKindCount < 0x7f, "kinds are packed below the packing's escape byte");
-
-inline constexpr const char* kRecordKindNames[kRecordKindCount] = {
-#define PERUSETRACE_KIND_STRING(name, fields) #name,
-    PERUSETRACE_RECORD_KINDS(PERUSETRACE_KIND_STRING)
-#undef PERUSETRACE_KIND_STRING
-};
 
 // Whether a stored kind is one this build knows (a damaged journal holds any byte).
 constexpr bool known_kind(std::uint8_t kind) noexcept {

@@ -148,4 +148,47 @@ class RepairedSink : public EventSink {
   std::vector<std::uint64_t> shift_;
 };
 
+// Hands every event to two sinks, in turn.
+class TeeSink : public EventSink {
+ public:
+  TeeSink(EventSink& a, EventSink& b) : a_(a), b_(b) {}
+  void enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override {
+    a_.enter(loc, t, region), b_.enter(loc, t, region);
+  }
+  void leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override {
+    a_.leave(loc, t, region), b_.leave(loc, t, region);
+  }
+  void peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
+              const PeruseFields& f) override {
+    a_.peruse(loc, t, region, f), b_.peruse(loc, t, region, f);
+  }
+  void send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
+            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override {
+    a_.send(loc, t, peer, comm, tag, bytes, request, blocking);
+    b_.send(loc, t, peer, comm, tag, bytes, request, blocking);
+  }
+  void send_complete(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override {
+    a_.send_complete(loc, t, request), b_.send_complete(loc, t, request);
+  }
+  void recv_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override {
+    a_.recv_request(loc, t, request), b_.recv_request(loc, t, request);
+  }
+  void recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
+            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override {
+    a_.recv(loc, t, peer, comm, tag, bytes, request, blocking);
+    b_.recv(loc, t, peer, comm, tag, bytes, request, blocking);
+  }
+  void request_cancelled(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override {
+    a_.request_cancelled(loc, t, request), b_.request_cancelled(loc, t, request);
+  }
+  void metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
+              std::int64_t value) override {
+    a_.metric(loc, t, metric, value), b_.metric(loc, t, metric, value);
+  }
+
+ private:
+  EventSink& a_;
+  EventSink& b_;
+};
+
 }  // namespace perusetrace::archive

@@ -135,8 +135,7 @@ void read_definitions(const std::string& path, RankJournal& j) {
   }
   // The widest span known: to the last point the rank wrote, else the two read at init.
   if (have_ticks) j.clock.scale = tick_scale(first, have_last ? last : second);
-  for (const trace::ClockOffset& o : j.process.clock_offsets)
-    j.clock.offsets.add(o.local_time, o.offset, o.error);
+  for (const trace::ClockOffset& o : j.process.clock_offsets) j.clock.offsets.add(o);
   j.have_scale = have_ticks;
   if (have_last) j.last_clock_point = last.ns;
   j.last_clock_point = std::max(j.last_clock_point, j.process.end_time);

@@ -122,7 +122,7 @@ void Analysis::leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) {
 // ---- point-to-point records --------------------------------------------------------------
 
 void Analysis::send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
-                    std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) {
+                    std::uint32_t, std::uint64_t bytes, std::uint64_t request, bool blocking) {
   const std::uint32_t rank = locations_[loc].rank;
   RankStats& rs = out_.ranks[rank];
   ++rs.sent;
@@ -137,37 +137,7 @@ void Analysis::send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std:
     ++p->messages;
     p->bytes += bytes;
   }
-  // A send begins with its MPI call: MpiIsend is written when the call returns.
-  const auto& stack = locations_[loc].stack;
-  const std::uint64_t began = stack.empty() ? t : stack.back().since;
-  const archive::MessageChannel key{static_cast<std::int32_t>(rank), to, comm, tag};
-  pair(key, began, true);
   if (!blocking && request != 0 && track_requests_) request_nonblocking(loc, t, request);
-}
-
-// A send's start or a receive's record, paired in order with the other end on its channel.
-void Analysis::pair(const archive::MessageChannel& key, std::uint64_t t, bool is_send) {
-  Channel& ch = channels_[key];
-  std::deque<std::uint64_t>& waiting = is_send ? ch.receives : ch.sends;
-  if (waiting.empty()) {
-    (is_send ? ch.sends : ch.receives).push_back(t);
-    return;
-  }
-  matched(is_send ? t : waiting.front(), is_send ? waiting.front() : t, key);
-  waiting.pop_front();
-}
-
-void Analysis::matched(std::uint64_t send, std::uint64_t receive,
-                       const archive::MessageChannel& key) {
-  ClockCondition& c = out_.clock;
-  ++c.messages;
-  if (receive >= send) return;
-  ++c.backwards;
-  if (send - receive > c.worst_ns) {
-    c.worst_ns = send - receive;
-    c.worst_sender = key.from;
-    c.worst_receiver = key.to;
-  }
 }
 
 void Analysis::recv_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) {
@@ -179,15 +149,11 @@ void Analysis::request_nonblocking(std::uint32_t loc, std::uint64_t t, std::uint
   r.nonblocking = true;
 }
 
-void Analysis::recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
-                    std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) {
-  const std::uint32_t rank = locations_[loc].rank;
-  RankStats& rs = out_.ranks[rank];
+void Analysis::recv(std::uint32_t loc, std::uint64_t t, std::uint32_t, std::uint32_t, std::uint32_t,
+                    std::uint64_t bytes, std::uint64_t request, bool blocking) {
+  RankStats& rs = out_.ranks[locations_[loc].rank];
   ++rs.received;
   rs.received_bytes += bytes;
-  const archive::MessageChannel key{world_rank(comm, peer, rank), static_cast<std::int32_t>(rank),
-                                    comm, tag};
-  pair(key, t, false);
   if (!blocking && request != 0) collected(loc, t, request);
 }
 
@@ -314,6 +280,23 @@ void Analysis::activated(Location& l, std::uint64_t t, const archive::PeruseFiel
   r.bytes = f.bytes;
 }
 
+namespace {
+
+// A message's wait on `rank` from `since` to `t`, for a pattern.
+PatternCase waited(std::uint32_t rank, std::uint64_t since, std::uint64_t t, std::int32_t sender,
+                   std::int32_t tag) {
+  PatternCase c;
+  c.lost = t - std::min(t, since);
+  c.time = since;
+  c.sender = sender;
+  c.receiver = static_cast<std::int32_t>(rank);
+  c.tag = tag;
+  c.rank = rank;
+  return c;
+}
+
+}  // namespace
+
 // A receive waits in the posted queue until its message comes: the late-sender pattern.
 void Analysis::posted_queue(PeruseEvent e, std::uint32_t rank, std::uint64_t t,
                             const archive::PeruseFields& f) {
@@ -327,13 +310,8 @@ void Analysis::posted_queue(PeruseEvent e, std::uint32_t rank, std::uint64_t t,
   depth(rs.posted, t, -1);
   auto it = st.posted.find(f.request);
   if (it == st.posted.end()) return;
-  PatternCase c;
-  c.lost = t - std::min(t, it->second.since);
-  c.time = it->second.since;
-  c.sender = f.peer >= 0 ? f.peer : it->second.peer;
-  c.receiver = static_cast<std::int32_t>(rank);
-  c.tag = it->second.tag;
-  c.rank = rank;
+  const PatternCase c =
+      waited(rank, it->second.since, t, f.peer >= 0 ? f.peer : it->second.peer, it->second.tag);
   out_.late_sender.add(c);
   rs.late_sender_ns += c.lost;
   if (PlacementStat* p = placement(c.sender, c.receiver)) {
@@ -362,13 +340,7 @@ void Analysis::unexpected_queue(PeruseEvent e, std::uint32_t rank, std::uint64_t
   });
   if (it == st.unexpected.end()) it = st.unexpected.begin();
   if (it == st.unexpected.end()) return;
-  PatternCase c;
-  c.lost = t - std::min(t, it->since);
-  c.time = it->since;
-  c.sender = it->peer;
-  c.receiver = static_cast<std::int32_t>(rank);
-  c.tag = it->tag;
-  c.rank = rank;
+  const PatternCase c = waited(rank, it->since, t, it->peer, it->tag);
   out_.late_receiver.add(c);
   rs.late_receiver_ns += c.lost;
   st.unexpected.erase(it);

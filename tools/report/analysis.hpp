@@ -12,7 +12,6 @@
 
 #include "events/catalogue.hpp"
 #include "tools/archive/archive_reader.hpp"
-#include "tools/archive/message_channel.hpp"
 #include "tools/report/report_data.hpp"
 
 namespace perusetrace::report {
@@ -72,11 +71,6 @@ class Analysis : public archive::EventSink {
     std::uint64_t search_posted = kNever, search_unexpected = kNever;
     std::vector<std::uint64_t> completed;  // requests completed during the current MPI call
   };
-  // Unmatched times of one (sender, receiver, communicator, tag): sends waiting for their
-  // receive, or receives whose send is later in the trace (the clock condition broken).
-  struct Channel {
-    std::deque<std::uint64_t> sends, receives;
-  };
   struct RankState {
     std::unordered_map<std::uint64_t, Request> requests;
     std::unordered_map<std::uint64_t, Posted> posted;
@@ -101,8 +95,6 @@ class Analysis : public archive::EventSink {
                         const archive::PeruseFields& f);
   void queue_search(PeruseEvent e, Location& l, std::uint64_t t);
   void transfer(PeruseEvent e, Location& l, std::uint64_t t, const archive::PeruseFields& f);
-  void pair(const archive::MessageChannel& key, std::uint64_t t, bool is_send);
-  void matched(std::uint64_t send, std::uint64_t receive, const archive::MessageChannel& key);
 
   const archive::Definitions& defs_;
   Report& out_;
@@ -112,7 +104,6 @@ class Analysis : public archive::EventSink {
   bool remove_unexpected_selected_ = false;  // else REQ_MATCH_UNEX ends the unexpected wait
   bool track_requests_ = false;              // REQ_COMPLETE selected: requests end
   std::uint64_t in_flight_ = 0;
-  std::unordered_map<archive::MessageChannel, Channel, archive::MessageChannelHash> channels_;
 };
 
 }  // namespace perusetrace::report

@@ -63,30 +63,35 @@ int run_report(const std::string& path, const std::string& json, const std::stri
     fmt::print(stderr, "\rreading [{:<40}] {:3}%", std::string(percent * 40 / 100, '#'), percent);
     std::fflush(stderr);
   };
-  // Ranks on several clocks: a first pass finds receives that came before their send, and the
-  // analysis sees them moved after it (archive/clock_repair.hpp).
+  // The clock condition is counted by the controlled logical clock's replay
+  // (archive/clock_repair.hpp). On several clocks it runs as a first pass and the analysis sees
+  // backwards receives moved after their send; on one clock nothing needs moving, and it reads
+  // along with the analysis.
   archive::ClockRepair repair(reader.definitions());
-  if (archive::clock_domains(reader.definitions()) > 1) {
+  const bool several_clocks = archive::clock_domains(reader.definitions()) > 1;
+  if (several_clocks) {
     archive::ArchiveReader first(path);
     first.read_events(repair, progress);
     repair.finish();
     shown = -1;
   }
   archive::RepairedSink repaired(repair.shifts(), analysis);
-  reader.read_events(repair.repaired() > 0 ? static_cast<archive::EventSink&>(repaired) : analysis,
-                     progress);
+  archive::TeeSink counted(repair, analysis);
+  archive::EventSink& sink = !several_clocks         ? static_cast<archive::EventSink&>(counted)
+                             : repair.repaired() > 0 ? static_cast<archive::EventSink&>(repaired)
+                                                     : analysis;
+  reader.read_events(sink, progress);
+  if (!several_clocks) repair.finish();
   if (bar && shown >= 0) fmt::print(stderr, "\r{:60}\r", "");
   analysis.finish();
-  if (repair.repaired() > 0) {
-    report::ClockCondition& c = result.clock;
-    c.messages = repair.messages();
-    c.backwards = repair.backwards();
-    c.worst_ns = repair.worst_gap();
-    c.worst_sender = repair.worst_sender();
-    c.worst_receiver = repair.worst_receiver();
-    c.repaired = repair.repaired();
-    c.max_move_ns = repair.max_shift();
-  }
+  const bool moved = several_clocks && repair.repaired() > 0;
+  result.clock = {repair.messages(),
+                  repair.backwards(),
+                  repair.worst_gap(),
+                  repair.worst_sender(),
+                  repair.worst_receiver(),
+                  moved ? repair.repaired() : 0,
+                  moved ? repair.max_shift() : 0};
   report::write_text(stdout, result);
   bool ok = true;
   if (!json.empty()) ok = write_file(json, report::to_json(result)) && ok;
