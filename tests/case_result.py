@@ -1,7 +1,9 @@
 """How every case-based test script ends: the failures listed with where the files were kept,
 or the case passed and its work directory removed."""
+import argparse
 import shutil
 import sys
+import tempfile
 
 
 def finish(what, failures, work, keep=False):
@@ -15,3 +17,21 @@ def finish(what, failures, work, keep=False):
         print(f"files kept in {work}")
     else:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def run_asserting_case(cases, prefix, make_context):
+    """The main of a script whose cases assert: `SCRIPT --build DIR --mpirun MPIRUN CASE` runs
+    one case as cases[CASE](make_context(build, mpirun, work)) in a fresh work directory, removed
+    afterwards, and turns its AssertionError into a FAILED line and exit status 1."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--build", required=True)
+    parser.add_argument("--mpirun", required=True)
+    parser.add_argument("case", choices=sorted(cases))
+    opts = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix=prefix) as work:
+        try:
+            cases[opts.case](make_context(opts.build, opts.mpirun, work))
+        except AssertionError as e:
+            print(f"FAILED {opts.case}: {e}", file=sys.stderr)
+            sys.exit(1)
+    print(f"{opts.case} passed")

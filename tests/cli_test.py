@@ -3,15 +3,14 @@
 
     cli_test.py --build BUILD_DIR --mpirun MPIRUN CASE
 """
-import argparse
 import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import case_result  # noqa: E402
 import mpi_launch  # noqa: E402
 import trace_checks  # noqa: E402
 
@@ -77,6 +76,13 @@ def case_launcher_passes_hosts(c):
         expect(any(args[i:i + len(seq)] == seq for i in range(len(args))),
                f"mpirun was not given {seq}", run)
     expect(args[-2:] == [c.scenarios, "late-sender"], "the program is not last", run)
+    # The launcher (C++, for users) and mpi_launch.command (for tests and benchmarks) build their
+    # mpirun lines apart: they must hand the ranks their settings and the library the same way.
+    passed = {args[i + 1] for i in range(len(args) - 1) if args[i] == "-x"}
+    helper = mpi_launch.command("mpirun", 4, {"MPITRACE_PERUSE_EVENTS": "all"}, c.library)
+    wanted = {helper[i + 1] for i in range(len(helper) - 1) if helper[i] == "-x"}
+    wanted -= {f"{k}={v}" for k, v in mpi_launch.RANK_ENV.items()}  # the tests' container fix
+    expect(wanted <= passed, f"the launcher does not pass {sorted(wanted - passed)}", run)
 
 
 def case_launcher_traces_the_paper_events(c):
@@ -304,18 +310,7 @@ CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.start
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--build", required=True)
-    parser.add_argument("--mpirun", required=True)
-    parser.add_argument("case", choices=sorted(CASES))
-    opts = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="perusetrace-cli-") as work:
-        try:
-            CASES[opts.case](Context(opts.build, opts.mpirun, work))
-        except AssertionError as e:
-            print(f"FAILED {opts.case}: {e}", file=sys.stderr)
-            sys.exit(1)
-    print(f"{opts.case} passed")
+    case_result.run_asserting_case(CASES, "perusetrace-cli-", Context)
 
 
 if __name__ == "__main__":

@@ -10,15 +10,14 @@ rank ended, and the recovered archive reads back with otf2-print and python3-otf
 message the ranks exchanged before the end (all of them where a handler could save the buffer,
 those up to the last flush for SIGKILL).
 """
-import argparse
 import os
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import case_result  # noqa: E402
 import mpi_launch  # noqa: E402
 import trace_checks  # noqa: E402
 
@@ -146,18 +145,7 @@ class Context:
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--build", required=True)
-    parser.add_argument("--mpirun", required=True)
-    parser.add_argument("case", choices=sorted(CASES))
-    opts = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="perusetrace-crash-") as work:
-        try:
-            CASES[opts.case](Context(opts.build, opts.mpirun, work))
-        except AssertionError as e:
-            print(f"FAILED {opts.case}: {e}", file=sys.stderr)
-            sys.exit(1)
-    print(f"{opts.case} passed")
+    case_result.run_asserting_case(CASES, "perusetrace-crash-", Context)
 
 
 if __name__ == "__main__":
