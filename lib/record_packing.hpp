@@ -1,8 +1,8 @@
 // How a thread's records are packed into its journal file. Writing the 48-byte records as they
-// sit in memory made the drain the dominant cost of tracing on a virtual disk (100-230 ns per
-// record, the hot path itself 10-16 ns): the page cache takes them at disk speed. They are
-// packed first, each record as the fields that changed since the last record of its kind: by
-// the drain, or ahead of it while the thread waits (pack_ahead, thread_buffer.hpp).
+// sit in memory made the drain, not the hot path, the dominant cost of tracing on a virtual disk
+// (docs/performance.md): the page cache takes them at disk speed. They are packed first, each
+// record as the fields that changed since the last record of its kind: by the drain, or ahead of it
+// while the thread waits (pack_ahead, thread_buffer.hpp).
 //
 // File: blocks, each a BlockHeader and `bytes` of packed records. The packing state starts
 // afresh in every block, so a damaged block costs only its own records. A record is:

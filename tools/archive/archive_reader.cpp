@@ -336,6 +336,15 @@ OTF2_CallbackCode guarded(void* data, Body&& body) {
   }
 }
 
+// An event of a location this reader knows: body(s, location index, nanoseconds). Events of
+// locations without a definition are dropped (the reader counts those elsewhere).
+template <typename Body>
+OTF2_CallbackCode located(void* data, OTF2_LocationRef l, OTF2_TimeStamp t, Body&& body) {
+  return guarded(data, [&](Impl& s) {
+    if (const std::uint32_t i = s.loc(l); i != 0xffffffffu) body(s, i, s.ns(t));
+  });
+}
+
 // ---- global definitions ------------------------------------------------------------------
 
 OTF2_CallbackCode def_clock(void* d, uint64_t resolution, uint64_t offset, uint64_t length,
@@ -400,9 +409,8 @@ OTF2_CallbackCode def_metric_class(void* d, OTF2_MetricRef ref, uint8_t n,
 
 OTF2_CallbackCode on_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList* a,
                            OTF2_RegionRef region) {
-  return guarded(d, [&](Impl& s) {
-    const std::uint32_t i = s.loc(l);
-    if (i == 0xffffffffu || region >= s.defs->regions.size()) return;
+  return located(d, l, t, [&](Impl& s, std::uint32_t i, std::uint64_t ns) {
+    if (region >= s.defs->regions.size()) return;
     if (s.defs->regions[region].kind == RegionKind::Peruse) {
       // Fields a request repeats are written once (otf2_writer/peruse_fields.hpp).
       trace::PeruseFieldValues v;
@@ -438,18 +446,17 @@ OTF2_CallbackCode on_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_A
           v.comm = value.commRef == OTF2_UNDEFINED_COMM ? kNoComm : value.commRef;
       }
       s.peruse_memory[i].complete(v, present);
-      s.sink->peruse(i, s.ns(t), region, v);
+      s.sink->peruse(i, ns, region, v);
     } else {
-      s.sink->enter(i, s.ns(t), region);
+      s.sink->enter(i, ns, region);
     }
   });
 }
 OTF2_CallbackCode on_leave(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
                            OTF2_RegionRef region) {
-  return guarded(d, [&](Impl& s) {
-    const std::uint32_t i = s.loc(l);
-    if (i == 0xffffffffu || region >= s.defs->regions.size()) return;
-    if (s.defs->regions[region].kind != RegionKind::Peruse) s.sink->leave(i, s.ns(t), region);
+  return located(d, l, t, [&](Impl& s, std::uint32_t i, std::uint64_t ns) {
+    if (region >= s.defs->regions.size()) return;
+    if (s.defs->regions[region].kind != RegionKind::Peruse) s.sink->leave(i, ns, region);
   });
 }
 std::uint32_t comm_of(OTF2_CommRef c) {
@@ -457,61 +464,53 @@ std::uint32_t comm_of(OTF2_CommRef c) {
 }
 OTF2_CallbackCode on_send(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
                           uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes) {
-  return guarded(d, [&](Impl& s) {
-    if (const std::uint32_t i = s.loc(l); i != 0xffffffffu)
-      s.sink->send(i, s.ns(t), peer, comm_of(comm), tag, bytes, 0, true);
+  return located(d, l, t, [&](Impl& s, std::uint32_t i, std::uint64_t ns) {
+    s.sink->send(i, ns, peer, comm_of(comm), tag, bytes, 0, true);
   });
 }
 OTF2_CallbackCode on_isend(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
                            uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes,
                            uint64_t request) {
-  return guarded(d, [&](Impl& s) {
-    if (const std::uint32_t i = s.loc(l); i != 0xffffffffu)
-      s.sink->send(i, s.ns(t), peer, comm_of(comm), tag, bytes, request, false);
+  return located(d, l, t, [&](Impl& s, std::uint32_t i, std::uint64_t ns) {
+    s.sink->send(i, ns, peer, comm_of(comm), tag, bytes, request, false);
   });
 }
 OTF2_CallbackCode on_isend_complete(OTF2_LocationRef l, OTF2_TimeStamp t, void* d,
                                     OTF2_AttributeList*, uint64_t request) {
-  return guarded(d, [&](Impl& s) {
-    if (const std::uint32_t i = s.loc(l); i != 0xffffffffu)
-      s.sink->send_complete(i, s.ns(t), request);
+  return located(d, l, t, [&](Impl& s, std::uint32_t i, std::uint64_t ns) {
+    s.sink->send_complete(i, ns, request);
   });
 }
 OTF2_CallbackCode on_irecv_request(OTF2_LocationRef l, OTF2_TimeStamp t, void* d,
                                    OTF2_AttributeList*, uint64_t request) {
-  return guarded(d, [&](Impl& s) {
-    if (const std::uint32_t i = s.loc(l); i != 0xffffffffu)
-      s.sink->recv_request(i, s.ns(t), request);
+  return located(d, l, t, [&](Impl& s, std::uint32_t i, std::uint64_t ns) {
+    s.sink->recv_request(i, ns, request);
   });
 }
 OTF2_CallbackCode on_recv(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
                           uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes) {
-  return guarded(d, [&](Impl& s) {
-    if (const std::uint32_t i = s.loc(l); i != 0xffffffffu)
-      s.sink->recv(i, s.ns(t), peer, comm_of(comm), tag, bytes, 0, true);
+  return located(d, l, t, [&](Impl& s, std::uint32_t i, std::uint64_t ns) {
+    s.sink->recv(i, ns, peer, comm_of(comm), tag, bytes, 0, true);
   });
 }
 OTF2_CallbackCode on_irecv(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
                            uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes,
                            uint64_t request) {
-  return guarded(d, [&](Impl& s) {
-    if (const std::uint32_t i = s.loc(l); i != 0xffffffffu)
-      s.sink->recv(i, s.ns(t), peer, comm_of(comm), tag, bytes, request, false);
+  return located(d, l, t, [&](Impl& s, std::uint32_t i, std::uint64_t ns) {
+    s.sink->recv(i, ns, peer, comm_of(comm), tag, bytes, request, false);
   });
 }
 OTF2_CallbackCode on_cancelled(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
                                uint64_t request) {
-  return guarded(d, [&](Impl& s) {
-    if (const std::uint32_t i = s.loc(l); i != 0xffffffffu)
-      s.sink->request_cancelled(i, s.ns(t), request);
+  return located(d, l, t, [&](Impl& s, std::uint32_t i, std::uint64_t ns) {
+    s.sink->request_cancelled(i, ns, request);
   });
 }
 OTF2_CallbackCode on_metric(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
                             OTF2_MetricRef metric, uint8_t n, const OTF2_Type* types,
                             const OTF2_MetricValue* values) {
-  return guarded(d, [&](Impl& s) {
-    const std::uint32_t i = s.loc(l);
-    if (i == 0xffffffffu || n == 0) return;
+  return located(d, l, t, [&](Impl& s, std::uint32_t i, std::uint64_t ns) {
+    if (n == 0) return;
     std::int64_t v = 0;
     switch (types[0]) {
       case OTF2_TYPE_INT64:
@@ -527,7 +526,7 @@ OTF2_CallbackCode on_metric(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_
         v = !(x == x) ? 0 : static_cast<std::int64_t>(std::clamp(x, -kLimit, kLimit));
       }
     }
-    s.sink->metric(i, s.ns(t), metric, v);
+    s.sink->metric(i, ns, metric, v);
   });
 }
 

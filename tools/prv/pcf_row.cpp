@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <utility>
+#include <vector>
 
 #include "tools/prv/prv_codes.hpp"
 
@@ -49,8 +51,15 @@ void write_file(const std::string& path, const std::string& text) {
   }
 }
 
-void event_type(std::string& out, std::uint64_t type, const std::string& label) {
+using Values = std::vector<std::pair<std::uint64_t, std::string>>;
+
+// One EVENT_TYPE section, with the names of its values where it has them.
+void event_type(std::string& out, std::uint64_t type, const std::string& label,
+                const Values& values = {}) {
   out += fmt::format("EVENT_TYPE\n0    {}    {}\n", type, label);
+  if (!values.empty()) out += "VALUES\n";
+  for (const auto& [value, name] : values) out += fmt::format("{}   {}\n", value, name);
+  out += "\n\n";
 }
 
 }  // namespace
@@ -74,48 +83,34 @@ void write_pcf(const std::string& path, const Definitions& defs) {
   o += "\n\n";
 
   // perusetrace's own type range, clear of Extrae's MPI types 50000001-50000005.
-  event_type(o, kTypeMpiCall,
-             fmt::format("MPI call in progress (perusetrace types {}-{})", kTypeBase, kTypeLast));
-  o += "VALUES\n0   Outside MPI\n";
+  Values calls{{0, "Outside MPI"}};
   for (std::size_t r = 0; r < defs.regions.size(); ++r)
     if (defs.regions[r].kind == RegionKind::MpiFunction)
-      o += fmt::format("{}   {}\n", r + 1, defs.regions[r].name);
-  o += "\n\n";
-
-  event_type(o, kTypePeruseEvent, "Peruse event");
-  o += "VALUES\n";
+      calls.emplace_back(r + 1, defs.regions[r].name);
+  event_type(o, kTypeMpiCall,
+             fmt::format("MPI call in progress (perusetrace types {}-{})", kTypeBase, kTypeLast),
+             calls);
+  Values events;
   for (std::size_t i = 0; i < defs.peruse_events.size(); ++i)
-    o += fmt::format("{}   {}\n", i + 1, defs.peruse_events[i]);
-  o += "\n\n";
-
+    events.emplace_back(i + 1, defs.peruse_events[i]);
+  event_type(o, kTypePeruseEvent, "Peruse event", events);
   event_type(o, kTypePeruseRequest, "Peruse request id");
-  o += "\n\n";
-  event_type(o, kTypePerusePeer, "Peruse peer (world rank + 1)");
-  o += "VALUES\n0   MPI_ANY_SOURCE\n";
-  for (std::size_t r = 0; r < defs.ranks.size(); ++r) o += fmt::format("{}   rank {}\n", r + 1, r);
-  o += "\n\n";
+  Values peers{{0, "MPI_ANY_SOURCE"}};
+  for (std::size_t r = 0; r < defs.ranks.size(); ++r)
+    peers.emplace_back(r + 1, fmt::format("rank {}", r));
+  event_type(o, kTypePerusePeer, "Peruse peer (world rank + 1)", peers);
   event_type(o, kTypePeruseTag, "Peruse tag");
-  o += "\n\n";
   event_type(o, kTypePeruseInternalTag, "Peruse tag of collective traffic (negated)");
-  o += "\n\n";
   event_type(o, kTypePeruseBytes, "Peruse request bytes");
-  o += "\n\n";
-  event_type(o, kTypePeruseOperation, "Peruse operation");
-  o += "VALUES\n1   send\n2   receive\n\n\n";
-  event_type(o, kTypePeruseComm, "Peruse communicator");
-  o += "VALUES\n";
+  event_type(o, kTypePeruseOperation, "Peruse operation", {{1, "send"}, {2, "receive"}});
+  Values comms;
   for (std::size_t c = 0; c < defs.comms.size(); ++c)
-    o += fmt::format("{}   {}\n", c + 1,
-                     defs.comms[c].name.empty() ? "communicator" : defs.comms[c].name);
-  o += "\n\n";
+    comms.emplace_back(c + 1, defs.comms[c].name.empty() ? "communicator" : defs.comms[c].name);
+  event_type(o, kTypePeruseComm, "Peruse communicator", comms);
   event_type(o, kTypePostedQueue, "Posted receive queue depth (Peruse)");
-  o += "\n\n";
   event_type(o, kTypeUnexpectedQueue, "Unexpected message queue depth (Peruse)");
-  o += "\n\n";
   event_type(o, kTypeBytesInFlight, "Bytes in flight (Peruse)");
-  o += "\n\n";
   event_type(o, kTypeFragmentBytes, "Fragment bytes (Peruse REQ_XFER_CONTINUE)");
-  o += "\n";
   write_file(path, o);
 }
 
