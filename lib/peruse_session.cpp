@@ -144,7 +144,7 @@ template <std::size_t E>
 // An event that only repeats the record before it rides in that record (carried_followers.hpp)
 // and writes none. It tries that first, apart from the record path: the check calls nothing, so
 // it saves fewer registers than the record path, and the record path is a tail call
-// (docs/performance.md, fifth sitting, counts what that saves).
+// (docs/performance.md, "Instructions per round trip", counts what that saves).
 template <std::size_t E>
 int on_event(peruse_event_h, MPI_Aint unique_id, peruse_comm_spec_t* spec, void* param) {
   if constexpr (may_be_carried(static_cast<PeruseEvent>(E))) {
