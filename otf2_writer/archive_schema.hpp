@@ -13,6 +13,28 @@ inline constexpr const char* kSettingsProperty = "PERUSETRACE::SETTINGS";
 // leader=RANK;host=NAME;ranks=N;offsets=OFFSET_NS:ERROR_NS:ROUND_TRIPS,...
 inline constexpr const char* kClockDomainsProperty = "PERUSETRACE::CLOCK_DOMAINS";
 
+// MPI_T control variables (lib/mpit_session.hpp), one per line, "NAME=VALUE": rank 0's at MPI_Init;
+// then the ranks whose values differ, "RANK NAME=VALUE" per differing variable; then what
+// MPITRACE_CVARS asked for, "NAME=VALUE: set" or "NAME=VALUE: not set, WHY".
+inline constexpr const char* kCvarsProperty = "PERUSETRACE::MPI_T_CVARS";
+inline constexpr const char* kCvarsDifferProperty = "PERUSETRACE::MPI_T_CVARS_DIFFER";
+inline constexpr const char* kCvarsSetProperty = "PERUSETRACE::MPI_T_CVARS_SET";
+
+// Metrics. The Peruse-derived counters are metric members 0..2 ("posted queue depth",
+// "unexpected queue depth", "bytes in flight", ABSOLUTE_POINT). MPI_T performance variables
+// follow, one member per value, named
+//   "MPI_T PVAR"                          a NO_OBJECT variable with one element
+//   "MPI_T PVAR[i]"                       element i of a NO_OBJECT variable
+//   "MPI_T PVAR (COMM) [peer R]"          element i of one bound to communicator COMM (its name,
+//                                         or "comm N", N the rank's local id): peer R = world
+//                                         rank of the communicator's member i
+// plus, for a watermark, " moves" (times it changed) and " change" (sum of its changes).
+// A member whose mode is RELATIVE_LAST holds the change since the previous read (counters,
+// timers, aggregates, Open MPI's monotonic SPC counters); ABSOLUTE_POINT, the value read. Values
+// are written only when they changed, at the read: before the Enter of an MPI call (what
+// happened outside MPI) and before its Leave (what the call caused).
+inline constexpr const char* kPvarMetricPrefix = "MPI_T ";
+
 // The attributes of Peruse events: their ids, and their names by id.
 enum Attribute : unsigned {
   kAttrRequest,    // stable request id (UINT64)

@@ -1,0 +1,320 @@
+#include "lib/mpit_variables.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+namespace perusetrace::mpit {
+
+namespace {
+
+constexpr int kNameRoom = 256, kDescriptionRoom = 1024;
+
+std::string trimmed(const char* text, int length) {
+  std::string s(text, static_cast<std::size_t>(std::max(0, length)));
+  while (!s.empty() && s.back() == '\0') s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+bool initialise() {
+  static const bool ok = [] {
+    int provided = 0;
+    return PMPI_T_init_thread(MPI_THREAD_MULTIPLE, &provided) == MPI_SUCCESS;
+  }();
+  return ok;
+}
+
+std::vector<PvarInfo> pvars() {
+  std::vector<PvarInfo> out;
+  int n = 0;
+  if (PMPI_T_pvar_get_num(&n) != MPI_SUCCESS) return out;
+  for (int i = 0; i < n; ++i) {
+    char name[kNameRoom], description[kDescriptionRoom];
+    int name_len = kNameRoom, description_len = kDescriptionRoom, verbosity = 0, var_class = 0,
+        bind = 0, readonly = 1, continuous = 1, atomic = 0;
+    MPI_Datatype datatype = MPI_DATATYPE_NULL;
+    MPI_T_enum enumtype;
+    if (PMPI_T_pvar_get_info(i, name, &name_len, &verbosity, &var_class, &datatype, &enumtype,
+                             description, &description_len, &bind, &readonly, &continuous,
+                             &atomic) != MPI_SUCCESS)
+      continue;  // an index whose variable went away (MPI_T_ERR_INVALID_INDEX)
+    out.push_back(PvarInfo{i, trimmed(name, name_len), trimmed(description, description_len),
+                           var_class, bind, datatype, readonly != 0, continuous != 0, atomic != 0});
+  }
+  return out;
+}
+
+std::vector<CvarInfo> cvars() {
+  std::vector<CvarInfo> out;
+  int n = 0;
+  if (PMPI_T_cvar_get_num(&n) != MPI_SUCCESS) return out;
+  for (int i = 0; i < n; ++i) {
+    char name[kNameRoom], description[kDescriptionRoom];
+    int name_len = kNameRoom, description_len = kDescriptionRoom, verbosity = 0, bind = 0,
+        scope = 0;
+    MPI_Datatype datatype = MPI_DATATYPE_NULL;
+    MPI_T_enum enumtype;
+    if (PMPI_T_cvar_get_info(i, name, &name_len, &verbosity, &datatype, &enumtype, description,
+                             &description_len, &bind, &scope) != MPI_SUCCESS)
+      continue;
+    out.push_back(CvarInfo{i, trimmed(name, name_len), trimmed(description, description_len),
+                           datatype, bind, scope});
+  }
+  return out;
+}
+
+const char* class_name(int c) {
+  switch (c) {
+    case MPI_T_PVAR_CLASS_STATE:
+      return "STATE";
+    case MPI_T_PVAR_CLASS_LEVEL:
+      return "LEVEL";
+    case MPI_T_PVAR_CLASS_SIZE:
+      return "SIZE";
+    case MPI_T_PVAR_CLASS_PERCENTAGE:
+      return "PERCENTAGE";
+    case MPI_T_PVAR_CLASS_HIGHWATERMARK:
+      return "HIGHWATERMARK";
+    case MPI_T_PVAR_CLASS_LOWWATERMARK:
+      return "LOWWATERMARK";
+    case MPI_T_PVAR_CLASS_COUNTER:
+      return "COUNTER";
+    case MPI_T_PVAR_CLASS_AGGREGATE:
+      return "AGGREGATE";
+    case MPI_T_PVAR_CLASS_TIMER:
+      return "TIMER";
+    case MPI_T_PVAR_CLASS_GENERIC:
+      return "GENERIC";
+    default:
+      return "?";
+  }
+}
+
+const char* bind_name(int b) {
+  switch (b) {
+    case MPI_T_BIND_NO_OBJECT:
+      return "NO_OBJECT";
+    case MPI_T_BIND_MPI_COMM:
+      return "MPI_COMM";
+    case MPI_T_BIND_MPI_DATATYPE:
+      return "MPI_DATATYPE";
+    case MPI_T_BIND_MPI_ERRHANDLER:
+      return "MPI_ERRHANDLER";
+    case MPI_T_BIND_MPI_FILE:
+      return "MPI_FILE";
+    case MPI_T_BIND_MPI_GROUP:
+      return "MPI_GROUP";
+    case MPI_T_BIND_MPI_OP:
+      return "MPI_OP";
+    case MPI_T_BIND_MPI_REQUEST:
+      return "MPI_REQUEST";
+    case MPI_T_BIND_MPI_WIN:
+      return "MPI_WIN";
+    case MPI_T_BIND_MPI_MESSAGE:
+      return "MPI_MESSAGE";
+    case MPI_T_BIND_MPI_INFO:
+      return "MPI_INFO";
+    default:
+      return "?";
+  }
+}
+
+const char* scope_name(int s) {
+  switch (s) {
+    case MPI_T_SCOPE_CONSTANT:
+      return "CONSTANT";
+    case MPI_T_SCOPE_READONLY:
+      return "READONLY";
+    case MPI_T_SCOPE_LOCAL:
+      return "LOCAL";
+    case MPI_T_SCOPE_GROUP:
+      return "GROUP";
+    case MPI_T_SCOPE_GROUP_EQ:
+      return "GROUP_EQ";
+    case MPI_T_SCOPE_ALL:
+      return "ALL";
+    case MPI_T_SCOPE_ALL_EQ:
+      return "ALL_EQ";
+    default:
+      return "?";
+  }
+}
+
+// MPI datatypes are not constants in every MPI (Open MPI's are addresses): compare at run time.
+const char* type_name(MPI_Datatype t) {
+  if (t == MPI_INT) return "int";
+  if (t == MPI_UNSIGNED) return "unsigned";
+  if (t == MPI_UNSIGNED_LONG) return "unsigned long";
+  if (t == MPI_UNSIGNED_LONG_LONG) return "unsigned long long";
+  if (t == MPI_COUNT) return "MPI_Count";
+  if (t == MPI_CHAR) return "char";
+  if (t == MPI_DOUBLE) return "double";
+  return "?";
+}
+
+std::size_t type_size(MPI_Datatype t) {
+  if (t == MPI_INT) return sizeof(int);
+  if (t == MPI_UNSIGNED) return sizeof(unsigned);
+  if (t == MPI_UNSIGNED_LONG) return sizeof(unsigned long);
+  if (t == MPI_UNSIGNED_LONG_LONG) return sizeof(unsigned long long);
+  if (t == MPI_COUNT) return sizeof(MPI_Count);
+  if (t == MPI_CHAR) return 1;
+  if (t == MPI_DOUBLE) return sizeof(double);
+  return 0;
+}
+
+std::int64_t element(const void* buffer, MPI_Datatype t, int i, double& real, bool& is_real) {
+  is_real = false;
+  static constexpr auto kMax =
+      static_cast<unsigned long long>(std::numeric_limits<std::int64_t>::max());
+  auto clamp = [](unsigned long long v) { return static_cast<std::int64_t>(std::min(v, kMax)); };
+  if (t == MPI_INT) return static_cast<const int*>(buffer)[i];
+  if (t == MPI_UNSIGNED) return static_cast<const unsigned*>(buffer)[i];
+  if (t == MPI_UNSIGNED_LONG) return clamp(static_cast<const unsigned long*>(buffer)[i]);
+  if (t == MPI_UNSIGNED_LONG_LONG) return clamp(static_cast<const unsigned long long*>(buffer)[i]);
+  if (t == MPI_COUNT) return static_cast<std::int64_t>(static_cast<const MPI_Count*>(buffer)[i]);
+  if (t == MPI_CHAR) return static_cast<const char*>(buffer)[i];
+  if (t == MPI_DOUBLE) {
+    is_real = true;
+    real = static_cast<const double*>(buffer)[i];
+    return std::isfinite(real) ? static_cast<std::int64_t>(std::clamp(real, -9.2e18, 9.2e18)) : 0;
+  }
+  return 0;
+}
+
+std::string read_cvar(const CvarInfo& cvar, std::string& error) {
+  if (cvar.bind != MPI_T_BIND_NO_OBJECT) {
+    error = std::string("bound to ") + bind_name(cvar.bind);
+    return "";
+  }
+  MPI_T_cvar_handle handle;
+  int count = 0;
+  int rc = PMPI_T_cvar_handle_alloc(cvar.index, nullptr, &handle, &count);
+  if (rc != MPI_SUCCESS) {
+    error = error_name(rc);
+    return "";
+  }
+  const std::size_t size = type_size(cvar.datatype);
+  std::string out;
+  if (size == 0 || count < 0 || count > (1 << 20)) {
+    error = "unknown datatype";
+  } else {
+    std::vector<char> buffer(size * static_cast<std::size_t>(std::max(count, 1)) + 1, '\0');
+    rc = PMPI_T_cvar_read(handle, buffer.data());
+    if (rc != MPI_SUCCESS) {
+      error = error_name(rc);
+    } else if (cvar.datatype == MPI_CHAR) {
+      out = buffer.data();
+    } else {
+      for (int i = 0; i < count; ++i) {
+        double real = 0;
+        bool is_real = false;
+        const std::int64_t v = element(buffer.data(), cvar.datatype, i, real, is_real);
+        if (i) out += ',';
+        if (is_real) {
+          char text[32];
+          std::snprintf(text, sizeof text, "%g", real);
+          out += text;
+        } else {
+          out += std::to_string(v);
+        }
+      }
+    }
+  }
+  PMPI_T_cvar_handle_free(&handle);
+  return out;
+}
+
+bool write_cvar(const CvarInfo& cvar, const std::string& value, std::string& error) {
+  if (cvar.bind != MPI_T_BIND_NO_OBJECT) {
+    error = std::string("it is bound to ") + bind_name(cvar.bind) + ", not settable at init";
+    return false;
+  }
+  MPI_T_cvar_handle handle;
+  int count = 0;
+  int rc = PMPI_T_cvar_handle_alloc(cvar.index, nullptr, &handle, &count);
+  if (rc != MPI_SUCCESS) {
+    error = "MPI refused a handle: " + error_name(rc);
+    return false;
+  }
+  std::vector<char> buffer(std::max<std::size_t>(type_size(cvar.datatype), 8) +
+                               (cvar.datatype == MPI_CHAR ? value.size() + 1 : 0),
+                           '\0');
+  bool parsed = count == 1 || cvar.datatype == MPI_CHAR;
+  if (!parsed) error = "it holds " + std::to_string(count) + " values; only single values are set";
+  if (parsed && cvar.datatype == MPI_CHAR) {
+    std::memcpy(buffer.data(), value.c_str(), value.size() + 1);
+  } else if (parsed && cvar.datatype == MPI_DOUBLE) {
+    char* end = nullptr;
+    errno = 0;
+    const double d = std::strtod(value.c_str(), &end);
+    parsed = !value.empty() && *end == '\0' && errno == 0;
+    std::memcpy(buffer.data(), &d, sizeof d);
+    if (!parsed) error = "'" + value + "' is not a number (the variable is a double)";
+  } else if (parsed) {
+    char* end = nullptr;
+    errno = 0;
+    const long long v = std::strtoll(value.c_str(), &end, 0);
+    const bool is_signed = cvar.datatype == MPI_INT || cvar.datatype == MPI_COUNT;
+    parsed = !value.empty() && *end == '\0' && errno == 0 && (is_signed || v >= 0);
+    if (cvar.datatype == MPI_INT || cvar.datatype == MPI_UNSIGNED)
+      parsed = parsed && v >= std::numeric_limits<int>::min() &&
+               v <= static_cast<long long>(std::numeric_limits<unsigned>::max());
+    if (!parsed)
+      error = "'" + value + "' is not a value of its type (" + type_name(cvar.datatype) + ")";
+    const std::size_t size = type_size(cvar.datatype);
+    if (size == sizeof(int)) {
+      const int narrow = static_cast<int>(v);
+      std::memcpy(buffer.data(), &narrow, sizeof narrow);
+    } else {
+      std::memcpy(buffer.data(), &v, std::min(size, sizeof v));
+    }
+  }
+  if (parsed) {
+    rc = PMPI_T_cvar_write(handle, buffer.data());
+    parsed = rc == MPI_SUCCESS;
+    if (!parsed) error = "MPI refused it: " + error_name(rc);
+  }
+  PMPI_T_cvar_handle_free(&handle);
+  return parsed;
+}
+
+std::string error_name(int code) {
+  switch (code) {
+    case MPI_T_ERR_MEMORY:
+      return "MPI_T_ERR_MEMORY";
+    case MPI_T_ERR_NOT_INITIALIZED:
+      return "MPI_T_ERR_NOT_INITIALIZED";
+    case MPI_T_ERR_CANNOT_INIT:
+      return "MPI_T_ERR_CANNOT_INIT";
+    case MPI_T_ERR_INVALID_INDEX:
+      return "MPI_T_ERR_INVALID_INDEX";
+    case MPI_T_ERR_INVALID_HANDLE:
+      return "MPI_T_ERR_INVALID_HANDLE";
+    case MPI_T_ERR_OUT_OF_HANDLES:
+      return "MPI_T_ERR_OUT_OF_HANDLES";
+    case MPI_T_ERR_OUT_OF_SESSIONS:
+      return "MPI_T_ERR_OUT_OF_SESSIONS";
+    case MPI_T_ERR_INVALID_SESSION:
+      return "MPI_T_ERR_INVALID_SESSION";
+    case MPI_T_ERR_CVAR_SET_NOT_NOW:
+      return "MPI_T_ERR_CVAR_SET_NOT_NOW";
+    case MPI_T_ERR_CVAR_SET_NEVER:
+      return "MPI_T_ERR_CVAR_SET_NEVER";
+    case MPI_T_ERR_PVAR_NO_STARTSTOP:
+      return "MPI_T_ERR_PVAR_NO_STARTSTOP";
+    case MPI_T_ERR_PVAR_NO_WRITE:
+      return "MPI_T_ERR_PVAR_NO_WRITE";
+    case MPI_T_ERR_PVAR_NO_ATOMIC:
+      return "MPI_T_ERR_PVAR_NO_ATOMIC";
+    default:
+      return "MPI error " + std::to_string(code);
+  }
+}
+
+}  // namespace perusetrace::mpit
