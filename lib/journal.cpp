@@ -1,3 +1,4 @@
+#include <algorithm>
 #include "lib/journal.hpp"
 
 #include <errno.h>
@@ -135,6 +136,35 @@ void note_comm(const trace::CommInfo& c) {
 
 void note_file(const trace::FileInfo& f) {
   append_line("file " + std::to_string(f.local_id) + ' ' + std::to_string(f.comm) + ' ' + f.name);
+}
+
+namespace {
+// One line of the definitions file holds one fact: text from the MPI must not break it.
+std::string one_line(std::string text) {
+  for (char& c : text)
+    if (c == '\n' || c == '\r') c = ' ';
+  return text;
+}
+void note_lines(const char* key, const std::string& lines) {
+  for (std::size_t at = 0, end; at < lines.size(); at = end + 1) {
+    end = std::min(lines.find('\n', at), lines.size());
+    append_line(std::string(key) + ' ' + lines.substr(at, end - at));
+  }
+}
+}  // namespace
+
+void note_metric(const trace::MetricInfo& m) {
+  std::string unit = m.unit.empty() ? "-" : one_line(m.unit);
+  for (char& c : unit)
+    if (c == ' ' || c == '\t') c = '_';
+  append_line("metric " + std::to_string(m.local_id) + ' ' + (m.delta ? '1' : '0') +
+              (m.real ? '1' : '0') + ' ' + unit + ' ' + one_line(m.name) + '\t' +
+              one_line(m.description));
+}
+
+void note_cvars(const std::string& cvars, const std::string& cvars_set) {
+  note_lines("cvar", cvars);
+  note_lines("cvarset", cvars_set);
 }
 
 void note_clock_domain(int leader, const std::string& name) {

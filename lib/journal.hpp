@@ -34,6 +34,9 @@ bool open(const std::string& trace_dir, const Header& header, std::string& error
 // Facts the records refer to, appended as they appear (never on the hot path).
 void note_comm(const trace::CommInfo& comm);
 void note_file(const trace::FileInfo& file);
+void note_metric(const trace::MetricInfo& metric);
+// MPI_T control variables: ProcessInfo's `cvars` and `cvars_set` texts, line by line.
+void note_cvars(const std::string& cvars, const std::string& cvars_set);
 // The clock this rank reads (clock_sync.hpp): the world rank leading its domain, and its name.
 void note_clock_domain(int leader, const std::string& name);
 void note_clock_offset(const trace::ClockOffset& offset);

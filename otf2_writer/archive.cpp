@@ -59,7 +59,7 @@ bool close_archive(const ProcessInfo& process, std::string& error) {
     OTF2_DefWriter* defs = OTF2_Archive_GetDefWriter(
         s.archive, location_id(s.spec.rank, s.spec.size, static_cast<std::uint32_t>(t)));
     if (defs == nullptr) break;
-    write_local_definitions(defs, unified.comm_map, unified.handle_map);
+    write_local_definitions(defs, unified);
     OTF2_Archive_CloseDefWriter(s.archive, defs);
   }
   if (rc == OTF2_SUCCESS) rc = OTF2_Archive_CloseDefFiles(s.archive);

@@ -13,9 +13,10 @@ inline constexpr const char* kSettingsProperty = "PERUSETRACE::SETTINGS";
 // leader=RANK;host=NAME;ranks=N;offsets=OFFSET_NS:ERROR_NS:ROUND_TRIPS,...
 inline constexpr const char* kClockDomainsProperty = "PERUSETRACE::CLOCK_DOMAINS";
 
-// MPI_T control variables (lib/mpit_session.hpp), one per line, "NAME=VALUE": rank 0's at MPI_Init;
-// then the ranks whose values differ, "RANK NAME=VALUE" per differing variable; then what
-// MPITRACE_CVARS asked for, "NAME=VALUE: set" or "NAME=VALUE: not set, WHY".
+// MPI_T control variables (lib/mpit_session.hpp), items separated by "; " (a value's own ';'
+// written as ','): rank 0's at MPI_Init, "NAME=VALUE"; then the ranks whose values differ,
+// "RANK NAME=VALUE" per differing variable; then what MPITRACE_CVARS asked for, "NAME=VALUE: set"
+// or "NAME=VALUE: not set, WHY".
 inline constexpr const char* kCvarsProperty = "PERUSETRACE::MPI_T_CVARS";
 inline constexpr const char* kCvarsDifferProperty = "PERUSETRACE::MPI_T_CVARS_DIFFER";
 inline constexpr const char* kCvarsSetProperty = "PERUSETRACE::MPI_T_CVARS_SET";

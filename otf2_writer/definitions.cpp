@@ -126,7 +126,8 @@ void write_regions(OTF2_GlobalDefWriter* w, Strings& str, const ArchiveSpec& spe
   }
 }
 
-void write_attributes_and_metrics(OTF2_GlobalDefWriter* w, Strings& str) {
+void write_attributes_and_metrics(OTF2_GlobalDefWriter* w, Strings& str,
+                                  const std::vector<MetricInfo>& pvars) {
   struct Attr {
     const char* description;
     OTF2_Type type;
@@ -158,7 +159,16 @@ void write_attributes_and_metrics(OTF2_GlobalDefWriter* w, Strings& str) {
         w, i, str(kCounters[i].name), str(kCounters[i].description), OTF2_METRIC_TYPE_OTHER,
         OTF2_METRIC_ABSOLUTE_POINT, OTF2_TYPE_INT64, OTF2_BASE_DECIMAL, 0, str(kCounters[i].unit));
   }
-  for (std::uint32_t i = 0; i < static_cast<std::uint32_t>(Metric::Count); ++i) {
+  // MPI_T's values, ids after the Peruse counters (archive_schema.hpp).
+  for (std::size_t i = 0; i < pvars.size(); ++i) {
+    const MetricInfo& m = pvars[i];
+    OTF2_GlobalDefWriter_WriteMetricMember(
+        w, static_cast<OTF2_MetricMemberRef>(kFirstPvarMetric + i), str(m.name), str(m.description),
+        OTF2_METRIC_TYPE_OTHER, m.delta ? OTF2_METRIC_RELATIVE_LAST : OTF2_METRIC_ABSOLUTE_POINT,
+        m.real ? OTF2_TYPE_DOUBLE : OTF2_TYPE_INT64, OTF2_BASE_DECIMAL, 0, str(m.unit));
+  }
+  const auto metrics = static_cast<std::uint32_t>(kFirstPvarMetric + pvars.size());
+  for (std::uint32_t i = 0; i < metrics; ++i) {
     const OTF2_MetricMemberRef member = i;
     OTF2_GlobalDefWriter_WriteMetricClass(w, i, 1, &member, OTF2_METRIC_SYNCHRONOUS,
                                           OTF2_RECORDER_KIND_ABSTRACT);
@@ -240,7 +250,7 @@ void write_global_definitions(OTF2_GlobalDefWriter* w, const ArchiveSpec& spec, 
   OTF2_GlobalDefWriter_WriteParadigm(w, OTF2_PARADIGM_MPI, str("MPI"), OTF2_PARADIGM_CLASS_PROCESS);
   write_system_tree(w, str, spec.size, u.ranks);
   write_regions(w, str, spec);
-  write_attributes_and_metrics(w, str);
+  write_attributes_and_metrics(w, str, u.metrics);
   write_comms(w, str, spec.size, u.comms);
   write_io(w, str, u);
 }

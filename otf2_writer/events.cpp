@@ -131,6 +131,12 @@ OTF2_ErrorCode one(Location& loc, const ArchiveSpec& spec, const Record& r) {
     }
     case RecordKind::IoOperationComplete:
       return OTF2_EvtWriter_IoOperationComplete(w, nullptr, r.time, r.comm, r.bytes, r.request);
+    case RecordKind::PvarValue: {
+      const OTF2_Type type = r.tag == 1 ? OTF2_TYPE_DOUBLE : OTF2_TYPE_INT64;
+      OTF2_MetricValue value;
+      value.unsigned_int = r.bytes;  // the bits of an int64 or a double, as recorded
+      return OTF2_EvtWriter_Metric(w, nullptr, r.time, r.comm, 1, &type, &value);
+    }
   }
   return OTF2_SUCCESS;
 }

@@ -60,6 +60,7 @@ struct RankReport {
   std::uint64_t start_time = 0, end_time = 0, realtime_start = 0;  // global clock
   int clock_leader = 0;
   std::vector<ClockOffset> clock_offsets;
+  std::string cvars, cvars_set;  // ProcessInfo's
 };
 RankReport report_of(const ProcessInfo& process);
 struct UnifiedComm {
@@ -96,9 +97,11 @@ struct Unified {
   CommIds comm_ids;
   std::vector<std::uint64_t> comm_map;    // this rank: local -> global communicator id
   std::vector<std::uint64_t> handle_map;  // this rank: local -> global I/O handle id
+  std::vector<MetricInfo> metrics;        // rank 0: global metric id kFirstPvarMetric + i
+  std::unordered_map<std::string, std::uint64_t> metric_ids;  // rank 0: name -> global id
+  std::vector<std::uint64_t> metric_map;  // this rank: local -> global metric id
 };
-void write_local_definitions(OTF2_DefWriter* defs, const std::vector<std::uint64_t>& comm_map,
-                             const std::vector<std::uint64_t>& handle_map);
+void write_local_definitions(OTF2_DefWriter* defs, const Unified& unified);
 // Rank 0, before closing: the properties only the unified reports can tell.
 OTF2_ErrorCode set_unified_properties(OTF2_Archive* archive, const Unified& unified);
 void write_global_definitions(OTF2_GlobalDefWriter* writer, const ArchiveSpec& spec,
@@ -124,10 +127,11 @@ struct Contribution {
   std::vector<RankReport> ranks;     // first_rank, first_rank + 1, ...
   std::vector<CommEntry> comms;      // in order of first appearance
   std::vector<HandleEntry> handles;  // in rank order, each rank's in opening order
+  std::vector<MetricInfo> metrics;   // MPI_T metrics, each name once, in order of appearance
 };
 // One rank's part; `ids` gets the identity of each of its local communicator ids.
-Contribution contribution_of(int rank, const RankReport& report, const std::vector<CommInfo>& comms,
-                             const std::vector<FileInfo>& files, std::vector<CommId>& ids);
+Contribution contribution_of(int rank, const RankReport& report, const ProcessInfo& process,
+                             std::vector<CommId>& ids);
 // `next` holds the ranks right after those of `into`.
 void merge(Contribution& into, Contribution&& next);
 std::vector<char> serialize(const Contribution& c);
@@ -136,6 +140,9 @@ Contribution deserialize(const char* data, std::size_t length);
 Unified unified_of(Contribution&& all);
 // A rank's local communicator ids as global ones.
 std::vector<std::uint64_t> comm_map_of(const std::vector<CommId>& ids, const CommIds& global);
+// A rank's local metric ids as global ones: the Peruse counters keep theirs, MPI_T's go by name.
+std::vector<std::uint64_t> metric_map_of(const std::vector<MetricInfo>& metrics,
+                                         const std::unordered_map<std::string, std::uint64_t>& ids);
 // A rank's local file handle ids as global ones, its first handle being global id `base`.
 std::vector<std::uint64_t> handle_map_of(const std::vector<FileInfo>& files, std::uint64_t base);
 

@@ -60,7 +60,7 @@ bool write_archive_offline(const ArchiveSpec& spec, const std::vector<OfflineRan
   std::vector<std::vector<CommId>> ids(ranks.size());
   for (std::size_t r = 0; r < ranks.size(); ++r) {
     const ProcessInfo& p = ranks[r].process;
-    Contribution c = contribution_of(static_cast<int>(r), reports[r], p.comms, p.files, ids[r]);
+    Contribution c = contribution_of(static_cast<int>(r), reports[r], p, ids[r]);
     if (r == 0) {
       all = std::move(c);
     } else {
@@ -72,9 +72,9 @@ bool write_archive_offline(const ArchiveSpec& spec, const std::vector<OfflineRan
   if (rc == OTF2_SUCCESS) rc = OTF2_Archive_OpenDefFiles(s.archive);
   std::uint64_t handle_base = 0;
   for (std::size_t r = 0; rc == OTF2_SUCCESS && r < ranks.size(); ++r) {
-    const std::vector<std::uint64_t> comm_map = comm_map_of(ids[r], unified.comm_ids);
-    const std::vector<std::uint64_t> handle_map =
-        handle_map_of(ranks[r].process.files, handle_base);
+    unified.comm_map = comm_map_of(ids[r], unified.comm_ids);
+    unified.handle_map = handle_map_of(ranks[r].process.files, handle_base);
+    unified.metric_map = metric_map_of(ranks[r].process.metrics, unified.metric_ids);
     handle_base += ranks[r].process.files.size();
     for (std::size_t t = 0; t < unified.ranks[r].location_events.size(); ++t) {
       OTF2_DefWriter* defs = OTF2_Archive_GetDefWriter(
@@ -83,7 +83,7 @@ bool write_archive_offline(const ArchiveSpec& spec, const std::vector<OfflineRan
         rc = OTF2_ERROR_FILE_INTERACTION;
         break;
       }
-      write_local_definitions(defs, comm_map, handle_map);
+      write_local_definitions(defs, unified);
       OTF2_Archive_CloseDefWriter(s.archive, defs);
     }
   }

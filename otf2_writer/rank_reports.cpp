@@ -107,6 +107,8 @@ void write_report(Writer& w, const RankReport& r) {
   }
   w.u64(r.location_events.size());
   for (std::uint64_t e : r.location_events) w.u64(e);
+  w.str(r.cvars);
+  w.str(r.cvars_set);
 }
 
 RankReport read_report(Reader& in) {
@@ -125,7 +127,27 @@ RankReport read_report(Reader& in) {
   }
   r.location_events.resize(std::min<std::uint64_t>(in.u64(), in.left() / 8));
   for (auto& e : r.location_events) e = in.u64();
+  r.cvars = in.str();
+  r.cvars_set = in.str();
   return r;
+}
+
+void write_metric(Writer& w, const MetricInfo& m) {
+  w.str(m.name);
+  w.str(m.description);
+  w.str(m.unit);
+  w.u64((m.delta ? 1u : 0u) | (m.real ? 2u : 0u));
+}
+
+MetricInfo read_metric(Reader& in) {
+  MetricInfo m;
+  m.name = in.str();
+  m.description = in.str();
+  m.unit = in.str();
+  const std::uint64_t flags = in.u64();
+  m.delta = flags & 1;
+  m.real = flags & 2;
+  return m;
 }
 
 void write_id(Writer& w, const CommId& id) {
@@ -150,14 +172,19 @@ RankReport report_of(const ProcessInfo& process) {
   r.realtime_start = process.realtime_start;
   r.clock_leader = process.clock_leader;
   r.clock_offsets = process.clock_offsets;
+  r.cvars = process.cvars;
+  r.cvars_set = process.cvars_set;
   return r;
 }
 
-Contribution contribution_of(int rank, const RankReport& report, const std::vector<CommInfo>& comms,
-                             const std::vector<FileInfo>& files, std::vector<CommId>& ids) {
+Contribution contribution_of(int rank, const RankReport& report, const ProcessInfo& process,
+                             std::vector<CommId>& ids) {
+  const std::vector<CommInfo>& comms = process.comms;
+  const std::vector<FileInfo>& files = process.files;
   Contribution c;
   c.first_rank = rank;
   c.ranks.push_back(report);
+  c.metrics = process.metrics;
   ids.clear();
   // How many communicators with one parent and one membership this rank made before.
   std::unordered_map<CommId, std::uint64_t, CommIdHash> made;
@@ -203,6 +230,10 @@ void merge(Contribution& into, Contribution&& next) {
     if (known.insert(e.id).second) into.comms.push_back(std::move(e));
   for (RankReport& r : next.ranks) into.ranks.push_back(std::move(r));
   for (HandleEntry& h : next.handles) into.handles.push_back(std::move(h));
+  std::unordered_set<std::string> names;
+  for (const MetricInfo& m : into.metrics) names.insert(m.name);
+  for (MetricInfo& m : next.metrics)
+    if (names.insert(m.name).second) into.metrics.push_back(std::move(m));
 }
 
 std::vector<char> serialize(const Contribution& c) {
@@ -223,6 +254,8 @@ std::vector<char> serialize(const Contribution& c) {
     w.str(h.name);
     write_id(w, h.comm);
   }
+  w.u64(c.metrics.size());
+  for (const MetricInfo& m : c.metrics) write_metric(w, m);
   return std::move(w.bytes);
 }
 
@@ -251,6 +284,8 @@ Contribution deserialize(const char* data, std::size_t length) {
     h.comm = read_id(in);
     c.handles.push_back(std::move(h));
   }
+  const std::uint64_t metrics = in.u64();
+  for (std::uint64_t i = 0; i < metrics && in.left() > 0; ++i) c.metrics.push_back(read_metric(in));
   return c;
 }
 
@@ -278,7 +313,23 @@ Unified unified_of(Contribution&& all) {
     u.handles.push_back({std::move(h.name), it->second,
                          comm != u.comm_ids.end() ? comm->second : OTF2_UNDEFINED_COMM});
   }
+  u.metrics = std::move(all.metrics);
+  for (std::size_t i = 0; i < u.metrics.size(); ++i)
+    u.metric_ids.emplace(u.metrics[i].name, kFirstPvarMetric + i);
   return u;
+}
+
+std::vector<std::uint64_t> metric_map_of(
+    const std::vector<MetricInfo>& metrics,
+    const std::unordered_map<std::string, std::uint64_t>& ids) {
+  std::vector<std::uint64_t> map(kFirstPvarMetric);
+  for (std::uint32_t i = 0; i < kFirstPvarMetric; ++i) map[i] = i;
+  for (const MetricInfo& m : metrics) {
+    if (map.size() <= m.local_id) map.resize(m.local_id + 1, OTF2_UNDEFINED_METRIC);
+    const auto it = ids.find(m.name);
+    map[m.local_id] = it != ids.end() ? it->second : OTF2_UNDEFINED_METRIC;
+  }
+  return map;
 }
 
 std::vector<std::uint64_t> comm_map_of(const std::vector<CommId>& ids, const CommIds& global) {

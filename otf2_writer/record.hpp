@@ -36,7 +36,9 @@ namespace perusetrace {
   X(IoOperationBegin,                                                                  \
     "comm, peer = IoOperation, tag = operation bits, bytes requested, "                \
     "request = matching id")                                                           \
-  X(IoOperationComplete, "comm, bytes transferred, request = matching id")
+  X(IoOperationComplete, "comm, bytes transferred, request = matching id")             \
+  /* MPI_T: comm = the value's local metric id (MetricInfo), tag = 1 for a double, */  \
+  X(PvarValue, "bytes = the value's bits (int64 or double)")
 
 enum class RecordKind : std::uint8_t {
 #define PERUSETRACE_KIND_NAME(name, fields) name,

@@ -2,6 +2,7 @@
 // in one process): the writer's state, the archive and its settings, one event stream per
 // (rank, thread), and each location's local definitions. OTF2's memory: chunk_memory.cpp;
 // what a failure tells the user: failures.cpp.
+#include <algorithm>
 #include <cstdarg>
 #include <new>
 
@@ -101,17 +102,49 @@ Location* open_stream(int rank, std::uint32_t thread_index) {
   return loc;
 }
 
-void write_local_definitions(OTF2_DefWriter* defs, const std::vector<std::uint64_t>& comm_map,
-                             const std::vector<std::uint64_t>& handle_map) {
+void write_local_definitions(OTF2_DefWriter* defs, const Unified& unified) {
   // No ClockOffset definitions: the events' times are already on the global clock
   // (lib/global_clock.hpp), and a reader would apply offsets a second time.
-  write_mapping(defs, OTF2_MAPPING_COMM, comm_map);
-  write_mapping(defs, OTF2_MAPPING_IO_HANDLE, handle_map);
+  write_mapping(defs, OTF2_MAPPING_COMM, unified.comm_map);
+  write_mapping(defs, OTF2_MAPPING_IO_HANDLE, unified.handle_map);
+  if (unified.metric_map.size() > kFirstPvarMetric)
+    write_mapping(defs, OTF2_MAPPING_METRIC, unified.metric_map);
+}
+
+// "a\nb\n" -> "a; b": otf2-print shows a property's first line only. An item's own ';'
+// becomes ',' so that the items can be told apart.
+std::string one_line_items(const std::string& lines) {
+  std::string out;
+  for (std::size_t at = 0, end; at < lines.size(); at = end + 1) {
+    end = std::min(lines.find('\n', at), lines.size());
+    std::string item = lines.substr(at, end - at);
+    std::replace(item.begin(), item.end(), ';', ',');
+    if (!item.empty()) out += (out.empty() ? "" : "; ") + item;
+  }
+  return out;
 }
 
 OTF2_ErrorCode set_unified_properties(OTF2_Archive* archive, const Unified& unified) {
-  return OTF2_Archive_SetProperty(archive, kClockDomainsProperty,
-                                  clock_domains_text(unified.ranks).c_str(), true);
+  OTF2_ErrorCode rc = OTF2_Archive_SetProperty(archive, kClockDomainsProperty,
+                                               clock_domains_text(unified.ranks).c_str(), true);
+  if (unified.ranks.empty()) return rc;
+  // MPI_T's control variables: rank 0's, then every other rank's that differ from them.
+  std::string differ;
+  for (std::size_t r = 1; r < unified.ranks.size(); ++r) {
+    const std::string& lines = unified.ranks[r].cvars;
+    for (std::size_t at = 0, end; at < lines.size(); at = end + 1) {
+      end = std::min(lines.find('\n', at), lines.size());
+      differ += std::to_string(r) + ' ' + lines.substr(at, end - at) + '\n';
+    }
+  }
+  const std::pair<const char*, const std::string*> texts[] = {
+      {kCvarsProperty, &unified.ranks[0].cvars},
+      {kCvarsDifferProperty, &differ},
+      {kCvarsSetProperty, &unified.ranks[0].cvars_set}};
+  for (const auto& [name, text] : texts)
+    if (rc == OTF2_SUCCESS && !text->empty())
+      rc = OTF2_Archive_SetProperty(archive, name, one_line_items(*text).c_str(), true);
+  return rc;
 }
 
 }  // namespace detail

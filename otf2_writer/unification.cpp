@@ -55,6 +55,7 @@ std::vector<std::uint64_t> receive_ids(int from) {
 struct Child {
   int rank;
   std::vector<CommId> sent;  // the communicators of the child's subtree, in the order it sent them
+  std::vector<std::string> sent_metrics;  // and its MPI_T metrics
 };
 
 }  // namespace
@@ -65,7 +66,7 @@ Unified unify(const ProcessInfo& process, const RankReport& mine) {
   PMPI_Comm_size(MPI_COMM_WORLD, &size);
 
   std::vector<CommId> local_ids;
-  Contribution subtree = contribution_of(rank, mine, process.comms, process.files, local_ids);
+  Contribution subtree = contribution_of(rank, mine, process, local_ids);
   // Up: a rank receives from rank + 1, + 2, + 4, ... until the lowest set bit of its own rank,
   // where it sends to its parent. Children cover the ranks right after its subtree so far.
   std::vector<Child> children;
@@ -81,6 +82,7 @@ Unified unify(const ProcessInfo& process, const RankReport& mine) {
       Contribution child = deserialize(bytes.data(), bytes.size());
       Child c{rank + mask, {}};
       for (const CommEntry& e : child.comms) c.sent.push_back(e.id);
+      for (const MetricInfo& m : child.metrics) c.sent_metrics.push_back(m.name);
       children.push_back(std::move(c));
       merge(subtree, std::move(child));
     }
@@ -88,14 +90,19 @@ Unified unify(const ProcessInfo& process, const RankReport& mine) {
 
   Unified u;
   CommIds global;
+  std::unordered_map<std::string, std::uint64_t> metric_ids;
   if (parent < 0) {
     u = unified_of(std::move(subtree));
     global = u.comm_ids;
+    metric_ids = u.metric_ids;
   } else {
     // Down: the global ids of what this rank sent up, in that order.
     const std::vector<std::uint64_t> ids = receive_ids(parent);
     for (std::size_t i = 0; i < subtree.comms.size() && i < ids.size(); ++i)
       global.emplace(subtree.comms[i].id, ids[i]);
+    const std::vector<std::uint64_t> metrics = receive_ids(parent);
+    for (std::size_t i = 0; i < subtree.metrics.size() && i < metrics.size(); ++i)
+      metric_ids.emplace(subtree.metrics[i].name, metrics[i]);
   }
   for (auto it = children.rbegin(); it != children.rend(); ++it) {
     std::vector<std::uint64_t> ids;
@@ -105,8 +112,15 @@ Unified unify(const ProcessInfo& process, const RankReport& mine) {
       ids.push_back(found != global.end() ? found->second : OTF2_UNDEFINED_COMM);
     }
     send_ids(ids, it->rank);
+    ids.clear();
+    for (const std::string& name : it->sent_metrics) {
+      const auto found = metric_ids.find(name);
+      ids.push_back(found != metric_ids.end() ? found->second : OTF2_UNDEFINED_METRIC);
+    }
+    send_ids(ids, it->rank);
   }
   u.comm_map = comm_map_of(local_ids, global);
+  u.metric_map = metric_map_of(process.metrics, metric_ids);
 
   // Handles are numbered in rank order: this rank's first is the count of all ranks' before it.
   std::uint64_t handles = process.files.size(), base = 0;

@@ -90,6 +90,16 @@ struct FileInfo {
   std::uint32_t comm;  // local id of the communicator it was opened on
 };
 
+// An MPI_T performance variable's value as a metric (archive_schema.hpp says how they are named).
+// Records of kind PvarValue carry `local_id` in their `comm` field.
+inline constexpr std::uint32_t kFirstPvarMetric = static_cast<std::uint32_t>(Metric::Count);
+struct MetricInfo {
+  std::uint32_t local_id = 0;  // kFirstPvarMetric and up, in order of creation
+  std::string name, description, unit;
+  bool delta = false;  // the change since the previous read (RELATIVE_LAST), else the value
+  bool real = false;   // DOUBLE values, else INT64
+};
+
 // One measurement of a rank's clock against rank 0's (lib/clock_sync.hpp).
 struct ClockOffset {
   std::uint64_t local_time = 0;  // the rank's own clock, ns
@@ -108,6 +118,10 @@ struct ProcessInfo {
   std::uint64_t realtime_start = 0;        // CLOCK_REALTIME at start_time
   int clock_leader = 0;                    // world rank leading this rank's clock domain
   std::vector<ClockOffset> clock_offsets;  // measured at MPI_Init and MPI_Finalize
+  std::vector<MetricInfo> metrics;         // MPI_T PVAR values recorded, in local id order
+  // MPI_T control variables, "NAME=VALUE" lines (archive_schema.hpp): rank 0 gives them all,
+  // every other rank those that differ from rank 0's; rank 0 also what MPITRACE_CVARS set.
+  std::string cvars, cvars_set;
 };
 
 // The archive is written at MPI_Finalize, by every rank for its own threads, from the records

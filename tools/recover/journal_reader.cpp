@@ -107,6 +107,24 @@ void read_definitions(const std::string& path, RankJournal& j) {
       f.name = rest_of(in);
       ok = !in.fail() && f.local_id < journal::kMaxLocalIds;
       if (ok) j.process.files.push_back(std::move(f));
+    } else if (key == "metric") {
+      trace::MetricInfo m;
+      std::string flags;
+      in >> m.local_id >> flags >> m.unit;
+      const std::string rest = rest_of(in);
+      const auto tab = rest.find('\t');
+      m.name = rest.substr(0, tab);
+      if (tab != std::string::npos) m.description = rest.substr(tab + 1);
+      if (m.unit == "-") m.unit.clear();
+      m.delta = flags.size() == 2 && flags[0] == '1';
+      m.real = flags.size() == 2 && flags[1] == '1';
+      ok = !in.fail() && flags.size() == 2 && !m.name.empty() &&
+           m.local_id >= trace::kFirstPvarMetric && m.local_id < journal::kMaxLocalIds;
+      if (ok) j.process.metrics.push_back(std::move(m));
+    } else if (key == "cvar") {
+      j.process.cvars += rest_of(in) + '\n';
+    } else if (key == "cvarset") {
+      j.process.cvars_set += rest_of(in) + '\n';
     } else if (key == "offset") {
       trace::ClockOffset o;
       in >> o.local_time >> o.offset >> o.error;
