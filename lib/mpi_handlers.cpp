@@ -362,11 +362,13 @@ void on_comm_created(const Call& call, int rc, MPI_Comm parent, MPI_Comm comm) n
       g_comms.add(comm, kMpiFunctions[static_cast<std::size_t>(call.fn())].name,
                   parent == MPI_COMM_NULL ? trace::kNoParent : g_comms.id_of(parent));
   peruse::attach(comm, entry);
+  if (entry != nullptr) mpit::attach(comm, entry->local_id, entry->world);
 }
 
 void on_comm_free(const Call&, MPI_Comm comm) noexcept {
   if (comm == MPI_COMM_NULL || comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF) return;
   peruse::detach(comm);  // before the MPI frees the communicator the handles point at
+  mpit::detach(comm);
   g_comms.remove(comm);
 }
 

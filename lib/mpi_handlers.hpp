@@ -8,6 +8,7 @@
 
 #include "lib/clock.hpp"
 #include "lib/mpi_functions.hpp"
+#include "lib/mpit_session.hpp"
 #include "lib/request_table.hpp"
 #include "lib/thread_buffer.hpp"
 
@@ -39,6 +40,8 @@ class Call {
     if (traced_) {
       leave_.event = 0;
       leave_.region = index();
+      // MPI_T values before the Enter: what changed outside MPI since the last read.
+      if (mpit::g_reading.load(std::memory_order_relaxed)) mpit::at_call_enter(now_ticks());
       if (Record* r = reserve()) {
         *r = Record{now_ticks(), RecordKind::Enter, 0, index(), 0, 0, 0, 0, 0, 0};
         commit();
@@ -48,6 +51,8 @@ class Call {
   }
   ~Call() {
     if (traced_) {
+      // Before the Leave: what the call caused.
+      if (mpit::g_reading.load(std::memory_order_relaxed)) mpit::at_call_leave();
       if (leave_.event == 0) {
         record_region(RecordKind::Leave, index());
       } else {
@@ -137,6 +142,8 @@ class Completion {
   int count_;
 };
 
+// Before PMPI_Init(_thread): settings the MPI takes only before it starts (MPITRACE_CVARS).
+void before_init();
 void on_init(int rc, Fn fn, std::uint64_t start, int provided);
 void on_finalize();
 void save_before_abort(int errorcode) noexcept;  // crash_guard.cpp

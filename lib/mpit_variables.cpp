@@ -154,6 +154,7 @@ const char* type_name(MPI_Datatype t) {
   if (t == MPI_COUNT) return "MPI_Count";
   if (t == MPI_CHAR) return "char";
   if (t == MPI_DOUBLE) return "double";
+  if (t == MPI_C_BOOL) return "bool";  // not in MPI_T's list, but Open MPI's booleans use it
   return "?";
 }
 
@@ -165,20 +166,22 @@ std::size_t type_size(MPI_Datatype t) {
   if (t == MPI_COUNT) return sizeof(MPI_Count);
   if (t == MPI_CHAR) return 1;
   if (t == MPI_DOUBLE) return sizeof(double);
+  if (t == MPI_C_BOOL) return sizeof(bool);
   return 0;
 }
 
 std::int64_t element(const void* buffer, MPI_Datatype t, int i, double& real, bool& is_real) {
   is_real = false;
-  static constexpr auto kMax =
-      static_cast<unsigned long long>(std::numeric_limits<std::int64_t>::max());
-  auto clamp = [](unsigned long long v) { return static_cast<std::int64_t>(std::min(v, kMax)); };
+  // Unsigned 64-bit values are taken modulo 2^64: Open MPI's counters can go below zero (its
+  // unexpected-queue count starts at -1), and differences of wrapped values stay right.
+  auto wrap = [](unsigned long long v) { return static_cast<std::int64_t>(v); };
   if (t == MPI_INT) return static_cast<const int*>(buffer)[i];
   if (t == MPI_UNSIGNED) return static_cast<const unsigned*>(buffer)[i];
-  if (t == MPI_UNSIGNED_LONG) return clamp(static_cast<const unsigned long*>(buffer)[i]);
-  if (t == MPI_UNSIGNED_LONG_LONG) return clamp(static_cast<const unsigned long long*>(buffer)[i]);
+  if (t == MPI_UNSIGNED_LONG) return wrap(static_cast<const unsigned long*>(buffer)[i]);
+  if (t == MPI_UNSIGNED_LONG_LONG) return wrap(static_cast<const unsigned long long*>(buffer)[i]);
   if (t == MPI_COUNT) return static_cast<std::int64_t>(static_cast<const MPI_Count*>(buffer)[i]);
   if (t == MPI_CHAR) return static_cast<const char*>(buffer)[i];
+  if (t == MPI_C_BOOL) return static_cast<const bool*>(buffer)[i] ? 1 : 0;
   if (t == MPI_DOUBLE) {
     is_real = true;
     real = static_cast<const double*>(buffer)[i];

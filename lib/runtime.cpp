@@ -11,6 +11,7 @@
 #include "lib/global_clock.hpp"
 #include "lib/journal.hpp"
 #include "lib/mpi_handlers.hpp"
+#include "lib/mpit_session.hpp"
 #include "lib/output_directory.hpp"
 #include "lib/peruse_session.hpp"
 #include "lib/settings.hpp"
@@ -70,6 +71,10 @@ void on_init(int rc, Fn fn, std::uint64_t start, int provided) {
   if (!settings.errors.empty()) stop_for_bad_settings(settings.errors);
   if (g_run.rank == 0) warn_unknown_variables();
   if (!settings.enabled) return;
+  const mpit::SelectResult mpit_selection = mpit::select(settings);
+  if (!all_ranks(mpit_selection.errors.empty())) stop_for_bad_settings(mpit_selection.errors);
+  if (g_run.rank == 0 && !mpit_selection.notice.empty())
+    std::fprintf(stderr, "perusetrace: %s", mpit_selection.notice.c_str());
 
   std::string why;
   g_run.directory = broadcast(g_run.rank == 0 ? choose_directory(settings, why) : "");
@@ -90,7 +95,8 @@ void on_init(int rc, Fn fn, std::uint64_t start, int provided) {
   TickPoint second = tick_point();
   // A scale for a rank that dies without a word (SIGKILL): 2 ms is an error of a few ppm.
   while (tick_clock_is_tsc() && second.ns - g_run.ticks_first.ns < 2'000'000) second = tick_point();
-  const std::uint64_t start_ticks = tick_scale(g_run.ticks_first, second).to_ticks(start);
+  const TickScale init_scale = tick_scale(g_run.ticks_first, second);
+  const std::uint64_t start_ticks = init_scale.to_ticks(start);
   g_run.start_time = start;
   g_run.realtime_start = realtime_ns() - (now_ns() - start);
   g_run.settings = describe(settings) + " MPITRACE_CLOCK=" + tick_clock_name();
@@ -132,7 +138,17 @@ void on_init(int rc, Fn fn, std::uint64_t start, int provided) {
   install_crash_guard();
   const auto region = static_cast<std::uint16_t>(fn);
   emit_first(Record{start_ticks, RecordKind::Enter, 0, region, 0, 0, 0, 0, 0, 0});
+  // Inside MPI_Init's region: the PVARs' first values, and the CVARs as MPI_Init left them.
+  mpit::start(settings, g_run.rank, init_scale);
+  if (const CommEntry* world = g_comms.find(MPI_COMM_WORLD))
+    mpit::attach(MPI_COMM_WORLD, world->local_id, world->world);
+  if (const CommEntry* self = g_comms.find(MPI_COMM_SELF))
+    mpit::attach(MPI_COMM_SELF, self->local_id, self->world);
   record_region(RecordKind::Leave, region);
+}
+
+void before_init() {
+  mpit::before_init();
 }
 
 void on_finalize() {
@@ -140,6 +156,7 @@ void on_finalize() {
   const auto region = static_cast<std::uint16_t>(Fn::MPI_Finalize);
   record_region(RecordKind::Enter, region);
   peruse::stop();
+  mpit::stop();
   measure_clock();
   g_run.clocks.leave();
   record_region(RecordKind::Leave, region);
@@ -164,6 +181,9 @@ void on_finalize() {
   process.host = host_name();
   process.comms = g_comms.snapshot();
   process.files = g_files.snapshot();
+  process.metrics = mpit::recorded_metrics();
+  process.cvars = mpit::recorded_cvars();
+  process.cvars_set = mpit::cvar_settings();
   GlobalClock clock;
   clock.scale = tick_scale(g_run.ticks_first, last);
   for (const trace::ClockOffset& p : g_run.clocks.points()) clock.offsets.add(p);

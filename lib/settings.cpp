@@ -39,7 +39,8 @@ constexpr const char* kKnownVariables[] = {
     "MPITRACE_ENABLED",     "MPITRACE_PERUSE_EVENTS",  "MPITRACE_OUTPUT",
     "MPITRACE_BUFFER_SIZE", "MPITRACE_GROUPS",         "MPITRACE_MPIRUN",
     "MPITRACE_CLOCK",       "MPITRACE_OMPI_PREFIX",    "MPITRACE_OMPI_TARBALL",
-    "MPITRACE_BUILD_DIR",   "MPITRACE_SETUP_SKIP_APT",
+    "MPITRACE_BUILD_DIR",   "MPITRACE_SETUP_SKIP_APT", "MPITRACE_PVARS",
+    "MPITRACE_PVAR_READ",   "MPITRACE_CVARS",
 };
 
 }  // namespace
@@ -191,6 +192,42 @@ Settings read_settings(const Getenv& getenv) {
       add_error(s, error);
     }
   }
+  if (const char* v = getenv("MPITRACE_PVARS")) {
+    const std::string value = v;
+    if (lower(value) == "none" || value.empty()) {
+      s.pvars.clear();
+    } else {
+      s.pvars = split_list(value);
+      if (s.pvars.size() == 1 && lower(s.pvars[0]) == "all") s.pvars = {"*"};
+    }
+  }
+  if (const char* v = getenv("MPITRACE_PVAR_READ")) {
+    const std::string value = lower(v);
+    char* end = nullptr;
+    const double ms = value.size() > 2 ? std::strtod(value.c_str(), &end) : 0;
+    if (value == "call") {
+      s.pvar_period_ns = 0;
+    } else if (end != nullptr && std::string(end) == "ms" && ms >= 0.001 && ms <= 3.6e6) {
+      s.pvar_period_ns = static_cast<std::uint64_t>(ms * 1e6);
+    } else {
+      add_error(s, "MPITRACE_PVAR_READ='" + std::string(v) +
+                       "' is not a time to read MPI_T variables. Allowed: call (at the start "
+                       "and end of every traced MPI call) or a period such as 10ms (at the "
+                       "first MPI call after it).");
+    }
+  }
+  if (const char* v = getenv("MPITRACE_CVARS")) {
+    for (const std::string& item : split_list(v)) {
+      const auto eq = item.find('=');
+      if (eq == std::string::npos || eq == 0) {
+        add_error(s, "MPITRACE_CVARS item '" + item +
+                         "' is not NAME=VALUE. Give control variables as "
+                         "name=value,name=value (`perusetrace mpit` lists them).");
+      } else {
+        s.cvars.emplace_back(item.substr(0, eq), item.substr(eq + 1));
+      }
+    }
+  }
   if (const char* v = getenv("MPITRACE_CLOCK")) {
     const std::string value = lower(v);
     if (value == "auto") {
@@ -208,6 +245,26 @@ Settings read_settings(const Getenv& getenv) {
   return s;
 }
 
+namespace {
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : ",") + item;
+  return out;
+}
+}  // namespace
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    if (end > start) out.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
 std::string describe(const Settings& s) {
   std::string groups;
   for (std::size_t i = 0; i < static_cast<std::size_t>(Group::Count); ++i) {
@@ -216,7 +273,12 @@ std::string describe(const Settings& s) {
     groups += kGroupNames[i];
   }
   return "MPITRACE_PERUSE_EVENTS=" + format_event_list(s.peruse_events) +
-         " MPITRACE_GROUPS=" + groups + " MPITRACE_BUFFER_SIZE=" + std::to_string(s.buffer_bytes);
+         " MPITRACE_GROUPS=" + groups + " MPITRACE_BUFFER_SIZE=" + std::to_string(s.buffer_bytes) +
+         (s.pvars.empty()
+              ? std::string()
+              : " MPITRACE_PVARS=" + joined(s.pvars) + " MPITRACE_PVAR_READ=" +
+                    (s.pvar_period_ns == 0 ? std::string("call")
+                                           : std::to_string(s.pvar_period_ns / 1e6) + "ms"));
 }
 
 }  // namespace perusetrace

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "events/selection.hpp"
 #include "lib/tick_clock.hpp"
@@ -19,7 +21,15 @@ struct Settings {
   std::size_t buffer_bytes = 8u << 20;    // MPITRACE_BUFFER_SIZE, per thread
   std::uint32_t group_mask = 0;           // MPITRACE_GROUPS
   ClockChoice clock = ClockChoice::Auto;  // MPITRACE_CLOCK
-  std::string errors;                     // one line per bad variable; empty when all parsed
+  // MPITRACE_PVARS: names and shell globs of MPI_T performance variables ("all": every one);
+  // matched against the MPI's list at MPI_Init (lib/mpit_session.hpp).
+  std::vector<std::string> pvars;
+  // MPITRACE_PVAR_READ: "call" (at the enter and exit of every traced call, the default) or
+  // "NUMBERms" (at the first call after that period): period 0 means per call.
+  std::uint64_t pvar_period_ns = 0;
+  // MPITRACE_CVARS=name=value,...: control variables set before MPI_Init.
+  std::vector<std::pair<std::string, std::string>> cvars;
+  std::string errors;  // one line per bad variable; empty when all parsed
 };
 
 using Getenv = std::function<const char*(const char*)>;
@@ -39,6 +49,9 @@ bool parse_size(const std::string& text, std::size_t& out);
 // "all", "default" or a comma-separated list of group names (see kGroupNames).
 bool parse_groups(const std::string& text, std::uint32_t& mask, std::string& error);
 std::uint32_t default_group_mask();
+
+// "a,b,,c" -> {"a", "b", "c"}: the items of a comma-separated list, empty ones dropped.
+std::vector<std::string> split_list(const std::string& text);
 
 // A line for the archive's properties, so a trace says how it was taken.
 std::string describe(const Settings& s);

@@ -27,6 +27,7 @@ constexpr const char* kUsage = R"(usage: perusetrace run [OPTIONS] -np N -- PROG
        perusetrace prv ARCHIVE [-o PREFIX]   (OTF2 trace to Paraver; prv --help)
        perusetrace report ARCHIVE [--json FILE] [--html FILE]   (analysis; report --help)
        perusetrace recover DIR   (archive of a run that died before MPI_Finalize)
+       perusetrace mpit [--pvars | --cvars]   (the MPI's MPI_T variables, from a 1-rank job)
 
 Runs PROGRAM on N ranks with libperusetrace preloaded and writes an OTF2 trace.
 
@@ -36,6 +37,12 @@ options (each sets the MPITRACE_ variable of the same meaning; see README.md):
   -o, --output DIR     trace directory (MPITRACE_OUTPUT; default PROGRAM-trace)
   --groups LIST        MPI function groups to trace, e.g. p2p,coll (MPITRACE_GROUPS)
   --buffer-size SIZE   per-thread buffer, e.g. 8M (MPITRACE_BUFFER_SIZE)
+  --pvars LIST         MPI_T performance variables to record: all, or names and globs,
+                       e.g. runtime_spc_*,pml_ob1_* (MPITRACE_PVARS; `perusetrace mpit`)
+  --pvar-read WHEN     call (every traced MPI call, the default) or a period, e.g. 10ms
+                       (MPITRACE_PVAR_READ)
+  --cvar NAME=VALUE    set an MPI_T control variable before MPI_Init (repeatable;
+                       MPITRACE_CVARS)
   --mpirun PATH        the mpirun to use (default: the one perusetrace was built with,
                        or MPITRACE_MPIRUN)
   --host LIST          hosts to run on, passed to mpirun (e.g. node1:4,node2:4)
@@ -71,14 +78,38 @@ std::string find_program(const std::string& name) {
   return "";
 }
 
-// The library next to this program: the build tree's, or the installed one.
-std::string library_path() {
+bool in_build_tree() {
   char self[4096] = {0};
   const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
   const std::string exe = n > 0 ? std::string(self, static_cast<std::size_t>(n)) : "";
-  const std::string build_root = PERUSETRACE_BUILD_ROOT;
-  if (exe.rfind(build_root + "/", 0) == 0) return PERUSETRACE_BUILD_LIBRARY;
-  return PERUSETRACE_INSTALLED_LIBRARY;
+  return exe.rfind(std::string(PERUSETRACE_BUILD_ROOT) + "/", 0) == 0;
+}
+
+// The library next to this program: the build tree's, or the installed one.
+std::string library_path() {
+  return in_build_tree() ? PERUSETRACE_BUILD_LIBRARY : PERUSETRACE_INSTALLED_LIBRARY;
+}
+
+// `perusetrace mpit`: MPI_T's variables exist only inside an MPI process, so a helper program
+// lists them from a 1-rank job of the MPI perusetrace was built with.
+int mpit(int argc, char** argv) {
+  const char* mpirun =
+      std::getenv("MPITRACE_MPIRUN") ? std::getenv("MPITRACE_MPIRUN") : PERUSETRACE_MPIRUN;
+  const std::string helper = in_build_tree() ? PERUSETRACE_BUILD_MPIT : PERUSETRACE_INSTALLED_MPIT;
+  for (int i = 0; i < argc; ++i)
+    if (std::strcmp(argv[i], "--pvars") != 0 && std::strcmp(argv[i], "--cvars") != 0)
+      return usage_error(fmt::format("mpit takes --pvars or --cvars, not '{}'", argv[i]));
+  std::vector<std::string> args = {mpirun};
+  if (std::strcmp(PERUSETRACE_MPI_FLAVOUR, "openmpi") == 0 && ::geteuid() == 0)
+    args.emplace_back("--allow-run-as-root");
+  args.insert(args.end(), {"-np", "1", helper});
+  args.insert(args.end(), argv, argv + argc);
+  std::vector<char*> raw;
+  for (auto& a : args) raw.push_back(a.data());
+  raw.push_back(nullptr);
+  ::execv(raw[0], raw.data());
+  fmt::print(stderr, "perusetrace: cannot start {}: {}\n", mpirun, std::strerror(errno));
+  return 127;
 }
 
 struct Run {
@@ -92,6 +123,7 @@ struct Run {
 
 int run(int argc, char** argv) {
   Run r;
+  std::string cvars;
   r.mpirun = std::getenv("MPITRACE_MPIRUN") ? std::getenv("MPITRACE_MPIRUN") : PERUSETRACE_MPIRUN;
   int i = 0;
   for (; i < argc; ++i) {
@@ -113,6 +145,13 @@ int run(int argc, char** argv) {
       ok = value("MPITRACE_GROUPS");
     } else if (arg == "--buffer-size") {
       ok = value("MPITRACE_BUFFER_SIZE");
+    } else if (arg == "--pvars") {
+      ok = value("MPITRACE_PVARS");
+    } else if (arg == "--pvar-read") {
+      ok = value("MPITRACE_PVAR_READ");
+    } else if (arg == "--cvar") {
+      ok = i + 1 < argc;
+      if (ok) cvars += (cvars.empty() ? "" : ",") + std::string(argv[++i]);
     } else if (arg == "--mpirun") {
       ok = i + 1 < argc;
       if (ok) r.mpirun = argv[++i];
@@ -133,6 +172,7 @@ int run(int argc, char** argv) {
     }
     if (!ok) return usage_error(fmt::format("{} needs a value", arg));
   }
+  if (!cvars.empty()) r.env.emplace_back("MPITRACE_CVARS", cvars);
   for (; i < argc; ++i) r.command.emplace_back(argv[i]);
   if (r.command.empty()) return usage_error("no program to run: give it after --");
   char* end = nullptr;
@@ -244,6 +284,7 @@ int main(int argc, char** argv) {
   if (argc >= 2 && std::strcmp(argv[1], "prv") == 0) return prv_main(argc - 2, argv + 2);
   if (argc >= 2 && std::strcmp(argv[1], "report") == 0) return report_main(argc - 2, argv + 2);
   if (argc >= 2 && std::strcmp(argv[1], "recover") == 0) return recover_main(argc - 2, argv + 2);
+  if (argc >= 2 && std::strcmp(argv[1], "mpit") == 0) return mpit(argc - 2, argv + 2);
   if (argc >= 2 && (std::strcmp(argv[1], "--version") == 0)) {
     fmt::print("perusetrace {}\n", PERUSETRACE_VERSION);
     return 0;
