@@ -39,7 +39,7 @@ constexpr const char* kKnownVariables[] = {
     "MPITRACE_ENABLED",     "MPITRACE_PERUSE_EVENTS",  "MPITRACE_OUTPUT",
     "MPITRACE_BUFFER_SIZE", "MPITRACE_GROUPS",         "MPITRACE_MPIRUN",
     "MPITRACE_CLOCK",       "MPITRACE_OMPI_PREFIX",    "MPITRACE_OMPI_TARBALL",
-    "MPITRACE_BUILD_DIR",   "MPITRACE_SETUP_SKIP_APT",
+    "MPITRACE_BUILD_DIR",   "MPITRACE_SETUP_SKIP_APT", "MPITRACE_OTF2_COMMS",
 };
 
 }  // namespace
@@ -205,6 +205,16 @@ Settings read_settings(const Getenv& getenv) {
                        "counter where it is invariant, else CLOCK_MONOTONIC), tsc, monotonic.");
     }
   }
+  if (const char* v = getenv("MPITRACE_OTF2_COMMS")) {
+    const std::string value = lower(v);
+    if (value == "otf2" || value == "vite") {
+      s.vite_comms = value == "vite";
+    } else {
+      add_error(s, "MPITRACE_OTF2_COMMS='" + std::string(v) +
+                       "' is not a communicator layout. Allowed: otf2 (the default, as the OTF2 "
+                       "standard says), vite (for ViTE 1.2, which misplaces messages otherwise).");
+    }
+  }
   return s;
 }
 
@@ -216,7 +226,8 @@ std::string describe(const Settings& s) {
     groups += kGroupNames[i];
   }
   return "MPITRACE_PERUSE_EVENTS=" + format_event_list(s.peruse_events) +
-         " MPITRACE_GROUPS=" + groups + " MPITRACE_BUFFER_SIZE=" + std::to_string(s.buffer_bytes);
+         " MPITRACE_GROUPS=" + groups + " MPITRACE_BUFFER_SIZE=" + std::to_string(s.buffer_bytes) +
+         " MPITRACE_OTF2_COMMS=" + (s.vite_comms ? "vite" : "otf2");
 }
 
 }  // namespace perusetrace

@@ -19,6 +19,7 @@ struct Settings {
   std::size_t buffer_bytes = 8u << 20;    // MPITRACE_BUFFER_SIZE, per thread
   std::uint32_t group_mask = 0;           // MPITRACE_GROUPS
   ClockChoice clock = ClockChoice::Auto;  // MPITRACE_CLOCK
+  bool vite_comms = false;                // MPITRACE_OTF2_COMMS=vite
   std::string errors;                     // one line per bad variable; empty when all parsed
 };
 
