@@ -63,6 +63,7 @@ void write_final_archive(const FinalArchive& run, trace::ProcessInfo process, st
   spec.peruse_region_base = kPeruseRegionBase;
   spec.otf2_memory_bytes = 2u << 20;
   spec.settings = run.settings;
+  spec.comm_layout = run.comm_layout;
   spec.quiet_failures = journal::failed();
   std::string error;
   const bool opened = trace::open_archive(spec, error);

@@ -14,6 +14,7 @@ struct FinalArchive {
   int rank = 0, size = 1;
   std::string settings;  // recorded in the archive
   bool stopped = false;  // the rank stopped recording (its directory went): say "incompletely"
+  trace::CommLayout comm_layout = trace::CommLayout::Otf2;
 };
 
 // Encodes this rank's journal into the OTF2 archive. The journal goes once the archive is

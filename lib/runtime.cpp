@@ -30,6 +30,7 @@ struct Run {
   std::uint64_t realtime_start = 0;
   TickPoint ticks_first;  // the records' clock at init; with the point at the end, its scale
   std::string settings;
+  trace::CommLayout comm_layout = trace::CommLayout::Otf2;
   ClockSync clocks;
 };
 Run g_run;
@@ -100,6 +101,7 @@ void on_init(int rc, Fn fn, std::uint64_t start, int provided) {
   g_run.start_time = start;
   g_run.realtime_start = realtime_ns() - (now_ns() - start);
   g_run.settings = describe(settings) + " MPITRACE_CLOCK=" + tick_clock_name();
+  g_run.comm_layout = settings.vite_comms ? trace::CommLayout::Vite : trace::CommLayout::Otf2;
   journal::Header header;
   header.rank = g_run.rank;
   header.size = g_run.size;
@@ -193,8 +195,12 @@ void on_finalize() {
   process.end_time = clock.offsets.to_global(end);
   process.realtime_start = g_run.realtime_start;
   if (stopped) g_state.store(TraceState::Stopped);  // the archive says it is incomplete
-  FinalArchive archive{g_run.directory, g_run.rank, g_run.size, g_run.settings,
-                       g_state.load() == TraceState::Stopped};
+  FinalArchive archive{g_run.directory,
+                       g_run.rank,
+                       g_run.size,
+                       g_run.settings,
+                       g_state.load() == TraceState::Stopped,
+                       g_run.comm_layout};
   write_final_archive(archive, process, thread_count(), clock);
 }
 

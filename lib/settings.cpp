@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <string_view>
 
@@ -40,7 +41,7 @@ constexpr const char* kKnownVariables[] = {
     "MPITRACE_BUFFER_SIZE", "MPITRACE_GROUPS",         "MPITRACE_MPIRUN",
     "MPITRACE_CLOCK",       "MPITRACE_OMPI_PREFIX",    "MPITRACE_OMPI_TARBALL",
     "MPITRACE_BUILD_DIR",   "MPITRACE_SETUP_SKIP_APT", "MPITRACE_PVARS",
-    "MPITRACE_PVAR_READ",   "MPITRACE_CVARS",
+    "MPITRACE_PVAR_READ",   "MPITRACE_CVARS",          "MPITRACE_OTF2_COMMS",
 };
 
 }  // namespace
@@ -242,10 +243,25 @@ Settings read_settings(const Getenv& getenv) {
                        "counter where it is invariant, else CLOCK_MONOTONIC), tsc, monotonic.");
     }
   }
+  if (const char* v = getenv("MPITRACE_OTF2_COMMS")) {
+    const std::string value = lower(v);
+    if (value == "otf2" || value == "vite") {
+      s.vite_comms = value == "vite";
+    } else {
+      add_error(s, "MPITRACE_OTF2_COMMS='" + std::string(v) +
+                       "' is not a communicator layout. Allowed: otf2 (the default, as the OTF2 "
+                       "standard says), vite (for ViTE 1.2, which misplaces messages otherwise).");
+    }
+  }
   return s;
 }
 
 namespace {
+std::string period_text(std::uint64_t ns) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%gms", static_cast<double>(ns) / 1e6);
+  return text;
+}
 std::string joined(const std::vector<std::string>& items) {
   std::string out;
   for (const std::string& item : items) out += (out.empty() ? "" : ",") + item;
@@ -274,11 +290,11 @@ std::string describe(const Settings& s) {
   }
   return "MPITRACE_PERUSE_EVENTS=" + format_event_list(s.peruse_events) +
          " MPITRACE_GROUPS=" + groups + " MPITRACE_BUFFER_SIZE=" + std::to_string(s.buffer_bytes) +
+         " MPITRACE_OTF2_COMMS=" + (s.vite_comms ? "vite" : "otf2") +
          (s.pvars.empty()
               ? std::string()
               : " MPITRACE_PVARS=" + joined(s.pvars) + " MPITRACE_PVAR_READ=" +
-                    (s.pvar_period_ns == 0 ? std::string("call")
-                                           : std::to_string(s.pvar_period_ns / 1e6) + "ms"));
+                    (s.pvar_period_ns == 0 ? std::string("call") : period_text(s.pvar_period_ns)));
 }
 
 }  // namespace perusetrace

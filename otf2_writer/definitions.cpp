@@ -175,15 +175,15 @@ void write_attributes_and_metrics(OTF2_GlobalDefWriter* w, Strings& str,
   }
 }
 
-void write_comms(OTF2_GlobalDefWriter* w, Strings& str, int size,
-                 const std::vector<UnifiedComm>& comms) {
-  // Group 0: which location stands for each MPI rank; communicator groups index into it.
+// The OTF2 standard's layout, which Score-P writes too: group 0 (COMM_LOCATIONS) says which
+// location stands for each world rank, and each Comm's group (COMM_GROUP) lists its members as
+// indices into group 0, i.e. world ranks.
+void write_otf2_comms(OTF2_GlobalDefWriter* w, Strings& str, int size,
+                      const std::vector<UnifiedComm>& comms) {
   std::vector<std::uint64_t> members(static_cast<std::size_t>(size));
   for (int r = 0; r < size; ++r) members[r] = location_id(r, size, 0);
   OTF2_GlobalDefWriter_WriteGroup(w, 0, str("MPI ranks"), OTF2_GROUP_TYPE_COMM_LOCATIONS,
                                   OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, size, members.data());
-  // Python's OTF2 reader (Debian's python3-otf2 3.0.2) misreads InterComm definitions, so an
-  // intercommunicator is written as a Comm over both groups, the lower group first.
   for (std::size_t i = 0; i < comms.size(); ++i) {
     const UnifiedComm& c = comms[i];
     std::vector<std::uint64_t> m(c.world_ranks.begin(), c.world_ranks.end());
@@ -197,6 +197,66 @@ void write_comms(OTF2_GlobalDefWriter* w, Strings& str, int size,
                                    static_cast<OTF2_GroupRef>(i + 1),
                                    static_cast<OTF2_CommRef>(comms[i].parent), OTF2_COMM_FLAG_NONE);
   }
+}
+
+// ViTE 1.2 keeps only COMM_LOCATIONS groups and takes the group a Comm names for one: a rank of
+// the communicator is the index of its location in that group. So each Comm names a
+// COMM_LOCATIONS group of its members' locations in rank order (group 0, every rank, serves
+// MPI_COMM_WORLD and its copies; a member list is written once). The standard allows neither a
+// Comm over such a group nor a second one per paradigm: otf2-print warns and cannot name a
+// message's peer, while python3-otf2 and perusetrace's tools read it like the standard layout.
+void write_vite_comms(OTF2_GlobalDefWriter* w, Strings& str, int size,
+                      const std::vector<UnifiedComm>& comms) {
+  std::map<std::vector<int>, OTF2_GroupRef> group_of;
+  std::vector<int> world(static_cast<std::size_t>(size));
+  for (int r = 0; r < size; ++r) world[r] = r;
+  group_of.emplace(world, 0);
+  std::vector<OTF2_GroupRef> comm_group(comms.size());
+  OTF2_GroupRef next = 1;
+  OTF2_GroupRef self_group = OTF2_UNDEFINED_GROUP;
+  for (std::size_t i = 0; i < comms.size(); ++i) {
+    if (comms[i].self) {
+      if (self_group == OTF2_UNDEFINED_GROUP) self_group = next++;
+      comm_group[i] = self_group;
+    } else {
+      comm_group[i] = group_of.try_emplace(comms[i].world_ranks, next).first->second;
+      if (comm_group[i] == next) ++next;
+    }
+  }
+  // By id, not by member list: otf2-print expects increasing ids.
+  std::vector<std::pair<OTF2_GroupRef, const std::vector<int>*>> groups;
+  for (const auto& [ranks, ref] : group_of) groups.emplace_back(ref, &ranks);
+  if (self_group != OTF2_UNDEFINED_GROUP) groups.emplace_back(self_group, nullptr);
+  std::sort(groups.begin(), groups.end());
+  for (const auto& [ref, ranks] : groups) {
+    if (ranks == nullptr) {
+      OTF2_GlobalDefWriter_WriteGroup(w, ref, str("MPI_COMM_SELF"), OTF2_GROUP_TYPE_COMM_SELF,
+                                      OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 0, nullptr);
+      continue;
+    }
+    std::vector<std::uint64_t> members;
+    members.reserve(ranks->size());
+    for (int r : *ranks) members.push_back(location_id(r, size, 0));
+    const std::string name = ref == 0 ? "MPI ranks" : "MPI ranks " + std::to_string(ref);
+    OTF2_GlobalDefWriter_WriteGroup(w, ref, str(name), OTF2_GROUP_TYPE_COMM_LOCATIONS,
+                                    OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+                                    static_cast<std::uint32_t>(members.size()), members.data());
+  }
+  for (std::size_t i = 0; i < comms.size(); ++i) {
+    OTF2_GlobalDefWriter_WriteComm(w, static_cast<OTF2_CommRef>(i), str(comms[i].name),
+                                   comm_group[i], static_cast<OTF2_CommRef>(comms[i].parent),
+                                   OTF2_COMM_FLAG_NONE);
+  }
+}
+
+// Python's OTF2 reader (Debian's python3-otf2 3.0.2) misreads InterComm definitions, so in both
+// layouts an intercommunicator is a Comm over both groups, the lower group first.
+void write_comms(OTF2_GlobalDefWriter* w, Strings& str, int size,
+                 const std::vector<UnifiedComm>& comms, CommLayout layout) {
+  if (layout == CommLayout::Vite)
+    write_vite_comms(w, str, size, comms);
+  else
+    write_otf2_comms(w, str, size, comms);
 }
 
 // MPI-IO: one paradigm, a regular file per name (scope: the whole machine, as a parallel file
@@ -251,7 +311,7 @@ void write_global_definitions(OTF2_GlobalDefWriter* w, const ArchiveSpec& spec, 
   write_system_tree(w, str, spec.size, u.ranks);
   write_regions(w, str, spec);
   write_attributes_and_metrics(w, str, u.metrics);
-  write_comms(w, str, spec.size, u.comms);
+  write_comms(w, str, spec.size, u.comms, spec.comm_layout);
   write_io(w, str, u);
 }
 

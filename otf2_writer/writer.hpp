@@ -55,6 +55,12 @@ struct RegionInfo {
   CollectiveOp collective = CollectiveOp::None;  // what a CollectiveEnd in this region is
 };
 
+// How Comm definitions name their members (docs/otf2-mapping.md, Unification).
+enum class CommLayout {
+  Otf2,  // as the OTF2 standard says: COMM_GROUP groups of indices into one COMM_LOCATIONS group
+  Vite,  // a COMM_LOCATIONS group per member list, the only groups ViTE 1.2 resolves ranks with
+};
+
 struct ArchiveSpec {
   std::string directory;  // the archive: DIRECTORY/traces.otf2
   int rank = 0;
@@ -63,6 +69,7 @@ struct ArchiveSpec {
   std::uint16_t peruse_region_base = 0;  // region of PeruseEvent 0; the others follow
   std::size_t otf2_memory_bytes = 0;     // OTF2 chunk memory per location before it flushes
   std::string settings;                  // recorded in the archive's properties
+  CommLayout comm_layout = CommLayout::Otf2;
   // This rank has told the user already why its trace is incomplete (its journal could not be
   // written): a failure writing the archive, on the same full disk, is not said again.
   bool quiet_failures = false;

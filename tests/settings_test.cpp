@@ -135,6 +135,15 @@ TEST_CASE("garbage values are refused with the value quoted, never clamped or de
   }
   CHECK(read({{"MPITRACE_CLOCK", "Monotonic"}}).clock == ClockChoice::Monotonic);
   CHECK(read({{"MPITRACE_CLOCK", "tsc"}}).clock == ClockChoice::Tsc);
+  for (const char* v : {"", "score-p", "vite2"}) {
+    INFO("MPITRACE_OTF2_COMMS='" << v << "'");
+    CHECK_THAT(read({{"MPITRACE_OTF2_COMMS", v}}).errors,
+               Catch::Contains(std::string("MPITRACE_OTF2_COMMS='") + v + "'") &&
+                   Catch::Contains("Allowed: otf2"));
+  }
+  CHECK_FALSE(read({}).vite_comms);
+  CHECK(read({{"MPITRACE_OTF2_COMMS", "ViTE"}}).vite_comms);
+  CHECK_FALSE(read({{"MPITRACE_OTF2_COMMS", "otf2"}}).vite_comms);
   for (const char* v : {"", ",", "p2p,", "p2p coll"}) {
     INFO("MPITRACE_GROUPS='" << v << "'");
     CHECK_THAT(read({{"MPITRACE_GROUPS", v}}).errors, Catch::Contains("MPITRACE_GROUPS"));

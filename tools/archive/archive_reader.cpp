@@ -675,16 +675,21 @@ void build_definitions(ArchiveReader::Impl& s, Definitions& defs_, const std::st
     }
   }
 
-  // Communicators: members as world ranks.
+  // Communicators: members as world ranks. A COMM_GROUP lists indices into the COMM_LOCATIONS
+  // group, which is world rank order; a Comm of the ViTE layout names a COMM_LOCATIONS group
+  // itself, whose members are locations, of the rank their location group stands for.
   defs_.comms.resize(s.comms.size());
   for (const auto& [ref, c] : s.comms) {
     CommDef& out = defs_.comms[ref];
     out.name = s.str(c.name);
     auto g = s.comm_groups.find(c.group);
-    if (g != s.comm_groups.end()) {
-      out.self = g->second.type == OTF2_GROUP_TYPE_COMM_SELF;
-      for (std::uint64_t m : g->second.members)
-        out.world_ranks.push_back(static_cast<std::uint32_t>(m));
+    if (g == s.comm_groups.end()) continue;
+    out.self = g->second.type == OTF2_GROUP_TYPE_COMM_SELF;
+    for (std::uint64_t m : g->second.members) {
+      auto l = g->second.type == OTF2_GROUP_TYPE_COMM_LOCATIONS ? s.locations.find(m)
+                                                                : s.locations.end();
+      out.world_ranks.push_back(
+          static_cast<std::uint32_t>(l == s.locations.end() ? m : l->second.group));
     }
   }
   defs_.metrics.resize(s.metric_classes.size());

@@ -133,6 +133,9 @@ int recover_main(int argc, char** argv) {
   spec.peruse_region_base = kPeruseRegionBase;
   spec.otf2_memory_bytes = 2u << 20;
   spec.settings = ranks[0].settings + " (recovered)";
+  // The run's settings are all the journal keeps of the layout it asked for.
+  if (ranks[0].settings.find("MPITRACE_OTF2_COMMS=vite") != std::string::npos)
+    spec.comm_layout = trace::CommLayout::Vite;
   std::vector<trace::OfflineRank> offline(ranks.size());
   for (std::size_t r = 0; r < ranks.size(); ++r) {
     offline[r].process = ranks[r].process;
