@@ -1,5 +1,6 @@
 #include "lib/mpit_session.hpp"
 
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -229,9 +230,10 @@ void add_handle(const PvarInfo& p, void* object, MPI_Comm comm, const std::strin
   g_session.handles.push_back(std::move(h));
 }
 
-// Allocating a handle can kill the process on some MPIs (Debian's Open MPI 4.1.4 lists
-// mtl_psm2_* variables of a component that is not running). A child process tries each
-// variable first: one that kills the child is left out in the parent.
+// Allocating or reading a handle can kill the process on some MPIs (Debian's Open MPI 4.1.4
+// lists mtl_psm2_* variables of a component that is not running). A child process does with
+// each variable what the process will do (allocate, start, read, free) first: one that kills
+// the child is left out in the parent.
 std::vector<bool> survivable(const std::vector<PvarInfo>& pvars) {
   std::vector<bool> ok(pvars.size(), true);
   std::size_t from = 0;
@@ -247,6 +249,8 @@ std::vector<bool> survivable(const std::vector<PvarInfo>& pvars) {
     }
     if (child == 0) {
       ::close(pipe_fds[0]);
+      // The MPI's own report of the crash would read as if the program had died.
+      if (const int null = ::open("/dev/null", O_WRONLY); null >= 0) ::dup2(null, 2);
       MPI_T_pvar_session session;
       if (PMPI_T_pvar_session_create(&session) != MPI_SUCCESS) ::_exit(0);
       for (std::size_t i = from; i < pvars.size(); ++i) {
@@ -257,9 +261,17 @@ std::vector<bool> survivable(const std::vector<PvarInfo>& pvars) {
         if (pvars[i].bind != MPI_T_BIND_NO_OBJECT && pvars[i].bind != MPI_T_BIND_MPI_COMM) continue;
         MPI_T_pvar_handle handle;
         int count = 0;
-        if (PMPI_T_pvar_handle_alloc(session, pvars[i].index, object, &handle, &count) ==
+        if (PMPI_T_pvar_handle_alloc(session, pvars[i].index, object, &handle, &count) !=
             MPI_SUCCESS)
-          PMPI_T_pvar_handle_free(session, &handle);
+          continue;
+        // What the process will do with it: start it, read it, free it.
+        const std::size_t size = type_size(pvars[i].datatype);
+        if (size > 0 && count > 0 && count <= (1 << 20)) {
+          std::vector<unsigned char> buffer(size * static_cast<std::size_t>(count));
+          if (!pvars[i].continuous) PMPI_T_pvar_start(session, handle);
+          PMPI_T_pvar_read(session, handle, buffer.data());
+        }
+        PMPI_T_pvar_handle_free(session, &handle);
       }
       const std::uint32_t done = 0xffffffffu;
       (void)!::write(pipe_fds[1], &done, sizeof done);
@@ -273,11 +285,6 @@ std::vector<bool> survivable(const std::vector<PvarInfo>& pvars) {
     ::waitpid(child, &status, 0);
     if (last == 0xffffffffu || last >= pvars.size()) return ok;
     ok[last] = false;  // the child died trying this one
-    std::fprintf(stderr,
-                 "perusetrace rank %d: MPI_T variable %s kills the process that allocates a "
-                 "handle for it (%s); it is skipped.\n",
-                 g_session.rank, pvars[last].name.c_str(),
-                 WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "exit");
     from = last + 1;
   }
   return ok;
@@ -349,7 +356,10 @@ SelectResult select(const Settings& settings) {
         std::string error;
         if (it == all.end()) {
           std::vector<PvarInfo> names;
-          for (const CvarInfo& c : all) names.push_back({0, c.name});
+          for (const CvarInfo& c : all) {
+            names.emplace_back();
+            names.back().name = c.name;
+          }
           result.errors += "MPITRACE_CVARS: this MPI has no control variable " + name +
                            "; closest: " + closest_names(name, names) +
                            " (`perusetrace mpit` lists them all).\n";
@@ -421,9 +431,21 @@ void start(const Settings& settings, int rank, const TickScale& scale) {
   if (g_session.selected.empty()) return;
   const std::vector<bool> ok = survivable(g_session.selected);
   std::vector<PvarInfo> kept;
-  for (std::size_t i = 0; i < ok.size(); ++i)
-    if (ok[i]) kept.push_back(g_session.selected[i]);
+  std::string deadly;
+  for (std::size_t i = 0; i < ok.size(); ++i) {
+    if (ok[i])
+      kept.push_back(g_session.selected[i]);
+    else
+      deadly += (deadly.empty() ? "" : ", ") + g_session.selected[i].name;
+  }
   g_session.selected = std::move(kept);
+  // Said once for the run: by rank 0, and by a rank whose list differs from rank 0's.
+  const std::string rank0_deadly = broadcast(deadly);
+  if (!deadly.empty() && (rank == 0 || deadly != rank0_deadly))
+    std::fprintf(stderr,
+                 "perusetrace%s: these MPI_T variables kill a process that reads them (tried "
+                 "in a child process) and are skipped: %s\n",
+                 rank == 0 ? "" : (" rank " + std::to_string(rank)).c_str(), deadly.c_str());
   if (PMPI_T_pvar_session_create(&g_session.session) != MPI_SUCCESS) {
     if (rank == 0)
       std::fprintf(stderr,
