@@ -60,7 +60,10 @@ def main():
     with tempfile.TemporaryDirectory(prefix="perusetrace-tsan-") as work:
         for run in range(runs):
             out = os.path.join(work, f"trace-{run}")
+            # MPI_T too: every thread reads the PVARs at its calls while others create and free
+            # the communicators whose handles those reads walk.
             env = {"MPITRACE_PERUSE_EVENTS": "all", "MPITRACE_OUTPUT": out,
+                   "MPITRACE_PVARS": "runtime_spc_*,pml_ob1_*", "OMPI_MCA_mpi_spc_attach": "all",
                    "TSAN_OPTIONS": "exitcode=0 report_signal_unsafe=0 history_size=4"}
             cmd = mpi_launch.command(os.path.join(prefix, "bin", "mpirun"), 2, env,
                                      f"{LIBTSAN}:{library}")
@@ -72,8 +75,15 @@ def main():
             if done.returncode != 0 or "expect messages" not in done.stdout:
                 failures.append(f"run {run + 1}: the program failed (exit {done.returncode}):\n"
                                 f"{done.stderr[-2000:]}")
-            if not os.path.exists(os.path.join(out, "traces.otf2")):
+            archive = os.path.join(out, "traces.otf2")
+            if not os.path.exists(archive):
                 failures.append(f"run {run + 1}: no trace written")
+            else:
+                defs = subprocess.run(["otf2-print", "-G", archive], capture_output=True,
+                                      text=True).stdout
+                if "MPI_T pml_ob1_posted_recvq_length (comm " not in defs:
+                    failures.append(f"run {run + 1}: no PVAR of a thread's communicator was "
+                                    "recorded: the reads were not exercised")
             for report in own[:3]:
                 failures.append(f"run {run + 1}: a race in perusetrace:\n{report}")
     if failures:
