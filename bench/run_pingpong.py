@@ -11,6 +11,11 @@ spread the noise:
      so d - f is what the drains cost
   g  (on request) perusetrace as a user runs it without settings: the default events (every
      REQ_* and MSG_*, no SEARCH_*), or those of --events LIST
+  h  (on request) d with Open MPI's software counters attached (mpi_spc_attach=all), no PVAR
+     read: what the MPI's own counting costs
+  i  (on request) h with every runtime_spc_* PVAR (or those of --pvars) read before each call's
+     Enter and Leave (MPITRACE_PVAR_READ=call): i - h is what the reads cost
+  j  (on request) h with the same PVARs read every 10 ms: j - h should be lost in the noise
 
     run_pingpong.py --build BUILD [--cycles 3] [--iters 5000] [--reps 5] [--max-bytes 4194304]
                     [--bind core|none] [--against OTHER_BUILD] [--events LIST]
@@ -51,13 +56,18 @@ def run_mode(mode, opts, work):
     env, preload, tool = {}, None, []
     if mode == "b":
         preload = os.path.join(build, "bench", "libnoop_peruse.so")
-    elif mode in ("c", "d", "f", "g"):
-        events = {"c": "none", "d": "all", "f": "all", "g": opts.events}[mode]
+    elif mode in ("c", "d", "f", "g", "h", "i", "j"):
+        events = {"c": "none", "g": opts.events}.get(mode, "all")
         preload, env["MPITRACE_OUTPUT"] = library, trace
         if events:  # mode g without --events leaves the variable unset: the library's default
             env["MPITRACE_PERUSE_EVENTS"] = events
         if mode == "f":
             env["MPITRACE_BUFFER_SIZE"] = "1G"
+        if mode in ("h", "i", "j"):
+            env["OMPI_MCA_mpi_spc_attach"] = "all"
+        if mode in ("i", "j"):
+            env["MPITRACE_PVARS"] = opts.pvars
+            env["MPITRACE_PVAR_READ"] = "call" if mode == "i" else "10ms"
     elif mode != "a":
         env["LD_LIBRARY_PATH"] = os.path.join(prefix, "lib")
         tool = ["eztrace", "-t", "openmpi", "-o", trace]
@@ -150,15 +160,17 @@ def main():
     parser.add_argument("--modes", default="abcde")
     parser.add_argument("--bind", default="core", choices=["core", "none"])
     parser.add_argument("--against", help="a second build whose mode d runs in every cycle")
+    parser.add_argument("--pvars", default="runtime_spc_*",
+                        help="modes i and j's MPITRACE_PVARS (default: every SPC counter)")
     parser.add_argument("--events", help="mode g's MPITRACE_PERUSE_EVENTS (default: unset, the "
                         "library's default selection)")
     opts = parser.parse_args()
     if opts.events is not None and "g" not in opts.modes:
         sys.exit("--events sets mode g's events: add g to --modes (e.g. --modes abcdeg)")
-    unknown = set(opts.modes) - set("abcdefg")
+    unknown = set(opts.modes) - set("abcdefghij")
     if unknown:
         sys.exit(f"--modes {opts.modes}: no mode {''.join(sorted(unknown))}; the modes are "
-                 f"a to g (see the top of {os.path.basename(__file__)})")
+                 f"a to j (see the top of {os.path.basename(__file__)})")
     opts.build = os.path.abspath(opts.build)
     other = None
     if opts.against:
@@ -245,6 +257,22 @@ def main():
         if "e" in opts.modes:
             margins = [(c["e"] - c["a"]) / 2 - (c["g"] - c["a"]) for c in cycles]
             print(f"      against the must's line (e-a)/2, {margin_verdict(margins)}")
+    if cycles and all(m in opts.modes for m in "dhij"):
+        # Per half round trip one rank is in one call: two reads of every SPC PVAR.
+        spc = median(c["h"] - c["d"] for c in cycles)
+        per_call = [c["i"] - c["h"] for c in cycles]
+        periodic = [c["j"] - c["h"] for c in cycles]
+        print(f"MPI_T at 0 B: attaching the SPC counters adds {spc:.3f} us to d; reading them "
+              f"at every call adds {median(per_call):.3f} ({median(per_call) / 2 * 1000:.0f} ns "
+              f"per read of all of them); every 10 ms {median(periodic):.3f} (medians over "
+              "cycles)")
+        print(f"      per call, {interval_verdict(per_call, 'a cost', 'faster?', 'in the noise')}")
+        print(f"      every 10 ms, "
+              f"{interval_verdict(periodic, 'a cost', 'faster?', 'in the noise')}")
+        if "e" in opts.modes and "a" in opts.modes:
+            margins = [(c["e"] - c["a"]) - (c["i"] - c["h"]) for c in cycles]
+            print(f"      per-call reads against what EZTrace adds (e-a), "
+                  f"{margin_verdict(margins)}")
     if cycles and all(m in opts.modes for m in "adf"):
         d_f = median(c["d"] - c["f"] for c in cycles)
         d_a = median(c["d"] - c["a"] for c in cycles)

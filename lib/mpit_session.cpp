@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -74,7 +75,9 @@ struct Session {
   int rank = 0;
   bool started = false;
   MPI_T_pvar_session session{};
-  std::vector<PvarInfo> selected;  // stable: handles point into it
+  std::deque<PvarInfo> selected;      // stable addresses: handles point into it
+  std::vector<std::string> patterns;  // MPITRACE_PVARS, for PVARs that appear later
+  int known_pvars = 0;                // MPI_T_pvar_get_num when last matched
   std::vector<std::unique_ptr<Handle>> handles;
   std::vector<trace::MetricInfo> metrics;
   std::string cvars, cvars_set;
@@ -385,6 +388,8 @@ SelectResult select(const Settings& settings) {
     result.notice += "this MPI offers no MPI_T performance variables: none are read.\n";
     return result;
   }
+  g_session.patterns = settings.pvars;
+  PMPI_T_pvar_get_num(&g_session.known_pvars);
   for (const std::string& pattern : settings.pvars) {
     bool matched = false;
     for (const PvarInfo& p : all) {
@@ -429,8 +434,8 @@ void start(const Settings& settings, int rank, const TickScale& scale) {
   journal::note_cvars(g_session.cvars, g_session.cvars_set);
 
   if (g_session.selected.empty()) return;
-  const std::vector<bool> ok = survivable(g_session.selected);
-  std::vector<PvarInfo> kept;
+  const std::vector<bool> ok = survivable({g_session.selected.begin(), g_session.selected.end()});
+  std::deque<PvarInfo> kept;
   std::string deadly;
   for (std::size_t i = 0; i < ok.size(); ++i) {
     if (ok[i])
@@ -458,16 +463,51 @@ void start(const Settings& settings, int rank, const TickScale& scale) {
     for (const PvarInfo& p : g_session.selected)
       if (p.bind == MPI_T_BIND_NO_OBJECT) add_handle(p, nullptr, MPI_COMM_NULL, "", {});
   }
+  // MPI_T_pvar_read costs tens of ns per handle in Open MPI 4.1.4 (docs/performance.md, MPI_T):
+  // two reads of many per call slow short messages down by microseconds.
+  constexpr std::size_t kManyPerCall = 16;
+  if (rank == 0 && settings.pvar_period_ns == 0 && g_session.handles.size() > kManyPerCall)
+    std::fprintf(stderr,
+                 "perusetrace: %zu MPI_T variables are read twice in every traced MPI call, "
+                 "which costs microseconds per call; MPITRACE_PVAR_READ=10ms reads them every "
+                 "10 ms instead.\n",
+                 g_session.handles.size());
   if (settings.pvar_period_ns > 0)
     g_period_ticks = std::max<std::uint64_t>(
         scale.to_ticks(scale.a.ns + settings.pvar_period_ns) - scale.a.ticks, 1);
   g_reading.store(true);
 }
 
+namespace {
+
+// Components register PVARs when they open, which can be after MPI_Init (a one-sided component
+// at the first window): new ones that MPITRACE_PVARS matches are read from then on. They are not
+// tried in a child first, as the program may have threads by now (a fork would copy their
+// locks held); communicator-bound ones apply to the communicators that come after.
+void adopt_new_pvars() {
+  int n = 0;
+  if (PMPI_T_pvar_get_num(&n) != MPI_SUCCESS || n <= g_session.known_pvars) return;
+  for (const PvarInfo& p : pvars()) {
+    if (p.index < g_session.known_pvars) continue;
+    const bool wanted = std::any_of(g_session.patterns.begin(), g_session.patterns.end(),
+                                    [&](const std::string& pattern) {
+                                      return ::fnmatch(pattern.c_str(), p.name.c_str(), 0) == 0;
+                                    });
+    if (!wanted) continue;
+    g_session.selected.push_back(p);
+    if (p.bind == MPI_T_BIND_NO_OBJECT)
+      add_handle(g_session.selected.back(), nullptr, MPI_COMM_NULL, "", {});
+  }
+  g_session.known_pvars = n;
+}
+
+}  // namespace
+
 void attach(MPI_Comm comm, std::uint32_t local_id, const std::vector<int>& world_ranks) {
   if (!g_session.started) return;
   std::lock_guard changes(g_changes);
   BusyLock lock;
+  adopt_new_pvars();
   for (const PvarInfo& p : g_session.selected)
     if (p.bind == MPI_T_BIND_MPI_COMM)
       add_handle(p, &comm, comm, " (" + comm_label(local_id) + ")", world_ranks);
