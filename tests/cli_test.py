@@ -55,7 +55,12 @@ def case_launcher_rejects_bad_usage(c):
                         (["run", "-np", "zero", "--", c.scenarios], "-np needs"),
                         (["run", "--colour", "-np", "2", "--", c.scenarios], "unknown option"),
                         (["run", "-np", "2", "--", "/no/such/program"], "not an executable"),
-                        (["frobnicate"], "unknown command")):
+                        (["frobnicate"], "unknown command"),
+                        (["run", "--pvar-read", "often", "-np", "2", "--", c.scenarios],
+                         "MPITRACE_PVAR_READ='often'"),
+                        (["run", "--cvar", "novalue", "-np", "2", "--", c.scenarios],
+                         "MPITRACE_CVARS item 'novalue' is not NAME=VALUE"),
+                        (["mpit", "--all"], "mpit takes --pvars or --cvars")):
         run = c.launch(args)
         expect(run.returncode == 2 and words in run.stderr,
                f"perusetrace {' '.join(args)}: exit {run.returncode}, expected 2 and '{words}'",
@@ -68,11 +73,14 @@ def case_launcher_passes_hosts(c):
     hostfile = os.path.join(c.work, "hosts")
     run = c.launch(["run", "--mpirun", "/bin/echo", "--host", "node1:2,node2:2", "--hostfile",
                     hostfile, "--mpirun-arg", "--map-by", "--mpirun-arg=node", "--events", "all",
-                    "-np", "4", "--", c.scenarios, "late-sender"])
+                    "--pvars", "runtime_spc_*", "--pvar-read", "10ms", "--cvar", "a=1", "--cvar",
+                    "b=2", "-np", "4", "--", c.scenarios, "late-sender"])
     expect(run.returncode == 0, f"exit {run.returncode}", run)
     args = run.stdout.split()
     for seq in (["--host", "node1:2,node2:2"], ["--hostfile", hostfile], ["--map-by", "node"],
-                ["-x", "MPITRACE_PERUSE_EVENTS=all"], ["-np", "4"]):
+                ["-x", "MPITRACE_PERUSE_EVENTS=all"], ["-np", "4"],
+                ["-x", "MPITRACE_PVARS=runtime_spc_*"], ["-x", "MPITRACE_PVAR_READ=10ms"],
+                ["-x", "MPITRACE_CVARS=a=1,b=2"]):
         expect(any(args[i:i + len(seq)] == seq for i in range(len(args))),
                f"mpirun was not given {seq}", run)
     expect(args[-2:] == [c.scenarios, "late-sender"], "the program is not last", run)
@@ -83,6 +91,22 @@ def case_launcher_passes_hosts(c):
     wanted = {helper[i + 1] for i in range(len(helper) - 1) if helper[i] == "-x"}
     wanted -= {f"{k}={v}" for k, v in mpi_launch.RANK_ENV.items()}  # the tests' container fix
     expect(wanted <= passed, f"the launcher does not pass {sorted(wanted - passed)}", run)
+
+
+def case_launcher_lists_mpit_variables(c):
+    """`perusetrace mpit` lists this MPI's PVARs and CVARs with their properties."""
+    pvars = c.launch(["mpit", "--pvars"])
+    expect(pvars.returncode == 0, f"mpit --pvars: exit {pvars.returncode}", pvars)
+    rows = {line.split("\t")[1]: line.split("\t") for line in pvars.stdout.splitlines()
+            if line.startswith("pvar\t")}
+    expect(rows.get("pml_ob1_posted_recvq_length", [])[2:4] == ["SIZE", "MPI_COMM"],
+           "pml_ob1_posted_recvq_length is not listed as SIZE, bound to MPI_COMM", pvars)
+    expect(f"# {len(rows)} performance variables" in pvars.stdout, "the count is not said", pvars)
+    cvars = c.launch(["mpit", "--cvars"])
+    expect(cvars.returncode == 0 and "pvar\t" not in cvars.stdout,
+           f"mpit --cvars: exit {cvars.returncode}, or PVARs listed too", cvars)
+    expect("cvar\tcoll_tuned_bcast_algorithm\t0\tint\tALL\t" in cvars.stdout,
+           "coll_tuned_bcast_algorithm (0, int, scope ALL) is not listed", cvars)
 
 
 def case_launcher_traces_the_paper_events(c):
