@@ -4,10 +4,12 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <cstdint>
 
 #include "lib/clock.hpp"
 #include "lib/mpi_functions.hpp"
+#include "lib/mpi_state.hpp"
 #include "lib/mpit_session.hpp"
 #include "lib/request_table.hpp"
 #include "lib/thread_buffer.hpp"
@@ -34,7 +36,11 @@ inline void record_region(RecordKind kind, std::uint16_t region) noexcept {
 class Call {
  public:
   explicit Call(Fn fn) noexcept : fn_(fn) {
-    const bool outermost = detail::t_mpi_depth++ == 0;
+    const bool outermost = detail::t_mpi_depth == 0;
+    if (outermost) state::enter(fn);
+    // A sampler's signal handler reads the state as soon as the depth says "in MPI".
+    std::atomic_signal_fence(std::memory_order_release);
+    ++detail::t_mpi_depth;
     traced_ = outermost && g_state.load(std::memory_order_relaxed) == TraceState::On &&
               (g_group_mask >> static_cast<unsigned>(kMpiFunctions[index()].group) & 1u);
     if (traced_) {

@@ -1,5 +1,7 @@
 #include "lib/peruse_session.hpp"
 
+#include "lib/mpi_state.hpp"
+
 // peruse.h declares C functions without an extern "C" guard of its own.
 extern "C" {
 #include <peruse.h>
@@ -125,6 +127,9 @@ inline int record_event(MPI_Aint unique_id, const peruse_comm_spec_t* spec, void
   r->aux = static_cast<std::uint64_t>(aux);
   if constexpr (follower) r->time = follower_time(r, g_time_sources[E]);
   commit();
+  state::progress(r->time);
+  if constexpr (event == PeruseEvent::REQ_XFER_BEGIN) state::transfer_begins();
+  if constexpr (event == PeruseEvent::REQ_XFER_END) state::transfer_ends();
   if constexpr (may_carry(event))
     t_latest =
         LatestPeruse{r, r->time, args_of(unique_id, spec, param), static_cast<std::uint8_t>(E)};
@@ -152,8 +157,14 @@ int on_event(peruse_event_h, MPI_Aint unique_id, peruse_comm_spec_t* spec, void*
     if (b != nullptr && b->next != b->begin &&
         g_state.load(std::memory_order_relaxed) == TraceState::On &&
         carry_follower(b->next - 1, t_latest, E, args_of(unique_id, spec, param),
-                       g_time_sources[E]))
+                       g_time_sources[E])) {
+      state::progress(b->next[-1].time);
+      if constexpr (static_cast<PeruseEvent>(E) == PeruseEvent::REQ_XFER_BEGIN)
+        state::transfer_begins();
+      if constexpr (static_cast<PeruseEvent>(E) == PeruseEvent::REQ_XFER_END)
+        state::transfer_ends();
       return MPI_SUCCESS;
+    }
     return record_event_apart<E>(unique_id, spec, param);
   } else {
     return record_event<E>(unique_id, spec, param);

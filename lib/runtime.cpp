@@ -11,6 +11,7 @@
 #include "lib/global_clock.hpp"
 #include "lib/journal.hpp"
 #include "lib/mpi_handlers.hpp"
+#include "lib/mpi_state.hpp"
 #include "lib/mpit_session.hpp"
 #include "lib/output_directory.hpp"
 #include "lib/peruse_session.hpp"
@@ -130,6 +131,7 @@ void on_init(int rc, Fn fn, std::uint64_t start, int provided) {
   g_comms.start();
   const peruse::StartResult peruse =
       peruse::start(settings.peruse_events, provided == MPI_THREAD_MULTIPLE);
+  state::configure(init_scale, peruse.active);
   // Without an explicit MPITRACE_PERUSE_EVENTS a missing Peruse is expected, not news.
   if (g_run.rank == 0 && !peruse.notice.empty() && (settings.peruse_events_set || peruse.active))
     std::fprintf(stderr, "perusetrace: %s\n", peruse.notice.c_str());

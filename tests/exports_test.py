@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""libperusetrace exports the MPI functions it wraps and nothing else.
+"""libperusetrace exports the MPI functions it wraps and the functions of its public C API
+(include/perusetrace/*.h), and nothing else.
 
-    exports_test.py LIBRARY GENERATED_WRAPPERS_CPP
+    exports_test.py LIBRARY GENERATED_WRAPPERS_CPP PUBLIC_HEADER...
 
 Anything else it exported (its own C++ functions, globals, the standard-library template
 instances its files use) could be replaced by a symbol of the traced program or of another
@@ -13,14 +14,21 @@ import sys
 
 
 def main():
-    library, wrappers = sys.argv[1], sys.argv[2]
+    library, wrappers, headers = sys.argv[1], sys.argv[2], sys.argv[3:]
+    api = set()
+    for header in headers:
+        api |= set(re.findall(r"^\w[\w ]*\b(perusetrace_\w+)\(", open(header).read(), re.M))
     nm = subprocess.run(["nm", "-D", "--defined-only", library], capture_output=True, text=True)
     if nm.returncode != 0:
         sys.exit(f"nm -D {library} failed: {nm.stderr.strip()}")
     # "ADDRESS TYPE NAME[@VERSION]"; type A marks a version node, not a symbol.
     rows = [line.split() for line in nm.stdout.splitlines()]
     exported = {row[2].split("@")[0] for row in rows if len(row) == 3 and row[1] != "A"}
-    stray = sorted(s for s in exported if not s.startswith("MPI_"))
+    stray = sorted(s for s in exported if not s.startswith("MPI_") and s not in api)
+    hidden = sorted(api - exported)
+    if hidden:
+        sys.exit(f"{library} does not export its public API: {', '.join(hidden)} "
+                 "(lib/exports.map, and visibility(\"default\") on the definition)")
     if stray:
         shown = "\n  ".join(stray[:20]) + ("\n  ..." if len(stray) > 20 else "")
         sys.exit(f"{library} exports {len(stray)} symbols that are not MPI functions:\n  {shown}\n"
@@ -39,7 +47,8 @@ def main():
         sys.exit(f"{library} does not export {len(missing)} of its wrappers ({', '.join(missing[:8])}"
                  f"{', ...' if len(missing) > 8 else ''}): lib/wrappers/gen_wrappers.py must "
                  "keep its visibility push(default) around them")
-    print(f"{library}: {len(exported)} symbols exported, all MPI functions")
+    print(f"{library}: {len(exported)} symbols exported: MPI functions and the API "
+          f"({', '.join(sorted(api))})")
 
 
 if __name__ == "__main__":

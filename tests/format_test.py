@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 
-DIRS = ("bench", "events", "examples", "lib", "otf2_writer", "tests", "tools")
+DIRS = ("include", "bench", "events", "examples", "lib", "otf2_writer", "tests", "tools")
 EXTENSIONS = (".c", ".cpp", ".h", ".hpp")
 
 

@@ -2,10 +2,11 @@
 """The folders depend on each other in one direction only, and every include says which folder
 its header is in:
 
+    include/      the public C API's headers                          -> nothing else
     events/       what Peruse says: the catalogue, the selection     -> nothing else
     otf2_writer/  OTF2 and the archive's schema (and the records it
                   encodes)                                            -> events/
-    lib/          the runtime                                         -> events/, otf2_writer/
+    lib/          the runtime                                -> include/, events/, otf2_writer/
     tools/        the launcher, converters, report, recover           -> all of the above
     tests/, bench/, examples/                                         -> anything
 
@@ -19,10 +20,11 @@ import re
 import sys
 
 ALLOWED = {
+    "include": {"include"},
     "events": {"events"},
     "otf2_writer": {"otf2_writer", "events"},
-    "lib": {"lib", "events", "otf2_writer"},
-    "tools": {"tools", "lib", "events", "otf2_writer"},
+    "lib": {"lib", "include", "events", "otf2_writer"},
+    "tools": {"tools", "lib", "include", "events", "otf2_writer"},
 }
 OPEN = ("tests", "bench", "examples")
 GENERATED = {"lib/mpi_functions.hpp"}  # written into the build tree by lib/wrappers

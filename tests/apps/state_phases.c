@@ -1,0 +1,72 @@
+/* Phases of known MPI state, for the state sampling tests (2 or more ranks):
+ *   compute   every rank computes MS ms outside MPI                      -> NOT_IN_MPI
+ *   late      rank 0 computes MS ms, then sends; rank 1 waits in MPI_Recv -> STALL, message
+ *   transfer  rank 0 sends 64 MiB to rank 1, REPEAT times                  -> WORK, transfer
+ *   barrier   rank 0 computes MS ms; the others wait in MPI_Barrier        -> STALL, collective
+ * Each phase starts after a barrier. Rank 0 prints the phases' wall times, per rank the time it
+ * spent in each.
+ *   state_phases [MS [REPEAT]] */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static volatile double sink;
+static void compute(double seconds) {
+  const double end = now() + seconds;
+  double x = 1;
+  while (now() < end)
+    for (int i = 0; i < 1000; ++i) x = x * 1.0000001 + 1e-9;
+  sink = x;
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const double ms = argc > 1 ? atof(argv[1]) : 300;
+  const int repeat = argc > 2 ? atoi(argv[2]) : 4;
+  if (size < 2) MPI_Abort(MPI_COMM_WORLD, 2);
+  const size_t big = 64u << 20;
+  char* data = malloc(big);
+  for (size_t i = 0; i < big; i += 4096) data[i] = (char)i;
+  double t[5];
+  int value = 0;
+
+  MPI_Barrier(MPI_COMM_WORLD);
+  t[0] = now();
+  compute(ms / 1e3);
+  MPI_Barrier(MPI_COMM_WORLD);
+  t[1] = now();
+  if (rank == 0) {
+    compute(ms / 1e3);
+    MPI_Send(&value, 1, MPI_INT, 1, 1, MPI_COMM_WORLD);
+  } else if (rank == 1) {
+    MPI_Recv(&value, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  t[2] = now();
+  for (int r = 0; r < repeat; ++r) {
+    if (rank == 0) MPI_Send(data, (int)big, MPI_CHAR, 1, 2, MPI_COMM_WORLD);
+    if (rank == 1) MPI_Recv(data, (int)big, MPI_CHAR, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  t[3] = now();
+  if (rank == 0) compute(ms / 1e3);
+  MPI_Barrier(MPI_COMM_WORLD);
+  t[4] = now();
+  if (rank == 1)
+    printf("state_phases rank 1: compute %.3f late %.3f transfer %.3f barrier %.3f s\n",
+           t[1] - t[0], t[2] - t[1], t[3] - t[2], t[4] - t[3]);
+  free(data);
+  MPI_Finalize();
+  return 0;
+}
