@@ -212,6 +212,19 @@ std::string records_file(std::uint32_t thread) {
   return journal::records_path(g_trace_dir, g_rank, thread);
 }
 
+std::string samples_file(std::uint32_t thread) {
+  return journal::samples_path(g_trace_dir, g_rank, thread);
+}
+
+int open_samples(std::uint32_t thread) noexcept {
+  const std::string path = samples_file(thread);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
+  if (fd < 0)
+    say_failure("cannot create " + path + ": " + std::strerror(errno) + "; thread " +
+                std::to_string(thread) + " is not sampled.");
+  return fd;
+}
+
 int open_records(std::uint32_t thread) noexcept {
   const std::string path = records_file(thread);
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
@@ -240,7 +253,10 @@ bool still_writable() noexcept {
 }
 
 void remove(std::uint32_t threads) {
-  for (std::uint32_t t = 0; t < threads; ++t) ::unlink(records_file(t).c_str());
+  for (std::uint32_t t = 0; t < threads; ++t) {
+    ::unlink(records_file(t).c_str());
+    ::unlink(samples_file(t).c_str());
+  }
   {
     std::lock_guard lock(g_defs_mutex);
     if (g_defs_fd >= 0) ::close(g_defs_fd);

@@ -57,6 +57,9 @@ bool still_writable() noexcept;
 // Whether writing the journal failed (and the user was told).
 bool failed() noexcept;
 std::string records_file(std::uint32_t thread);
+std::string samples_file(std::uint32_t thread);
+// The samples file of one thread: a file descriptor, or -1 (after saying why).
+int open_samples(std::uint32_t thread) noexcept;
 
 // After the archive is written: the journal is no longer needed.
 void remove(std::uint32_t threads);

@@ -26,6 +26,13 @@ inline std::string definitions_name(int rank) {
 inline std::string records_name(int rank, unsigned thread) {
   return "rank-" + std::to_string(rank) + ".thread-" + std::to_string(thread) + ".records";
 }
+// The samples of one thread (MPITRACE_SAMPLING, lib/sample_file.hpp).
+inline std::string samples_name(int rank, unsigned thread) {
+  return "rank-" + std::to_string(rank) + ".thread-" + std::to_string(thread) + ".samples";
+}
+inline std::string samples_path(const std::string& trace_dir, int rank, unsigned thread) {
+  return directory(trace_dir) + "/" + samples_name(rank, thread);
+}
 inline std::string records_path(const std::string& trace_dir, int rank, unsigned thread) {
   return directory(trace_dir) + "/" + records_name(rank, thread);
 }

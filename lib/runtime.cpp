@@ -14,6 +14,7 @@
 #include "lib/mpi_state.hpp"
 #include "lib/mpit_session.hpp"
 #include "lib/output_directory.hpp"
+#include "lib/sampler.hpp"
 #include "lib/peruse_session.hpp"
 #include "lib/settings.hpp"
 #include "lib/tick_clock.hpp"
@@ -127,6 +128,9 @@ void on_init(int rc, Fn fn, std::uint64_t start, int provided) {
   measure_clock();
 
   g_group_mask = settings.group_mask;
+  std::string sampling_problem;
+  if (!sampling::configure(settings.sampling_period_ns, sampling_problem) && g_run.rank == 0)
+    std::fprintf(stderr, "perusetrace: %s; the run is not sampled.\n", sampling_problem.c_str());
   configure_buffers(settings.buffer_bytes);
   g_comms.start();
   const peruse::StartResult peruse =
@@ -159,6 +163,7 @@ void on_finalize() {
   if (g_state.load() == TraceState::Off) return;
   const auto region = static_cast<std::uint16_t>(Fn::MPI_Finalize);
   record_region(RecordKind::Enter, region);
+  sampling::stop_all();  // the samples end where the program's own work does
   peruse::stop();
   mpit::stop();
   measure_clock();

@@ -42,6 +42,7 @@ constexpr const char* kKnownVariables[] = {
     "MPITRACE_CLOCK",       "MPITRACE_OMPI_PREFIX",    "MPITRACE_OMPI_TARBALL",
     "MPITRACE_BUILD_DIR",   "MPITRACE_SETUP_SKIP_APT", "MPITRACE_PVARS",
     "MPITRACE_PVAR_READ",   "MPITRACE_CVARS",          "MPITRACE_OTF2_COMMS",
+    "MPITRACE_SAMPLING",
 };
 
 }  // namespace
@@ -217,6 +218,26 @@ Settings read_settings(const Getenv& getenv) {
                        "first MPI call after it).");
     }
   }
+  if (const char* v = getenv("MPITRACE_SAMPLING")) {
+    const std::string value = lower(v);
+    char* end = nullptr;
+    const double number = std::strtod(value.c_str(), &end);
+    const std::string unit = end != nullptr ? end : "";
+    const double ns = unit == "s"    ? number * 1e9
+                      : unit == "ms" ? number * 1e6
+                      : unit == "us" ? number * 1e3
+                                     : -1;
+    if (value == "off" || value == "0") {
+      s.sampling_period_ns = 0;
+    } else if (end != value.c_str() && ns >= 100e3 && ns <= 1e9) {
+      s.sampling_period_ns = static_cast<std::uint64_t>(ns);
+    } else {
+      add_error(s, "MPITRACE_SAMPLING='" + std::string(v) +
+                       "' is not a sampling period. Allowed: off, or 100us to 1s with a unit "
+                       "(us, ms, s), e.g. 1ms (1 kHz); faster sampling would cost more than "
+                       "the states it measures.");
+    }
+  }
   if (const char* v = getenv("MPITRACE_CVARS")) {
     for (const std::string& item : split_list(v)) {
       const auto eq = item.find('=');
@@ -291,6 +312,8 @@ std::string describe(const Settings& s) {
   return "MPITRACE_PERUSE_EVENTS=" + format_event_list(s.peruse_events) +
          " MPITRACE_GROUPS=" + groups + " MPITRACE_BUFFER_SIZE=" + std::to_string(s.buffer_bytes) +
          " MPITRACE_OTF2_COMMS=" + (s.vite_comms ? "vite" : "otf2") +
+         (s.sampling_period_ns == 0 ? std::string()
+                                    : " MPITRACE_SAMPLING=" + period_text(s.sampling_period_ns)) +
          (s.pvars.empty()
               ? std::string()
               : " MPITRACE_PVARS=" + joined(s.pvars) + " MPITRACE_PVAR_READ=" +

@@ -29,6 +29,8 @@ struct Settings {
   std::uint64_t pvar_period_ns = 0;
   // MPITRACE_CVARS=name=value,...: control variables set before MPI_Init.
   std::vector<std::pair<std::string, std::string>> cvars;
+  // MPITRACE_SAMPLING: the built-in sampler's period (lib/sampler.hpp); 0: off.
+  std::uint64_t sampling_period_ns = 0;
   bool vite_comms = false;  // MPITRACE_OTF2_COMMS=vite
   std::string errors;       // one line per bad variable; empty when all parsed
 };

@@ -1,5 +1,7 @@
 #include "lib/thread_buffer.hpp"
 
+#include "lib/sampler.hpp"
+
 #include <unistd.h>
 
 #include <cstring>
@@ -101,6 +103,7 @@ void close(std::uint32_t index) noexcept {
 struct ThreadExit {
   ~ThreadExit() {
     ThreadBuffer* b = detail::t_buffer;
+    if (b != nullptr) sampling::stop_thread(b->thread_index);
     if (b != nullptr && g_state.load() == TraceState::On) close(b->thread_index);
   }
 };
@@ -155,6 +158,7 @@ ThreadBuffer* detail::attach_or_drain() noexcept {
   b->fd = fd;
   g_buffers[index].store(b, std::memory_order_release);
   t_buffer = b;
+  sampling::start_thread(index);
   (void)&t_exit;  // constructs the thread's exit hook
   return b;
 }

@@ -44,11 +44,15 @@ enum Attribute : unsigned {
   kAttrBytes,      // count x type size; fragment bytes for REQ_XFER_CONTINUE (UINT64)
   kAttrOperation,  // 0 send, 1 receive (UINT8)
   kAttrComm,       // (COMM)
+  // Of a CallingContextSample (lib/sampler.hpp):
+  kAttrMpiState,     // 0 not in MPI, 1 MPI work, 2 MPI stall (UINT8, mpi_state.h's values)
+  kAttrMpiActivity,  // what the thread in MPI does or waits for (UINT8, mpi_state.h's values)
+  kAttrMpiFunction,  // the MPI function the sample was taken in (REGION)
   kAttrCount
 };
-inline constexpr const char* kAttributeNames[kAttrCount] = {"peruse_request",   "peruse_peer",
-                                                            "peruse_tag",       "peruse_bytes",
-                                                            "peruse_operation", "peruse_comm"};
+inline constexpr const char* kAttributeNames[kAttrCount] = {
+    "peruse_request", "peruse_peer", "peruse_tag",   "peruse_bytes", "peruse_operation",
+    "peruse_comm",    "mpi_state",   "mpi_activity", "mpi_function"};
 
 // Regions: a Peruse event is the region of its full name (events/catalogue.hpp), the tracer
 // writing its buffer is one region of its own.

@@ -140,6 +140,11 @@ void write_attributes_and_metrics(OTF2_GlobalDefWriter* w, Strings& str,
       {"request bytes; fragment bytes for REQ_XFER_CONTINUE", OTF2_TYPE_UINT64},
       {"0 send, 1 receive", OTF2_TYPE_UINT8},
       {"communicator", OTF2_TYPE_COMM},
+      {"MPI state of a sample: 0 not in MPI, 1 MPI work, 2 MPI stall", OTF2_TYPE_UINT8},
+      {"what the sampled thread in MPI does or waits for: 0 none, 1 message, 2 transfer, "
+       "3 collective, 4 I/O",
+       OTF2_TYPE_UINT8},
+      {"the MPI function a sample was taken in", OTF2_TYPE_REGION},
   };
   for (std::uint32_t i = 0; i < kAttrCount; ++i)
     OTF2_GlobalDefWriter_WriteAttribute(w, i, str(kAttributeNames[i]), str(kAttrs[i].description),
@@ -251,6 +256,44 @@ void write_vite_comms(OTF2_GlobalDefWriter* w, Strings& str, int size,
 
 // Python's OTF2 reader (Debian's python3-otf2 3.0.2) misreads InterComm definitions, so in both
 // layouts an intercommunicator is a Comm over both groups, the lower group first.
+// The samples' calling contexts: a region per function (an MPI function's own region where the
+// sample was taken inside MPI), a source location per file and line, and the sampler.
+void write_contexts(OTF2_GlobalDefWriter* w, Strings& str, const ArchiveSpec& spec,
+                    const Unified& u) {
+  if (u.contexts.empty()) return;
+  std::map<std::string, OTF2_RegionRef> regions;
+  for (std::size_t r = 0; r < spec.regions.size(); ++r)
+    if (spec.regions[r].paradigm == Paradigm::Mpi)
+      regions.emplace(spec.regions[r].name, static_cast<OTF2_RegionRef>(r));
+  auto next_region = static_cast<OTF2_RegionRef>(spec.regions.size());
+  std::map<std::pair<std::string, std::uint32_t>, OTF2_SourceCodeLocationRef> places;
+  for (std::size_t i = 0; i < u.contexts.size(); ++i) {
+    const UnifiedContext& c = u.contexts[i];
+    auto [region, fresh] = regions.try_emplace(c.function, next_region);
+    if (fresh) {
+      ++next_region;
+      const OTF2_StringRef name = str(c.function);
+      OTF2_GlobalDefWriter_WriteRegion(w, region->second, name, name, str("sampled function"),
+                                       OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_SAMPLING,
+                                       OTF2_REGION_FLAG_NONE, str(c.file), 0, 0);
+    }
+    OTF2_SourceCodeLocationRef place = OTF2_UNDEFINED_SOURCE_CODE_LOCATION;
+    if (!c.file.empty()) {
+      auto [it, new_place] = places.try_emplace(
+          {c.file, c.line}, static_cast<OTF2_SourceCodeLocationRef>(places.size()));
+      if (new_place)
+        OTF2_GlobalDefWriter_WriteSourceCodeLocation(w, it->second, str(c.file), c.line);
+      place = it->second;
+    }
+    OTF2_GlobalDefWriter_WriteCallingContext(w, static_cast<OTF2_CallingContextRef>(i),
+                                             region->second, place,
+                                             static_cast<OTF2_CallingContextRef>(c.parent));
+  }
+  OTF2_GlobalDefWriter_WriteInterruptGenerator(
+      w, 0, str("perusetrace sampler (a CLOCK_MONOTONIC timer per thread)"),
+      OTF2_INTERRUPT_GENERATOR_MODE_TIME, OTF2_BASE_DECIMAL, -9, spec.sampling_period_ns);
+}
+
 void write_comms(OTF2_GlobalDefWriter* w, Strings& str, int size,
                  const std::vector<UnifiedComm>& comms, CommLayout layout) {
   if (layout == CommLayout::Vite)
@@ -312,6 +355,7 @@ void write_global_definitions(OTF2_GlobalDefWriter* w, const ArchiveSpec& spec, 
   write_regions(w, str, spec);
   write_attributes_and_metrics(w, str, u.metrics);
   write_comms(w, str, spec.size, u.comms, spec.comm_layout);
+  write_contexts(w, str, spec, u);
   write_io(w, str, u);
 }
 

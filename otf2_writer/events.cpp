@@ -131,6 +131,14 @@ OTF2_ErrorCode one(Location& loc, const ArchiveSpec& spec, const Record& r) {
     }
     case RecordKind::IoOperationComplete:
       return OTF2_EvtWriter_IoOperationComplete(w, nullptr, r.time, r.comm, r.bytes, r.request);
+    case RecordKind::Sample: {
+      OTF2_AttributeList* a = loc.attributes;
+      OTF2_AttributeList_AddUint8(a, kAttrMpiState, r.event);
+      OTF2_AttributeList_AddUint8(a, kAttrMpiActivity, static_cast<std::uint8_t>(r.tag));
+      if (r.region != kNoRegion) OTF2_AttributeList_AddRegionRef(a, kAttrMpiFunction, r.region);
+      return OTF2_EvtWriter_CallingContextSample(w, a, r.time, r.comm,
+                                                 static_cast<std::uint32_t>(r.bytes), 0);
+    }
     case RecordKind::PvarValue: {
       const OTF2_Type type = r.tag == 1 ? OTF2_TYPE_DOUBLE : OTF2_TYPE_INT64;
       OTF2_MetricValue value;

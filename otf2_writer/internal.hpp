@@ -71,6 +71,11 @@ struct UnifiedComm {
   bool self = false;
   std::uint64_t parent = OTF2_UNDEFINED_COMM;  // global id of the communicator it was made from
 };
+struct UnifiedContext {  // a calling context, the same function, file and line and parent
+  std::string function, file;
+  std::uint32_t line = 0;
+  std::uint64_t parent = OTF2_UNDEFINED_CALLING_CONTEXT;  // global id
+};
 struct UnifiedHandle {  // one MPI-IO file handle of one rank
   std::string name;
   std::uint64_t file;  // global IoFile id
@@ -99,7 +104,10 @@ struct Unified {
   std::vector<std::uint64_t> handle_map;  // this rank: local -> global I/O handle id
   std::vector<MetricInfo> metrics;        // rank 0: global metric id kFirstPvarMetric + i
   std::unordered_map<std::string, std::uint64_t> metric_ids;  // rank 0: name -> global id
-  std::vector<std::uint64_t> metric_map;  // this rank: local -> global metric id
+  std::vector<std::uint64_t> metric_map;   // this rank: local -> global metric id
+  std::vector<UnifiedContext> contexts;    // rank 0: global calling context id = index
+  CommIds context_ids;                     // rank 0: path hash -> global id
+  std::vector<std::uint64_t> context_map;  // this rank: local -> global calling context id
 };
 void write_local_definitions(OTF2_DefWriter* defs, const Unified& unified);
 // Rank 0, before closing: the properties only the unified reports can tell.
@@ -122,12 +130,19 @@ struct HandleEntry {
   std::string name;
   CommId comm;
 };
+// A calling context as ranks contribute it: identified by a hash of its path (CommId's hash).
+struct ContextEntry {
+  CommId id, parent;  // parent {0, 0}: a root
+  std::string function, file;
+  std::uint32_t line = 0;
+};
 struct Contribution {
   int first_rank = 0;
-  std::vector<RankReport> ranks;     // first_rank, first_rank + 1, ...
-  std::vector<CommEntry> comms;      // in order of first appearance
-  std::vector<HandleEntry> handles;  // in rank order, each rank's in opening order
-  std::vector<MetricInfo> metrics;   // MPI_T metrics, each name once, in order of appearance
+  std::vector<ContextEntry> contexts;  // each path once, parents before children
+  std::vector<RankReport> ranks;       // first_rank, first_rank + 1, ...
+  std::vector<CommEntry> comms;        // in order of first appearance
+  std::vector<HandleEntry> handles;    // in rank order, each rank's in opening order
+  std::vector<MetricInfo> metrics;     // MPI_T metrics, each name once, in order of appearance
 };
 // One rank's part; `ids` gets the identity of each of its local communicator ids.
 Contribution contribution_of(int rank, const RankReport& report, const ProcessInfo& process,
@@ -143,6 +158,10 @@ std::vector<std::uint64_t> comm_map_of(const std::vector<CommId>& ids, const Com
 // A rank's local metric ids as global ones: the Peruse counters keep theirs, MPI_T's go by name.
 std::vector<std::uint64_t> metric_map_of(const std::vector<MetricInfo>& metrics,
                                          const std::unordered_map<std::string, std::uint64_t>& ids);
+// A rank's calling contexts' identities, by local id (the path's hash).
+std::vector<CommId> context_ids_of(const std::vector<ContextInfo>& contexts);
+// A rank's local calling context ids as global ones.
+std::vector<std::uint64_t> context_map_of(const std::vector<CommId>& ids, const CommIds& global);
 // A rank's local file handle ids as global ones, its first handle being global id `base`.
 std::vector<std::uint64_t> handle_map_of(const std::vector<FileInfo>& files, std::uint64_t base);
 

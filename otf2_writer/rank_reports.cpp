@@ -177,6 +177,29 @@ RankReport report_of(const ProcessInfo& process) {
   return r;
 }
 
+std::vector<CommId> context_ids_of(const std::vector<ContextInfo>& contexts) {
+  std::vector<CommId> ids(contexts.size());
+  for (const ContextInfo& c : contexts) {
+    if (c.local_id >= ids.size()) continue;
+    Hasher h;
+    if (c.parent < ids.size()) h.add(ids[c.parent]);
+    h.add(std::hash<std::string>{}(c.function));
+    h.add(std::hash<std::string>{}(c.file));
+    h.add(c.line);
+    ids[c.local_id] = h.id();
+  }
+  return ids;
+}
+
+std::vector<std::uint64_t> context_map_of(const std::vector<CommId>& ids, const CommIds& global) {
+  std::vector<std::uint64_t> map(ids.size(), OTF2_UNDEFINED_CALLING_CONTEXT);
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const auto it = global.find(ids[i]);
+    if (it != global.end()) map[i] = it->second;
+  }
+  return map;
+}
+
 Contribution contribution_of(int rank, const RankReport& report, const ProcessInfo& process,
                              std::vector<CommId>& ids) {
   const std::vector<CommInfo>& comms = process.comms;
@@ -185,6 +208,15 @@ Contribution contribution_of(int rank, const RankReport& report, const ProcessIn
   c.first_rank = rank;
   c.ranks.push_back(report);
   c.metrics = process.metrics;
+  const std::vector<CommId> context_ids = context_ids_of(process.contexts);
+  std::unordered_set<CommId, CommIdHash> seen;
+  for (const ContextInfo& info : process.contexts) {
+    if (info.local_id >= context_ids.size() || !seen.insert(context_ids[info.local_id]).second)
+      continue;
+    c.contexts.push_back({context_ids[info.local_id],
+                          info.parent < context_ids.size() ? context_ids[info.parent] : CommId{},
+                          info.function, info.file, info.line});
+  }
   ids.clear();
   // How many communicators with one parent and one membership this rank made before.
   std::unordered_map<CommId, std::uint64_t, CommIdHash> made;
@@ -230,6 +262,10 @@ void merge(Contribution& into, Contribution&& next) {
     if (known.insert(e.id).second) into.comms.push_back(std::move(e));
   for (RankReport& r : next.ranks) into.ranks.push_back(std::move(r));
   for (HandleEntry& h : next.handles) into.handles.push_back(std::move(h));
+  std::unordered_set<CommId, CommIdHash> contexts;
+  for (const ContextEntry& e : into.contexts) contexts.insert(e.id);
+  for (ContextEntry& e : next.contexts)
+    if (contexts.insert(e.id).second) into.contexts.push_back(std::move(e));
   std::unordered_set<std::string> names;
   for (const MetricInfo& m : into.metrics) names.insert(m.name);
   for (MetricInfo& m : next.metrics)
@@ -256,6 +292,14 @@ std::vector<char> serialize(const Contribution& c) {
   }
   w.u64(c.metrics.size());
   for (const MetricInfo& m : c.metrics) write_metric(w, m);
+  w.u64(c.contexts.size());
+  for (const ContextEntry& e : c.contexts) {
+    write_id(w, e.id);
+    write_id(w, e.parent);
+    w.str(e.function);
+    w.str(e.file);
+    w.u64(e.line);
+  }
   return std::move(w.bytes);
 }
 
@@ -286,6 +330,16 @@ Contribution deserialize(const char* data, std::size_t length) {
   }
   const std::uint64_t metrics = in.u64();
   for (std::uint64_t i = 0; i < metrics && in.left() > 0; ++i) c.metrics.push_back(read_metric(in));
+  const std::uint64_t contexts = in.u64();
+  for (std::uint64_t i = 0; i < contexts && in.left() > 0; ++i) {
+    ContextEntry e;
+    e.id = read_id(in);
+    e.parent = read_id(in);
+    e.function = in.str();
+    e.file = in.str();
+    e.line = static_cast<std::uint32_t>(in.u64());
+    c.contexts.push_back(std::move(e));
+  }
   return c;
 }
 
@@ -313,6 +367,15 @@ Unified unified_of(Contribution&& all) {
     u.handles.push_back({std::move(h.name), it->second,
                          comm != u.comm_ids.end() ? comm->second : OTF2_UNDEFINED_COMM});
   }
+  CommIds context_ids;
+  for (ContextEntry& e : all.contexts) {
+    const auto parent = e.parent ? context_ids.find(e.parent) : context_ids.end();
+    context_ids.emplace(e.id, u.contexts.size());
+    u.contexts.push_back(
+        {std::move(e.function), std::move(e.file), e.line,
+         parent != context_ids.end() ? parent->second : OTF2_UNDEFINED_CALLING_CONTEXT});
+  }
+  u.context_ids = std::move(context_ids);
   u.metrics = std::move(all.metrics);
   for (std::size_t i = 0; i < u.metrics.size(); ++i)
     u.metric_ids.emplace(u.metrics[i].name, kFirstPvarMetric + i);

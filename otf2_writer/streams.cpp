@@ -109,6 +109,7 @@ void write_local_definitions(OTF2_DefWriter* defs, const Unified& unified) {
   write_mapping(defs, OTF2_MAPPING_IO_HANDLE, unified.handle_map);
   if (unified.metric_map.size() > kFirstPvarMetric)
     write_mapping(defs, OTF2_MAPPING_METRIC, unified.metric_map);
+  write_mapping(defs, OTF2_MAPPING_CALLING_CONTEXT, unified.context_map);
 }
 
 // "a\nb\n" -> "a; b": otf2-print shows a property's first line only. An item's own ';'

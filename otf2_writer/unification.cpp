@@ -56,6 +56,7 @@ struct Child {
   int rank;
   std::vector<CommId> sent;  // the communicators of the child's subtree, in the order it sent them
   std::vector<std::string> sent_metrics;  // and its MPI_T metrics
+  std::vector<CommId> sent_contexts;      // and its calling contexts
 };
 
 }  // namespace
@@ -80,9 +81,10 @@ Unified unify(const ProcessInfo& process, const RankReport& mine) {
     if (rank + mask < size) {
       const std::vector<char> bytes = receive_bytes(rank + mask);
       Contribution child = deserialize(bytes.data(), bytes.size());
-      Child c{rank + mask, {}};
+      Child c{rank + mask, {}, {}, {}};
       for (const CommEntry& e : child.comms) c.sent.push_back(e.id);
       for (const MetricInfo& m : child.metrics) c.sent_metrics.push_back(m.name);
+      for (const ContextEntry& e : child.contexts) c.sent_contexts.push_back(e.id);
       children.push_back(std::move(c));
       merge(subtree, std::move(child));
     }
@@ -91,10 +93,12 @@ Unified unify(const ProcessInfo& process, const RankReport& mine) {
   Unified u;
   CommIds global;
   std::unordered_map<std::string, std::uint64_t> metric_ids;
+  CommIds contexts;
   if (parent < 0) {
     u = unified_of(std::move(subtree));
     global = u.comm_ids;
     metric_ids = u.metric_ids;
+    contexts = u.context_ids;
   } else {
     // Down: the global ids of what this rank sent up, in that order.
     const std::vector<std::uint64_t> ids = receive_ids(parent);
@@ -103,6 +107,9 @@ Unified unify(const ProcessInfo& process, const RankReport& mine) {
     const std::vector<std::uint64_t> metrics = receive_ids(parent);
     for (std::size_t i = 0; i < subtree.metrics.size() && i < metrics.size(); ++i)
       metric_ids.emplace(subtree.metrics[i].name, metrics[i]);
+    const std::vector<std::uint64_t> context_ids = receive_ids(parent);
+    for (std::size_t i = 0; i < subtree.contexts.size() && i < context_ids.size(); ++i)
+      contexts.emplace(subtree.contexts[i].id, context_ids[i]);
   }
   for (auto it = children.rbegin(); it != children.rend(); ++it) {
     std::vector<std::uint64_t> ids;
@@ -118,9 +125,16 @@ Unified unify(const ProcessInfo& process, const RankReport& mine) {
       ids.push_back(found != metric_ids.end() ? found->second : OTF2_UNDEFINED_METRIC);
     }
     send_ids(ids, it->rank);
+    ids.clear();
+    for (const CommId& id : it->sent_contexts) {
+      const auto found = contexts.find(id);
+      ids.push_back(found != contexts.end() ? found->second : OTF2_UNDEFINED_CALLING_CONTEXT);
+    }
+    send_ids(ids, it->rank);
   }
   u.comm_map = comm_map_of(local_ids, global);
   u.metric_map = metric_map_of(process.metrics, metric_ids);
+  u.context_map = context_map_of(context_ids_of(process.contexts), contexts);
 
   // Handles are numbered in rank order: this rank's first is the count of all ranks' before it.
   std::uint64_t handles = process.files.size(), base = 0;

@@ -69,6 +69,7 @@ struct ArchiveSpec {
   std::uint16_t peruse_region_base = 0;  // region of PeruseEvent 0; the others follow
   std::size_t otf2_memory_bytes = 0;     // OTF2 chunk memory per location before it flushes
   std::string settings;                  // recorded in the archive's properties
+  std::uint64_t sampling_period_ns = 0;  // the sampler's interrupt generator (0: no samples)
   CommLayout comm_layout = CommLayout::Otf2;
   // This rank has told the user already why its trace is incomplete (its journal could not be
   // written): a failure writing the archive, on the same full disk, is not said again.
@@ -107,6 +108,16 @@ struct MetricInfo {
   bool real = false;   // DOUBLE values, else INT64
 };
 
+// A node of a rank's calling context tree (the samples' call paths, outermost first), symbolised.
+inline constexpr std::uint32_t kNoContext = 0xffffffffu;
+struct ContextInfo {
+  std::uint32_t local_id = 0;  // the index in ProcessInfo::contexts; Sample records name it
+  std::uint32_t parent = kNoContext;
+  std::string function;  // an MPI function's name for the MPI call a sample was taken in
+  std::string file;      // "" when unknown
+  std::uint32_t line = 0;
+};
+
 // One measurement of a rank's clock against rank 0's (lib/clock_sync.hpp).
 struct ClockOffset {
   std::uint64_t local_time = 0;  // the rank's own clock, ns
@@ -126,6 +137,7 @@ struct ProcessInfo {
   int clock_leader = 0;                    // world rank leading this rank's clock domain
   std::vector<ClockOffset> clock_offsets;  // measured at MPI_Init and MPI_Finalize
   std::vector<MetricInfo> metrics;         // MPI_T PVAR values recorded, in local id order
+  std::vector<ContextInfo> contexts;       // the samples' calling contexts, parents first
   // MPI_T control variables, "NAME=VALUE" lines (archive_schema.hpp): rank 0 gives them all,
   // every other rank those that differ from rank 0's; rank 0 also what MPITRACE_CVARS set.
   std::string cvars, cvars_set;

@@ -1,0 +1,158 @@
+#include "lib/sampler.hpp"
+
+#include <execinfo.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+
+#include "lib/journal.hpp"
+#include "lib/journal_format.hpp"
+#include "lib/mpi_handlers.hpp"
+#include "lib/mpi_state.hpp"
+#include "lib/sample_file.hpp"
+
+namespace perusetrace::sampling {
+
+namespace {
+
+// A real-time signal of its own: SIGPROF stays the program's (or its profiler's). Real-time
+// signals queue, so a sample is not lost to one still pending.
+int sample_signal() {
+  return SIGRTMIN + 5;
+}
+
+constexpr std::size_t kBufferBytes = 64 << 10;  // about 250 deep samples between writes
+
+struct ThreadSamples {
+  // Taken by the handler, and by whoever writes the buffer out at the end; never waited for.
+  std::atomic<bool> busy{false};
+  int fd = -1;
+  timer_t timer{};
+  bool has_timer = false;
+  std::size_t used = 0;
+  alignas(8) unsigned char bytes[kBufferBytes];
+};
+
+constinit thread_local ThreadSamples* t_samples __attribute__((tls_model("initial-exec"))) =
+    nullptr;
+std::atomic<ThreadSamples*> g_threads[journal::kMaxThreads];
+std::uint64_t g_period_ns = 0;
+
+void write_out(ThreadSamples& s) noexcept {
+  std::size_t done = 0;
+  while (done < s.used) {
+    const ssize_t n = ::write(s.fd, s.bytes + done, s.used - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // a full disk: these samples are lost, the program goes on
+    done += static_cast<std::size_t>(n);
+  }
+  s.used = 0;
+}
+
+void on_sample(int, siginfo_t*, void*) {
+  ThreadSamples* s = t_samples;
+  if (s == nullptr || s->busy.exchange(true, std::memory_order_acquire)) return;
+  const int saved_errno = errno;
+  const state::Classified c = state::classify(detail::t_mpi_depth);
+  void* frames[kMaxFrames];
+  // glibc's backtrace walks the signal frame into the interrupted code; it was called once
+  // before the first timer started, so libgcc is loaded and the walk allocates nothing.
+  const int n = ::backtrace(frames, kMaxFrames);
+  const std::uint64_t time = now_ticks();
+  const std::size_t bytes = sizeof(SampleHeader) + sizeof(std::uint64_t) * n;
+  if (s->used + bytes > kBufferBytes) write_out(*s);
+  SampleHeader h{time,
+                 static_cast<std::uint8_t>(c.state),
+                 static_cast<std::uint8_t>(c.activity),
+                 c.fn,
+                 static_cast<std::uint16_t>(n),
+                 2};  // this handler, then the kernel's signal trampoline
+  std::memcpy(s->bytes + s->used, &h, sizeof h);
+  for (int i = 0; i < n; ++i) {
+    const auto pc = reinterpret_cast<std::uint64_t>(frames[i]);
+    std::memcpy(s->bytes + s->used + sizeof h + sizeof pc * i, &pc, sizeof pc);
+  }
+  s->used += bytes;
+  errno = saved_errno;
+  s->busy.store(false, std::memory_order_release);
+}
+
+void finish(std::uint32_t index) noexcept {
+  ThreadSamples* s = g_threads[index].exchange(nullptr);
+  if (s == nullptr) return;
+  if (s->has_timer) ::timer_delete(s->timer);
+  // A signal already on its way finds the buffer taken and drops its sample.
+  while (s->busy.exchange(true, std::memory_order_acquire)) sched_yield();
+  write_out(*s);
+  ::close(s->fd);
+  // The thread-local pointer may still name it: the buffer stays, taken for good.
+}
+
+}  // namespace
+
+bool configure(std::uint64_t period_ns, std::string& error) {
+  g_period_ns = period_ns;
+  if (period_ns == 0) return true;
+  void* warm[4];
+  ::backtrace(warm, 4);
+  struct sigaction sa;
+  std::memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_sample;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  if (::sigaction(sample_signal(), &sa, nullptr) != 0) {
+    error = std::string("cannot take signal SIGRTMIN+5 for sampling: ") + std::strerror(errno);
+    g_period_ns = 0;
+    return false;
+  }
+  return true;
+}
+
+void start_thread(std::uint32_t index) noexcept {
+  if (g_period_ns == 0 || index >= journal::kMaxThreads) return;
+  auto* s = new (std::nothrow) ThreadSamples;
+  if (s == nullptr) return;
+  s->fd = journal::open_samples(index);
+  if (s->fd < 0) {
+    delete s;
+    return;
+  }
+  struct sigevent ev;
+  std::memset(&ev, 0, sizeof ev);
+  ev.sigev_notify = SIGEV_THREAD_ID;
+  ev.sigev_signo = sample_signal();
+  ev._sigev_un._tid = static_cast<pid_t>(::syscall(SYS_gettid));
+  s->has_timer = ::timer_create(CLOCK_MONOTONIC, &ev, &s->timer) == 0;
+  t_samples = s;
+  g_threads[index].store(s);
+  if (s->has_timer) {
+    struct itimerspec every;
+    every.it_interval.tv_sec = static_cast<time_t>(g_period_ns / 1'000'000'000);
+    every.it_interval.tv_nsec = static_cast<long>(g_period_ns % 1'000'000'000);
+    every.it_value = every.it_interval;
+    ::timer_settime(s->timer, 0, &every, nullptr);
+  }
+}
+
+void stop_thread(std::uint32_t index) noexcept {
+  if (index < journal::kMaxThreads) finish(index);
+}
+
+void stop_all() noexcept {
+  for (std::uint32_t i = 0; i < journal::kMaxThreads; ++i)
+    if (g_threads[i].load(std::memory_order_relaxed) != nullptr) finish(i);
+}
+
+bool enabled() noexcept {
+  return g_period_ns != 0;
+}
+std::uint64_t period_ns() noexcept {
+  return g_period_ns;
+}
+
+}  // namespace perusetrace::sampling
