@@ -147,6 +147,7 @@ void write_mpit_text(std::FILE* out, const Mpit& m) {
              "\nMPI_T performance variables ({} of {} values changed; a change belongs to the "
              "MPI call open when it was read)\n",
              changed, m.pvars.size());
+  if (m.pvars.empty()) fmt::print(out, "  none traced (MPITRACE_PVARS selects them)\n");
   counters(out, m);
   values(out, m);
   watermarks(out, m);
