@@ -457,6 +457,14 @@ def case_mpit(c):
         f.append(f"members with values: {sorted(set(archive) - folded - set(pvars))[:5]} missing "
                  f"from the report, {sorted(set(pvars) - set(archive))[:5]} not in the archive")
     checked = [check_pvar(p, archive[name], f) for name, p in pvars.items() if name in archive]
+    # A watermark's " moves" and " change" (a double member: the reader's real_metric path).
+    for name, p in pvars.items():
+        for part in ("moves", "change") if p["kind"] == "watermark" else ():
+            for r in p["ranks"]:
+                last = archive.get(f"{name} {part}", {}).get(r["rank"], [(0, "")])[-1][0]
+                if r[part] != last:
+                    f.append(f"{name}: rank {r['rank']} {part} {r[part]} in the report, {last} "
+                             "in the archive")
     print(f"{len(checked)} MPI_T values checked against the archive "
           f"({sum(p['kind'] == 'delta' for p in pvars.values())} counters)")
     mark = pvars.get("runtime_spc_OMPI_SPC_MAX_UNEXPECTED_IN_QUEUE")
