@@ -21,6 +21,12 @@ CASE:
                seconds: a wall-time ratio on a shared 2-core machine swung past any bound
                that still told linear from quadratic. The smaller trace converted with
                --sort-memory 64K (over 64 runs, merged in groups) gives the same records.
+  mpit         tests/apps/mpit_counts SENDS FLOOD with Open MPI's software counters and
+               MPITRACE_PVARS=runtime_spc_*,pml_ob1_*: the .pcf names one type per MPI_T value of
+               the archive (64100000 and up), each labelled with its name; the .prv has exactly
+               as many events of each type per task as the archive has values of that member,
+               with the archive's values (negative ones as 0), so task 1's OMPI_SPC_SEND events
+               add up to SENDS+FLOOD+1 and task 2's OMPI_SPC_RECV too.
 Every file the test produces must pass prv_check.py. Exits non-zero, saying why, on failure.
 """
 import argparse
@@ -322,7 +328,68 @@ def case_scaling(run, command):
     return f
 
 
-CASES = {"late_sender": case_late_sender, "messages": case_messages,
+MPIT_FIRST, MPIT_LAST = 64100000, 64199999  # tools/prv/prv_codes.hpp
+
+
+def pcf_types(path):
+    """{event type: label} of a .pcf."""
+    types = {}
+    with open(path) as pcf:
+        lines = pcf.read().splitlines()
+    for i, line in enumerate(lines):
+        if line == "EVENT_TYPE":
+            _, number, label = lines[i + 1].split(None, 2)
+            types[int(number)] = label
+    return types
+
+
+def case_mpit(run, command):
+    sends, flood = int(command[1]), int(command[2])
+    archive = run.trace("mpit", command, [("OMPI_MCA_mpi_spc_attach", "all"),
+                                          ("MPITRACE_PVARS", "runtime_spc_*,pml_ob1_*")])
+    prefix = os.path.join(run.work, "mpit")
+    run.converted(archive, prefix)
+    events = {}  # (task, type) -> values
+
+    def on_record(v):
+        if v[0] == 2:
+            for k in range(6, len(v), 2):
+                if MPIT_FIRST <= v[k] <= MPIT_LAST:
+                    events.setdefault((v[3], v[k]), []).append(v[k + 1])
+
+    f, _ = strict(prefix, on_record)
+    types = {label.rsplit(" (", 1)[0][len("MPI_T "):]: t for t, label in
+             pcf_types(prefix + ".pcf").items() if MPIT_FIRST <= t <= MPIT_LAST}
+    trace = trace_checks.load(os.path.join(archive, "traces.otf2"))
+    want = {}  # (task, type) -> values in the archive
+    for rank in range(2):
+        for e in trace.rank_events(rank):
+            name = e.raw.metric.members[0].name if e.kind == "Metric" else ""
+            if not name.startswith("MPI_T "):
+                continue
+            if name[len("MPI_T "):] not in types:
+                f.append(f"the .pcf has no type for the archive's metric {name!r}")
+                return f
+            want.setdefault((rank + 1, types[name[len("MPI_T "):]]), []).append(
+                max(0, round(e.raw.values[0])))
+    print(f"{len(types)} MPI_T types in the .pcf, {sum(map(len, events.values()))} of their "
+          f"events in the .prv, {sum(map(len, want.values()))} values in the archive")
+    if events != want:
+        differ = sorted(k for k in set(events) | set(want) if events.get(k) != want.get(k))
+        f.append(f"{len(differ)} (task, type) pairs whose .prv events are not the archive's "
+                 f"values, e.g. {differ[:3]}")
+    expected = sends + flood + 1
+    for task, counter in ((1, "runtime_spc_OMPI_SPC_SEND"), (2, "runtime_spc_OMPI_SPC_RECV")):
+        total = sum(events.get((task, types.get(counter, 0)), []))
+        if total != expected:
+            f.append(f"task {task}: the {counter} events add up to {total}, expected {expected}")
+        label = pcf_types(prefix + ".pcf").get(types.get(counter, 0), "")
+        if "change since the previous read" not in label:
+            f.append(f"the .pcf label of {counter} does not say it holds changes: {label!r}")
+    return f
+
+
+CASES = {"mpit": case_mpit, "late_sender": case_late_sender, "messages": case_messages,
          "bad_input": case_bad_input, "scaling": case_scaling}
 
 

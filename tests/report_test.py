@@ -14,6 +14,14 @@ CASE:
   long_message  scenarios long-message -r 4: fragmented messages, bandwidth 100 MB/s..100 GB/s
   no_events     MPITRACE_PERUSE_EVENTS=none: every Peruse analysis names the setting instead
   bad_input     a missing path and a file that is not OTF2: a clear error, exit 1
+  mpit          tests/apps/mpit_counts 100 20 on 4 ranks with Open MPI's software counters and
+                MPITRACE_PVARS=runtime_spc_*,pml_ob1_*: each sender's OMPI_SPC_SEND changed by
+                exactly 100+20+1 = 121, 100% of it in MPI_Send, each receiver's OMPI_SPC_RECV
+                likewise in MPI_Recv; every counter's total per rank and per MPI function equals
+                the sums read from the archive, every value's range and every watermark's
+                highest value and rises too; the text says so, the HTML plots the counters.
+                Traced again with MPITRACE_CVARS: the report names the setting. The other cases'
+                reports have no MPI_T section.
 Every traced case also writes --json (validated against the schema, by the small validator
 below: Python's standard library only) and --html (self-contained, with its four plots and
 the placement table).
@@ -32,6 +40,8 @@ import mpi_launch  # noqa: E402
 import trace_checks  # noqa: E402
 
 PLOTS = ("plot-bandwidth", "plot-fragment-intervals", "plot-queue-depth", "plot-matrix")
+SENDS, FLOOD, MPIT_RANKS = 100, 20, 4  # tests/apps/mpit_counts' arguments, and its ranks
+MPIT_ENV = {"OMPI_MCA_mpi_spc_attach": "all", "MPITRACE_PVARS": "runtime_spc_*,pml_ob1_*"}
 
 
 def validate(value, schema, root, path="$"):
@@ -92,8 +102,22 @@ class Case:
                              f"{run.stderr}")
         return trace_dir
 
-    def report(self, trace_dir):
-        """Runs the report with --json and --html; returns (text, json, failures)."""
+    def trace_mpit(self, name, env):
+        """tests/apps/mpit_counts SENDS FLOOD on MPIT_RANKS ranks; returns the trace directory."""
+        trace_dir = os.path.join(self.work, name)
+        env = dict(env, MPITRACE_OUTPUT=trace_dir)
+        cmd = mpi_launch.command(self.opts.mpirun, MPIT_RANKS, env, self.opts.preload)
+        run = subprocess.run(cmd + [self.opts.mpit_counts, str(SENDS), str(FLOOD)],
+                             env=mpi_launch.launcher_env(env), cwd=self.work,
+                             capture_output=True, text=True)
+        if run.returncode != 0 or not os.path.exists(os.path.join(trace_dir, "traces.otf2")):
+            raise SystemExit(f"the traced run failed ({run.returncode}):\n{run.stdout}\n"
+                             f"{run.stderr}")
+        return trace_dir
+
+    def report(self, trace_dir, mpit=False):
+        """Runs the report with --json and --html; returns (text, json, failures). Without
+        `mpit` the report must have no MPI_T section (the archive has no MPI_T values)."""
         js, html = trace_dir + ".json", trace_dir + ".html"
         run = subprocess.run([self.opts.perusetrace, "report", trace_dir, "--json", js,
                               "--html", html], capture_output=True, text=True)
@@ -117,6 +141,8 @@ class Case:
             failures.append("HTML: no traffic-by-placement table")
         if re.search(r"<script[^>]*src=|<link[^>]*href=|https?://(?!www\.w3\.org/2000/svg)", page):
             failures.append("HTML: refers to something outside the page")
+        if not mpit and ("mpit" in data or "MPI_T" in run.stdout or "plot-mpit" in page):
+            failures.append("a trace without MPI_T values got an MPI_T section")
         return run.stdout, data, failures
 
 
@@ -335,7 +361,145 @@ def case_bad_input(c):
     return f
 
 
-CASES = {"broken_clock": case_broken_clock, "late_sender": case_late_sender, "late_wait": case_late_wait, "flood": case_flood,
+def archive_mpit(trace):
+    """Per MPI_T member of the archive (name without "MPI_T "): its values per rank as (value,
+    innermost MPI function open or "outside MPI"), read with python3-otf2."""
+    values = {}
+    for rank in range(MPIT_RANKS):
+        stack = []
+        for e in trace.rank_events(rank):
+            if e.kind == "Enter" and e.name.startswith("MPI_"):
+                stack.append(e.name)
+            elif e.kind == "Leave" and e.name.startswith("MPI_") and stack:
+                stack.pop()
+            elif e.kind == "Metric":
+                name = e.raw.metric.members[0].name
+                if name.startswith("MPI_T "):
+                    values.setdefault(name[len("MPI_T "):], {}).setdefault(rank, []).append(
+                        (e.raw.values[0], stack[-1] if stack else "outside MPI"))
+    return values
+
+
+def close(a, b):
+    return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+
+
+def check_pvar(p, by_rank, f):
+    """One report entry against the archive's values of that member."""
+    name = p["name"]
+    ranks = {r["rank"]: r for r in p["ranks"]}
+    if set(ranks) != set(by_rank):
+        f.append(f"{name}: ranks {sorted(ranks)} in the report, {sorted(by_rank)} in the archive")
+        return
+    places = {q["name"]: q for q in p["places"]}
+    if p["kind"] == "delta":
+        per_place = {}
+        for rank, values in by_rank.items():
+            total = sum(v for v, _ in values)
+            if not close(ranks[rank]["total"], total):
+                f.append(f"{name}: rank {rank} changed by {ranks[rank]['total']} in the report, "
+                         f"{total} in the archive")
+            for v, where in values:
+                per_place[where] = per_place.get(where, 0) + v
+        if set(per_place) != set(places) or not all(
+                close(places[w]["change"], c) for w, c in per_place.items()):
+            f.append(f"{name}: changes by MPI function {per_place} in the archive, "
+                     f"{ {w: q['change'] for w, q in places.items()} } in the report")
+    else:
+        for rank, values in by_rank.items():
+            got = (ranks[rank]["min"], ranks[rank]["max"], ranks[rank]["last"])
+            want = (min(v for v, _ in values), max(v for v, _ in values), values[-1][0])
+            if got != want:
+                f.append(f"{name}: rank {rank} min/max/last {got} in the report, {want} in the "
+                         "archive")
+        if p["kind"] == "watermark":
+            rises = {}
+            for values in by_rank.values():
+                before = 0
+                for v, where in values:
+                    if v > before:
+                        rises[where] = rises.get(where, 0) + v - before
+                    before = v
+            got = {w: q["change"] for w, q in places.items() if q["change"]}
+            if got != rises:
+                f.append(f"{name}: rises by MPI function {rises} in the archive, {got} in the "
+                         "report")
+
+
+def case_mpit(c):
+    trace_dir = c.trace_mpit("mpit", MPIT_ENV)
+    text, data, f = c.report(trace_dir, mpit=True)
+    m = data.get("mpit")
+    if m is None:
+        return f + ["the report of an archive with MPI_T values has no 'mpit' section"]
+    pvars = {p["name"]: p for p in m["pvars"]}
+    expected = SENDS + FLOOD + 1
+    for counter, call, ranks in (("runtime_spc_OMPI_SPC_SEND", "MPI_Send", (0, 2)),
+                                 ("runtime_spc_OMPI_SPC_RECV", "MPI_Recv", (1, 3))):
+        p = pvars.get(counter)
+        if p is None:
+            f.append(f"{counter} is not in the report")
+            continue
+        totals = {r["rank"]: r["total"] for r in p["ranks"]}
+        if totals != {r: expected for r in ranks} or p["kind"] != "delta":
+            f.append(f"{counter}: changes per rank {totals} ({p['kind']}), expected {expected} on "
+                     f"each of the ranks {ranks}")
+        if [(q["name"], q["share"]) for q in p["places"]] != [(call, 1)]:
+            f.append(f"{counter}: written in {p['places']}, expected 100% in {call}")
+        line = f"{counter}: {2 * expected} (rank {ranks[0]}: {expected}, rank {ranks[1]}: " \
+               f"{expected}); 100.0% {call}"
+        if line not in text:
+            f.append(f"the text lacks '{line}'")
+    archive = archive_mpit(trace_checks.load(os.path.join(trace_dir, "traces.otf2")))
+    folded = {n for n in archive if n.endswith((" moves", " change")) and
+              n.rsplit(" ", 1)[0] in pvars and pvars[n.rsplit(" ", 1)[0]]["kind"] == "watermark"}
+    if set(pvars) != set(archive) - folded:
+        f.append(f"members with values: {sorted(set(archive) - folded - set(pvars))[:5]} missing "
+                 f"from the report, {sorted(set(pvars) - set(archive))[:5]} not in the archive")
+    checked = [check_pvar(p, archive[name], f) for name, p in pvars.items() if name in archive]
+    # A watermark's " moves" and " change" (a double member: the reader's real_metric path).
+    for name, p in pvars.items():
+        for part in ("moves", "change") if p["kind"] == "watermark" else ():
+            for r in p["ranks"]:
+                last = archive.get(f"{name} {part}", {}).get(r["rank"], [(0, "")])[-1][0]
+                if r[part] != last:
+                    f.append(f"{name}: rank {r['rank']} {part} {r[part]} in the report, {last} "
+                             "in the archive")
+    print(f"{len(checked)} MPI_T values checked against the archive "
+          f"({sum(p['kind'] == 'delta' for p in pvars.values())} counters)")
+    mark = pvars.get("runtime_spc_OMPI_SPC_MAX_UNEXPECTED_IN_QUEUE")
+    if mark is None or mark["kind"] != "watermark" or mark["highest"] < FLOOD // 2 or \
+            not any(r["moves"] > 0 for r in mark["ranks"]) or \
+            mark["places"][0]["name"] != "MPI_Recv":
+        shown = mark and {k: mark[k] for k in ("kind", "highest", "ranks", "places")}
+        f.append(f"the unexpected-queue watermark: {shown}, expected a watermark of "
+                 f"{FLOOD // 2} or more, moved, rising most in MPI_Recv")
+    for item in m["cvars_differ"]:
+        if item["value"] == item["rank0_value"] or not 1 <= item["rank"] < MPIT_RANKS:
+            f.append(f"a control variable listed as differing does not: {item}")
+    if m["cvars"] < 1 or m["cvars_set"]:
+        f.append(f"{m['cvars']} control variables recorded, set: {m['cvars_set']}; expected some "
+                 "recorded and none set")
+    with open(trace_dir + ".html") as page:
+        if 'id="plot-mpit"' not in page.read():
+            f.append("HTML: no plot of the MPI_T counters")
+
+    # MPITRACE_CVARS alone (no PVARs): the section is there for the setting.
+    cvar = "coll_tuned_bcast_algorithm"
+    text, data, more = c.report(c.trace_mpit("cvars", {
+        "OMPI_MCA_coll_tuned_use_dynamic_rules": "1", "MPITRACE_CVARS": f"{cvar}=1"}), mpit=True)
+    f += more
+    wanted = [{"name": cvar, "value": "1", "set": True, "note": ""}]
+    if data.get("mpit", {}).get("cvars_set") != wanted:
+        f.append(f"MPITRACE_CVARS={cvar}=1: the report has {data.get('mpit')!r:.300}, expected "
+                 f"cvars_set {wanted}")
+    if f"MPITRACE_CVARS {cvar}=1: set" not in text:
+        f.append("the text does not say the control variable was set")
+    return f
+
+
+CASES = {"mpit": case_mpit,
+         "broken_clock": case_broken_clock, "late_sender": case_late_sender, "late_wait": case_late_wait, "flood": case_flood,
          "long_message": case_long_message, "no_events": case_no_events,
          "bad_input": case_bad_input}
 
@@ -345,6 +509,7 @@ def main():
     for name in ("--mpirun", "--preload", "--perusetrace", "--scenarios", "--schema"):
         parser.add_argument(name, required=True)
     parser.add_argument("--clock-shift", help="tests/apps/clock_shift.c's library")
+    parser.add_argument("--mpit-counts", help="tests/apps/mpit_counts, for the mpit case")
     parser.add_argument("case", choices=sorted(CASES))
     opts = parser.parse_args()
     work = tempfile.mkdtemp(prefix="perusetrace-report-")

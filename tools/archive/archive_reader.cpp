@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -277,7 +278,12 @@ struct ArchiveReader::Impl {
     OTF2_GroupRef group;
   };
   std::map<OTF2_CommRef, RawComm> comms;
-  std::map<OTF2_MetricMemberRef, OTF2_StringRef> metric_members;
+  struct RawMember {
+    OTF2_StringRef name, description, unit;
+    OTF2_MetricMode mode;
+    OTF2_Type type;
+  };
+  std::map<OTF2_MetricMemberRef, RawMember> metric_members;
   std::map<OTF2_MetricRef, OTF2_MetricMemberRef> metric_classes;
 
   std::unordered_map<OTF2_LocationRef, std::uint32_t> location_index;
@@ -393,9 +399,12 @@ OTF2_CallbackCode def_comm(void* d, OTF2_CommRef ref, OTF2_StringRef name, OTF2_
   return guarded(d, [&](Impl& s) { s.comms[ref] = {name, group}; });
 }
 OTF2_CallbackCode def_metric_member(void* d, OTF2_MetricMemberRef ref, OTF2_StringRef name,
-                                    OTF2_StringRef, OTF2_MetricType, OTF2_MetricMode, OTF2_Type,
-                                    OTF2_Base, int64_t, OTF2_StringRef) {
-  return guarded(d, [&](Impl& s) { s.metric_members[ref] = name; });
+                                    OTF2_StringRef description, OTF2_MetricType,
+                                    OTF2_MetricMode mode, OTF2_Type type, OTF2_Base, int64_t,
+                                    OTF2_StringRef unit) {
+  return guarded(d, [&](Impl& s) {
+    s.metric_members[ref] = {name, description, unit, mode, type};
+  });
 }
 OTF2_CallbackCode def_metric_class(void* d, OTF2_MetricRef ref, uint8_t n,
                                    const OTF2_MetricMemberRef* members, OTF2_MetricOccurrence,
@@ -511,22 +520,14 @@ OTF2_CallbackCode on_metric(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_
                             const OTF2_MetricValue* values) {
   return located(d, l, t, [&](Impl& s, std::uint32_t i, std::uint64_t ns) {
     if (n == 0) return;
-    std::int64_t v = 0;
     switch (types[0]) {
       case OTF2_TYPE_INT64:
-        v = values[0].signed_int;
-        break;
+        return s.sink->metric(i, ns, metric, values[0].signed_int);
       case OTF2_TYPE_UINT64:
-        v = static_cast<std::int64_t>(values[0].unsigned_int);
-        break;
-      default: {
-        // A double outside int64's range (or NaN) has no integer value: clamp it.
-        const double x = values[0].floating_point;
-        constexpr double kLimit = 9.2e18;
-        v = !(x == x) ? 0 : static_cast<std::int64_t>(std::clamp(x, -kLimit, kLimit));
-      }
+        return s.sink->metric(i, ns, metric, static_cast<std::int64_t>(values[0].unsigned_int));
+      default:
+        return s.sink->real_metric(i, ns, metric, values[0].floating_point);
     }
-    s.sink->metric(i, ns, metric, v);
   });
 }
 
@@ -695,11 +696,26 @@ void build_definitions(ArchiveReader::Impl& s, Definitions& defs_, const std::st
   defs_.metrics.resize(s.metric_classes.size());
   for (const auto& [ref, member] : s.metric_classes) {
     auto m = s.metric_members.find(member);
-    defs_.metrics[ref] = m == s.metric_members.end() ? "" : s.str(m->second);
+    if (m == s.metric_members.end()) continue;
+    MetricDef& out = defs_.metrics[ref];
+    const Impl::RawMember& raw = m->second;
+    out.name = s.str(raw.name);
+    out.description = s.str(raw.description);
+    out.unit = s.str(raw.unit);
+    out.mode = raw.mode == OTF2_METRIC_RELATIVE_LAST ? MetricMode::Delta : MetricMode::Value;
+    out.type = raw.type == OTF2_TYPE_DOUBLE   ? MetricType::Double
+               : raw.type == OTF2_TYPE_UINT64 ? MetricType::Uint64
+                                              : MetricType::Int64;
   }
 }
 
 }  // namespace
+
+std::int64_t EventSink::rounded_metric(double value) {
+  // A double outside int64's range (or NaN) has no integer value: clamp it.
+  constexpr double kLimit = 9.2e18;
+  return !(value == value) ? 0 : std::llround(std::clamp(value, -kLimit, kLimit));
+}
 
 ArchiveReader::ArchiveReader(const std::string& path) : impl_(std::make_unique<Impl>()) {
   impl_->defs = &defs_;
@@ -752,6 +768,9 @@ ArchiveReader::ArchiveReader(const std::string& path) : impl_(std::make_unique<I
   };
   defs_.settings = property(trace::kSettingsProperty);
   defs_.clock_domains = property(trace::kClockDomainsProperty);
+  defs_.cvars = property(trace::kCvarsProperty);
+  defs_.cvars_differ = property(trace::kCvarsDifferProperty);
+  defs_.cvars_set = property(trace::kCvarsSetProperty);
 
   check_file(global_defs, 0, "the global definitions");
   OTF2_GlobalDefReader* gdr = OTF2_Reader_GetGlobalDefReader(s.reader);

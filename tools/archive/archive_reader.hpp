@@ -54,6 +54,19 @@ struct CommDef {
   bool self = false;                       // MPI_COMM_SELF: the one member is the caller
 };
 
+// A metric's member: perusetrace writes one member per metric (archive_schema.hpp).
+enum class MetricMode : std::uint8_t {
+  Value,  // the value read (OTF2's absolute and accumulated modes)
+  Delta,  // the change since the previous value of the location (OTF2_METRIC_RELATIVE_LAST)
+};
+enum class MetricType : std::uint8_t { Int64, Uint64, Double };
+
+struct MetricDef {
+  std::string name, description, unit;
+  MetricMode mode = MetricMode::Value;
+  MetricType type = MetricType::Int64;
+};
+
 struct Definitions {
   std::uint64_t timer_resolution = 1'000'000'000;
   std::uint64_t global_offset = 0;
@@ -64,11 +77,13 @@ struct Definitions {
   std::vector<RegionDef> regions;          // by OTF2 region id
   std::vector<std::string> peruse_events;  // short names (REQ_ACTIVATE...) by peruse_index
   std::vector<CommDef> comms;              // by unified communicator id
-  std::vector<std::string> metrics;        // metric names by OTF2 metric (class) id
+  std::vector<MetricDef> metrics;          // by OTF2 metric (class) id: its first member
   std::uint64_t total_events = 0;
   std::string creator;
   std::string settings;       // the settings property ("MPITRACE_PERUSE_EVENTS=..."), or ""
   std::string clock_domains;  // the clock-domains property, or "" (archive_schema.hpp)
+  // MPI_T's control variables as the properties hold them, or "" (archive_schema.hpp).
+  std::string cvars, cvars_differ, cvars_set;
 };
 
 // The fields of every Peruse event, whole (the archive writes repeated ones once); `comm` is the
@@ -97,6 +112,14 @@ class EventSink {
   virtual void request_cancelled(std::uint32_t loc, std::uint64_t t, std::uint64_t request) = 0;
   virtual void metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
                       std::int64_t value) = 0;
+  // A metric whose value is a double (MPI_T timers, some Open MPI counters). Sinks that show
+  // whole numbers keep this default: the value rounded (see rounded_metric).
+  virtual void real_metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric, double value) {
+    this->metric(loc, t, metric, rounded_metric(value));
+  }
+
+  // `value` to the nearest integer; one outside int64's range is clamped, NaN is 0.
+  static std::int64_t rounded_metric(double value);
 };
 
 class ArchiveReader {

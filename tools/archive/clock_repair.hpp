@@ -39,6 +39,7 @@ class ClockRepair : public EventSink {
             std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override;
   void request_cancelled(std::uint32_t, std::uint64_t, std::uint64_t) override {}
   void metric(std::uint32_t, std::uint64_t, std::uint32_t, std::int64_t) override {}
+  void real_metric(std::uint32_t, std::uint64_t, std::uint32_t, double) override {}
 
   // After the last event: receives whose send never came are left where they are.
   void finish();
@@ -131,6 +132,10 @@ class RepairedSink : public EventSink {
               std::int64_t value) override {
     next_.metric(loc, at(loc, t), metric, value);
   }
+  void real_metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
+                   double value) override {
+    next_.real_metric(loc, at(loc, t), metric, value);
+  }
 
  private:
   // A location's events come in time order: its shifts are walked once.
@@ -184,6 +189,10 @@ class TeeSink : public EventSink {
   void metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
               std::int64_t value) override {
     a_.metric(loc, t, metric, value), b_.metric(loc, t, metric, value);
+  }
+  void real_metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
+                   double value) override {
+    a_.real_metric(loc, t, metric, value), b_.real_metric(loc, t, metric, value);
   }
 
  private:

@@ -10,7 +10,9 @@
 #include "tools/prv/prv_archive.hpp"
 #include "tools/archive/clock_repair.hpp"
 #include "tools/archive/command_line.hpp"
+#include "tools/prv/metric_types.hpp"
 #include "tools/prv/paraver_objects.hpp"
+#include "tools/prv/prv_codes.hpp"
 #include "tools/prv/pcf_row.hpp"
 #include "tools/prv/prv_writer.hpp"
 #include "lib/settings.hpp"
@@ -109,6 +111,11 @@ int convert(const std::string& archive, std::string prefix, bool quiet, std::siz
   write_pcf(prefix + ".pcf", defs);
   write_row(prefix + ".row", defs, layout);
 
+  if (const std::size_t dropped = mpit_metrics_dropped(defs); dropped > 0)
+    fmt::print(stderr,
+               "perusetrace prv: the trace has {} more MPI_T values than the {} event types "
+               "set aside for them; the last ones are left out. Trace fewer (MPITRACE_PVARS).\n",
+               dropped, kTypeMpitLast - kTypeMpitFirst + 1);
   const MessageMatcher& m = translator.messages();
   if (m.unmatched_sends() + m.unmatched_recvs() > 0)
     fmt::print(stderr,

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "tools/prv/metric_types.hpp"
 #include "tools/prv/prv_codes.hpp"
 
 namespace perusetrace::prv {
@@ -111,6 +112,9 @@ void write_pcf(const std::string& path, const Definitions& defs) {
   event_type(o, kTypeUnexpectedQueue, "Unexpected message queue depth (Peruse)");
   event_type(o, kTypeBytesInFlight, "Bytes in flight (Peruse)");
   event_type(o, kTypeFragmentBytes, "Fragment bytes (Peruse REQ_XFER_CONTINUE)");
+  const std::vector<std::uint64_t> types = metric_types(defs);
+  for (std::size_t m = 0; m < types.size(); ++m)
+    if (types[m] >= kTypeMpitFirst) event_type(o, types[m], mpit_label(defs.metrics[m]));
   write_file(path, o);
 }
 

@@ -1,6 +1,7 @@
 // The numbers perusetrace's Paraver traces use: thread states (record type 1) and event types
 // (record type 2). Extrae owns 50000001-50000005 (MPI) and most of 40000000-49999999, so
-// perusetrace's types live in 64000000-64000999 (README.md, "Paraver traces").
+// perusetrace's types live in 64000000-64000999, MPI_T's in 64100000-64199999 (README.md,
+// "Paraver traces").
 #pragma once
 
 #include <cstdint>
@@ -43,5 +44,9 @@ inline constexpr std::uint64_t kTypeUnexpectedQueue = 64000111;
 inline constexpr std::uint64_t kTypeBytesInFlight = 64000112;
 inline constexpr std::uint64_t kTypeFragmentBytes = 64000113;  // bytes of one XFER_CONTINUE
 inline constexpr std::uint64_t kTypeLast = 64000999;
+// MPI_T's values (archive metrics "MPI_T ..."), one type each in the archive's order: a range of
+// their own, since a run can have thousands (per-peer variables of every communicator).
+inline constexpr std::uint64_t kTypeMpitFirst = 64100000;
+inline constexpr std::uint64_t kTypeMpitLast = 64199999;
 
 }  // namespace perusetrace::prv

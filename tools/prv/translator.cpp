@@ -4,6 +4,7 @@
 #include <array>
 #include <string_view>
 
+#include "tools/prv/metric_types.hpp"
 #include "tools/prv/prv_codes.hpp"
 
 namespace perusetrace::prv {
@@ -49,12 +50,7 @@ Translator::Translator(const Definitions& defs, PrvWriter& out,
   for (std::size_t i = 0; i < threads_.size(); ++i)
     threads_[i].state = defs.locations[i].thread == 0 ? kStateRunning : kStateNotCreated;
   for (const RegionDef& r : defs.regions) region_state_.push_back(state_of(r));
-  for (const std::string& m : defs.metrics) {
-    metric_type_.push_back(m == "posted queue depth"       ? kTypePostedQueue
-                           : m == "unexpected queue depth" ? kTypeUnexpectedQueue
-                           : m == "bytes in flight"        ? kTypeBytesInFlight
-                                                           : 0);
-  }
+  metric_type_ = metric_types(defs);
   for (std::size_t i = 0; i < defs.peruse_events.size(); ++i)
     if (defs.peruse_events[i] == "REQ_XFER_CONTINUE")
       xfer_continue_ = static_cast<std::uint32_t>(i);
@@ -174,7 +170,8 @@ void Translator::metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric
                         std::int64_t value) {
   if (metric >= metric_type_.size() || metric_type_[metric] == 0) return;
   touch(loc, t);
-  // A curve drifts below zero when only one event of a pair was selected: show 0 then.
+  // A curve drifts below zero when only one event of a pair was selected, an MPI_T value can be
+  // negative (lib/mpit_session.cpp): Paraver's values are not, show 0 then.
   const std::pair<std::uint64_t, std::uint64_t> e{
       metric_type_[metric], static_cast<std::uint64_t>(std::max<std::int64_t>(value, 0))};
   out_.event(objects_[loc], t, &e, 1);

@@ -32,6 +32,7 @@ class Analysis : public archive::EventSink {
             std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override;
   void request_cancelled(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override;
   void metric(std::uint32_t, std::uint64_t, std::uint32_t, std::int64_t) override {}
+  void real_metric(std::uint32_t, std::uint64_t, std::uint32_t, double) override {}
 
   // Closes the time integrals at the trace's end and decides what is missing.
   void finish();

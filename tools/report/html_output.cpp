@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "tools/report/mpit_analysis.hpp"
 #include "tools/report/text_output.hpp"
 
 namespace perusetrace::report {
@@ -169,6 +170,25 @@ std::string placement_table(const Report& r) {
   return t + "</table>\n";
 }
 
+// The largest MPI_T counters over time, each as the share of its total change reached by then:
+// their totals differ by orders of magnitude, their timing is what a plot can compare.
+std::string mpit_plot(const Report& r, double span_s) {
+  constexpr std::size_t kShown = 4;
+  std::vector<Series> series;
+  for (const PvarStat* s : ranked(r.mpit, PvarKind::Delta)) {
+    if (series.size() == kShown) break;
+    const double total = s->total();
+    if (total == 0) continue;
+    Series line{s->name, {}};
+    double sum = 0;
+    for (double v : s->bins) line.y.push_back(100.0 * (sum += v) / total);
+    series.push_back(std::move(line));
+  }
+  if (series.empty()) return "";
+  return line_plot("plot-mpit", "MPI_T counters over time (share of each one's total change)", "%",
+                   span_s, series);
+}
+
 }  // namespace
 
 std::string to_html(const Report& r) {
@@ -215,6 +235,7 @@ std::string to_html(const Report& r) {
                     span_s, depth);
   page += heat_map(r);
   page += placement_table(r);
+  page += mpit_plot(r, span_s);
   page += "<h2>Full report</h2><pre>" + escape(text) + "</pre>\n</body></html>\n";
   return page;
 }

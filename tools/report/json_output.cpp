@@ -3,6 +3,9 @@
 #include <fmt/core.h>
 
 #include <cmath>
+#include <vector>
+
+#include "tools/report/mpit_analysis.hpp"
 
 namespace perusetrace::report {
 
@@ -82,6 +85,65 @@ std::string placement_stat(const PlacementStat& s) {
 std::string host_ranks(const HostRanks& h) {
   return fmt::format(R"({{"host":{},"ranks":{}}})", quote(h.name),
                      array(h.ranks, [](std::uint32_t k) { return std::to_string(k); }));
+}
+
+const char* kind_name(PvarKind k) {
+  switch (k) {
+    case PvarKind::Delta:
+      return "delta";
+    case PvarKind::Watermark:
+      return "watermark";
+    default:
+      return "value";
+  }
+}
+
+// One MPI_T value: only the ranks that wrote it (a per-peer variable has ranks x ranks members).
+std::string pvar(const PvarStat& s) {
+  std::vector<std::size_t> ranks;
+  for (std::size_t k = 0; k < s.ranks.size(); ++k)
+    if (s.ranks[k].values > 0) ranks.push_back(k);
+  std::string per_rank = array(ranks, [&](std::size_t k) {
+    const PvarRank& v = s.ranks[k];
+    return fmt::format(R"({{"rank":{},"values":{},"total":{},"min":{},"max":{},"last":{},)"
+                       R"("moves":{},"change":{}}})",
+                       k, v.values, number(v.total), number(v.min), number(v.max), number(v.last),
+                       number(v.moves), number(v.change));
+  });
+  double all = 0;
+  for (const auto& [name, p] : s.places) all += p.change;
+  std::string places = array(places_by_change(s), [&](const auto& e) {
+    const PvarPlace& p = e.second;
+    return fmt::format(R"({{"name":{},"values":{},"change":{},"share":{},"highest":{}}})",
+                       quote(e.first), p.values, number(p.change),
+                       number(all != 0 ? p.change / all : 0.0), number(p.highest));
+  });
+  std::string over_time =
+      s.kind != PvarKind::Delta ? "[]" : array(s.bins, [](double v) { return number(v); });
+  return fmt::format(
+      R"({{"name":{},"description":{},"unit":{},"kind":"{}","type":"{}","values":{},)"
+      R"("varied":{},"total":{},"highest":{},"ranks":{},"places":{},"changes_over_time":{}}})",
+      quote(s.name), quote(s.description), quote(s.unit), kind_name(s.kind),
+      s.real ? "double" : "integer", s.values, s.varied() ? "true" : "false", number(s.total()),
+      number(s.highest()), per_rank, places, over_time);
+}
+
+std::string mpit(const Mpit& m) {
+  std::vector<const PvarStat*> written;
+  for (const PvarStat& s : m.pvars)
+    if (s.values > 0) written.push_back(&s);
+  return fmt::format(
+      R"({{"pvar_values":{},"pvars":{},"cvars":{},"cvars_differ":{},"cvars_set":{}}})",
+      m.pvars.size(), array(written, [](const PvarStat* s) { return pvar(*s); }), m.cvars,
+      array(m.differ,
+            [](const CvarItem& c) {
+              return fmt::format(R"({{"rank":{},"name":{},"value":{},"rank0_value":{}}})", c.rank,
+                                 quote(c.name), quote(c.value), quote(c.rank0_value));
+            }),
+      array(m.set, [](const CvarItem& c) {
+        return fmt::format(R"({{"name":{},"value":{},"set":{},"note":{}}})", quote(c.name),
+                           quote(c.value), c.set ? "true" : "false", quote(c.note));
+      }));
 }
 
 }  // namespace
@@ -210,6 +272,8 @@ std::string to_json(const Report& r) {
                    pl.hosts.size(), array(pl.hosts, host_ranks), placement_stat(pl.intra),
                    placement_stat(pl.inter));
   j += fmt::format(R"("requests_in_flight_max":{})", r.requests_in_flight_max);
+  // Only an archive with MPI_T in it has the section: other reports stay as they were.
+  if (r.mpit.present) j += R"(,"mpit":)" + mpit(r.mpit);
   return j + "}\n";
 }
 

@@ -2,6 +2,7 @@
 // are printed (text_output, json_output, html_output).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <map>
@@ -144,6 +145,77 @@ struct ClockCondition {
   std::uint64_t repaired = 0, max_move_ns = 0;
 };
 
+// MPI_T (lib/mpit_session.cpp): one performance variable's value as the archive has it, a
+// metric member "MPI_T NAME..." (otf2_writer/archive_schema.hpp).
+enum class PvarKind : std::uint8_t {
+  Delta,      // the member holds changes: counters, timers
+  Value,      // the member holds the value read
+  Watermark,  // a value with its " moves" and " change" members (folded into this one)
+};
+
+struct PvarRank {
+  std::uint64_t values = 0;           // metric events; 0: the value never changed on this rank
+  double total = 0;                   // Delta: the sum of the changes
+  double min = 0, max = 0, last = 0;  // Value, Watermark: over the values written
+  double moves = 0, change = 0;       // Watermark: its " moves" and " change" members, last
+};
+
+// Where changes were written: inside the innermost MPI call open on the location, or outside
+// any ("outside MPI").
+struct PvarPlace {
+  double change = 0;   // Delta: the sum of its changes; Watermark: of its rises
+  double highest = 0;  // Watermark: the highest value written there
+  std::uint64_t values = 0;
+};
+
+inline constexpr const char* kOutsideMpi = "outside MPI";
+
+struct PvarStat {
+  std::string name;  // without the "MPI_T " prefix
+  std::string description, unit;
+  PvarKind kind = PvarKind::Value;
+  bool real = false;                        // double values
+  std::vector<PvarRank> ranks;              // by world rank
+  std::map<std::string, PvarPlace> places;  // by MPI function, or kOutsideMpi
+  std::array<double, kTimeBins> bins{};     // Delta: changes per time bin, summed over ranks
+  std::uint64_t values = 0;                 // metric events over all ranks
+  double total() const {
+    double t = 0;
+    for (const PvarRank& r : ranks) t += r.total;
+    return t;
+  }
+  // A counter that changed, a value or watermark that moved on some rank after its first read.
+  bool varied() const {
+    if (kind == PvarKind::Delta) return values > 0;
+    for (const PvarRank& r : ranks)
+      if (r.values > 0 && r.min != r.max) return true;
+    return false;
+  }
+  double highest() const {  // over ranks that wrote a value
+    double h = 0;
+    bool any = false;
+    for (const PvarRank& r : ranks)
+      if (r.values > 0) h = any ? std::max(h, r.max) : r.max, any = true;
+    return h;
+  }
+};
+
+// A control variable of the run, from the archive's properties.
+struct CvarItem {
+  std::int32_t rank = 0;  // PERUSETRACE::MPI_T_CVARS_DIFFER: the rank whose value differs
+  std::string name, value;
+  std::string rank0_value;  // differing ones: rank 0's value ("" when rank 0 has none)
+  bool set = false;         // MPITRACE_CVARS: whether the setting took
+  std::string note;         // ... and, if not, why
+};
+
+struct Mpit {
+  bool present = false;  // MPI_T values or MPITRACE_CVARS in the archive: the section is shown
+  std::vector<PvarStat> pvars;  // in the archive's metric order
+  std::size_t cvars = 0;        // rank 0's control variables recorded
+  std::vector<CvarItem> differ, set;
+};
+
 struct Report {
   std::string archive, creator, settings;
   std::uint64_t events = 0;
@@ -160,6 +232,7 @@ struct Report {
   Placement placement;
   ClockCondition clock;
   std::uint64_t requests_in_flight_max = 0;  // the analysis' own state, for the record
+  Mpit mpit;
 
   const Missing* missing_for(const std::string& analysis) const {
     for (const auto& m : missing)

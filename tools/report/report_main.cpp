@@ -15,6 +15,7 @@
 #include "tools/archive/clock_repair.hpp"
 #include "tools/report/html_output.hpp"
 #include "tools/report/json_output.hpp"
+#include "tools/report/mpit_analysis.hpp"
 #include "tools/report/text_output.hpp"
 
 namespace {
@@ -24,6 +25,8 @@ constexpr const char* kUsage = R"(usage: perusetrace report ARCHIVE [--json FILE
 Analyses an OTF2 trace written by perusetrace and prints, per rank, per message, per wait
 pattern (late sender, late receiver, late wait), per queue and per collective, what its
 Peruse events show. Analyses whose Peruse events were not traced name the setting to use.
+A trace with MPI_T values (MPITRACE_PVARS) also gets their changes per rank and per MPI
+function, and the control variables that differ between ranks or were set.
 
   ARCHIVE        the trace directory (PROGRAM-trace) or its traces.otf2
   --json FILE    also write the report as JSON (docs/report-schema.md)
@@ -52,7 +55,9 @@ int run_report(const std::string& path, const std::string& json, const std::stri
   archive::ArchiveReader reader(path);
   report::Report result;
   result.archive = reader.anchor();
-  report::Analysis analysis(reader.definitions(), result);
+  report::Analysis peruse_analysis(reader.definitions(), result);
+  report::MpitAnalysis mpit_analysis(reader.definitions(), result);
+  archive::TeeSink analysis(peruse_analysis, mpit_analysis);
   const bool bar = !quiet && ::isatty(2) == 1;
   int shown = -1;
   auto progress = [&](std::uint64_t done, std::uint64_t total) {
@@ -83,7 +88,7 @@ int run_report(const std::string& path, const std::string& json, const std::stri
   reader.read_events(sink, progress);
   if (!several_clocks) repair.finish();
   if (bar && shown >= 0) fmt::print(stderr, "\r{:60}\r", "");
-  analysis.finish();
+  peruse_analysis.finish();
   const bool moved = several_clocks && repair.repaired() > 0;
   result.clock = {repair.messages(),
                   repair.backwards(),

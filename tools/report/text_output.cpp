@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "tools/report/mpit_text.hpp"
+
 namespace perusetrace::report {
 
 namespace {
@@ -239,6 +241,8 @@ void write_text(std::FILE* out, const Report& report) {
       fmt::print(out, "  {:<28}{:>7} calls {:>7} sends ({} bytes) {:>7} receives ({} bytes)\n",
                  name, c.calls, c.sends, c.send_bytes, c.receives, c.receive_bytes);
   }
+
+  write_mpit_text(out, report.mpit);
 }
 
 }  // namespace perusetrace::report
