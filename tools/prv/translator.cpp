@@ -171,7 +171,7 @@ void Translator::metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric
   if (metric >= metric_type_.size() || metric_type_[metric] == 0) return;
   touch(loc, t);
   // A curve drifts below zero when only one event of a pair was selected, an MPI_T value can be
-  // negative (lib/mpit_session.cpp): Paraver's values are not, show 0 then.
+  // negative (docs/mpit.md): Paraver's values are not, show 0 then.
   const std::pair<std::uint64_t, std::uint64_t> e{
       metric_type_[metric], static_cast<std::uint64_t>(std::max<std::int64_t>(value, 0))};
   out_.event(objects_[loc], t, &e, 1);

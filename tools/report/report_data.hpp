@@ -145,8 +145,8 @@ struct ClockCondition {
   std::uint64_t repaired = 0, max_move_ns = 0;
 };
 
-// MPI_T (lib/mpit_session.cpp): one performance variable's value as the archive has it, a
-// metric member "MPI_T NAME..." (otf2_writer/archive_schema.hpp).
+// MPI_T (docs/mpit.md): one performance variable's value as the archive has it, a metric member
+// "MPI_T NAME..." (otf2_writer/archive_schema.hpp).
 enum class PvarKind : std::uint8_t {
   Delta,      // the member holds changes: counters, timers
   Value,      // the member holds the value read
