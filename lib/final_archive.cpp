@@ -6,12 +6,16 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
+#include <optional>
 
 #include "events/catalogue.hpp"
+#include "lib/calling_contexts.hpp"
 #include "lib/journal.hpp"
 #include "lib/journal_format.hpp"
 #include "lib/record_file.hpp"
 #include "lib/regions.hpp"
+#include "lib/sampler.hpp"
 #include "lib/world.hpp"
 
 namespace perusetrace {
@@ -63,6 +67,7 @@ void write_final_archive(const FinalArchive& run, trace::ProcessInfo process, st
   spec.peruse_region_base = kPeruseRegionBase;
   spec.otf2_memory_bytes = 2u << 20;
   spec.settings = run.settings;
+  spec.sampling_period_ns = sampling::period_ns();
   spec.comm_layout = run.comm_layout;
   spec.quiet_failures = journal::failed();
   std::string error;
@@ -75,14 +80,42 @@ void write_final_archive(const FinalArchive& run, trace::ProcessInfo process, st
   }
   constexpr std::size_t kBlock = 1 << 14;
   static Record block[kBlock];  // finalize runs once, on one thread
+  static Record merged[kBlock];
+  // The samples' stacks need this process's symbols; built only when there are samples.
+  std::unique_ptr<Symbolizer> symbols;
+  std::unique_ptr<CallingContexts> contexts;
+  if (sampling::enabled()) {
+    symbols = std::make_unique<Symbolizer>();
+    contexts = std::make_unique<CallingContexts>(
+        *symbols, reinterpret_cast<std::uint64_t>(&write_final_archive));
+  }
   for (std::uint32_t t = 0; t < threads; ++t) {
     void* location = trace::open_location(t);
     RecordFile file(kRegionCount, static_cast<std::uint8_t>(kPeruseEventCount));
     file.set_clock(clock);
+    std::optional<SampleStream> samples;
+    if (contexts) samples.emplace(journal::samples_file(t), clock, *contexts);
     std::string ignored;  // a thread whose journal file could not be created has no records
     if (location != nullptr && file.open(journal::records_file(t), ignored)) {
+      // Samples go between the records by time.
+      std::size_t m = 0;
+      auto put = [&](const Record& r) {
+        merged[m++] = r;
+        if (m == kBlock) trace::write(location, merged, m), m = 0;
+      };
       std::size_t n = 0;
-      while ((n = file.read(block, kBlock)) > 0) trace::write(location, block, n);
+      while ((n = file.read(block, kBlock)) > 0) {
+        if (!samples || !samples->more()) {
+          trace::write(location, block, n);
+          continue;
+        }
+        for (std::size_t i = 0; i < n; ++i) {
+          while (samples->more() && samples->peek().time <= block[i].time) put(samples->take());
+          put(block[i]);
+        }
+      }
+      while (samples && samples->more()) put(samples->take());
+      if (m > 0) trace::write(location, merged, m);
     }
     // The archive's time span holds every event, whatever rounding the clock's maps did.
     const RecordFile::Counts& c = file.counts();
@@ -93,6 +126,7 @@ void write_final_archive(const FinalArchive& run, trace::ProcessInfo process, st
     if (c.kept > 0) process.end_time = std::max(process.end_time, c.last_time);
     trace::close_location(location);
   }
+  if (contexts) process.contexts = contexts->contexts();
   bool ok = trace::close_archive(process, error);
   if (ok) ok = archive_fits(run, error);
   if (!error.empty() && (ok || run.rank == 0))

@@ -100,6 +100,20 @@ class Call {
   Record leave_;             // traced: the Leave to write (event != 0: it carries a payload)
 };
 
+// MPI_Init has no Call (tracing starts inside it) but is MPI all the same for the thread's state
+// (what the sampler and perusetrace_mpi_state report).
+class InMpi {
+ public:
+  explicit InMpi(Fn fn) noexcept {
+    if (detail::t_mpi_depth == 0) state::enter(fn);
+    std::atomic_signal_fence(std::memory_order_release);
+    ++detail::t_mpi_depth;
+  }
+  ~InMpi() { --detail::t_mpi_depth; }
+  InMpi(const InMpi&) = delete;
+  InMpi& operator=(const InMpi&) = delete;
+};
+
 // Bytes a completed operation moved, from its status; 0 without one.
 inline std::uint64_t status_bytes(const MPI_Status* status) noexcept {
   if (status == nullptr || status == MPI_STATUS_IGNORE) return 0;

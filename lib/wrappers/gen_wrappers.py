@@ -388,7 +388,8 @@ whole = registers_in(WHOLE)
 @whole("init", "init_thread")
 def init_wrapper(f):
     provided = "*provided" if f.record == "init_thread" else "MPI_THREAD_SINGLE"
-    return ["perusetrace::before_init();",
+    return [f"const perusetrace::InMpi in_mpi(perusetrace::Fn::{f.name});",
+            "perusetrace::before_init();",
             "const std::uint64_t start = perusetrace::now_ticks();",
             f"const int rc = {call_of(f)};",
             f"perusetrace::on_init(rc, perusetrace::Fn::{f.name}, start, {provided});",
