@@ -84,6 +84,37 @@ TEST_CASE("buffer sizes outside 64K..1G are refused, not clamped") {
   CHECK(read({{"MPITRACE_BUFFER_SIZE", "64K"}}).buffer_bytes == 65536);
 }
 
+TEST_CASE("sampling periods: 100us to 1s with a unit; faster, slower or garbage are refused") {
+  CHECK(read({}).sampling_period_ns == 0);
+  CHECK(read({{"MPITRACE_SAMPLING", "1ms"}}).sampling_period_ns == 1'000'000);
+  CHECK(read({{"MPITRACE_SAMPLING", "500us"}}).sampling_period_ns == 500'000);
+  CHECK(read({{"MPITRACE_SAMPLING", "100us"}}).sampling_period_ns == 100'000);
+  CHECK(read({{"MPITRACE_SAMPLING", "1s"}}).sampling_period_ns == 1'000'000'000);
+  CHECK(read({{"MPITRACE_SAMPLING", "off"}}).sampling_period_ns == 0);
+  for (const char* v : {"50us", "99us", "2s", "1", "fast", "1 ms", "ms", ""}) {
+    INFO("MPITRACE_SAMPLING='" << v << "'");
+    CHECK_THAT(read({{"MPITRACE_SAMPLING", v}}).errors,
+               Catch::Contains(std::string("MPITRACE_SAMPLING='") + v + "'") &&
+                   Catch::Contains("100us to 1s"));
+  }
+}
+
+TEST_CASE("MPI_T settings: PVAR lists, read times, CVAR assignments") {
+  CHECK(read({{"MPITRACE_PVARS", "all"}}).pvars == std::vector<std::string>{"*"});
+  CHECK(read({{"MPITRACE_PVARS", "a_*,,b"}}).pvars == std::vector<std::string>{"a_*", "b"});
+  CHECK(read({{"MPITRACE_PVARS", "none"}}).pvars.empty());
+  CHECK(read({{"MPITRACE_PVAR_READ", "10ms"}}).pvar_period_ns == 10'000'000);
+  CHECK(read({{"MPITRACE_PVAR_READ", "call"}}).pvar_period_ns == 0);
+  for (const char* v : {"often", "10", "0ms", ""})
+    CHECK_THAT(read({{"MPITRACE_PVAR_READ", v}}).errors,
+               Catch::Contains(std::string("MPITRACE_PVAR_READ='") + v + "'"));
+  const Settings s = read({{"MPITRACE_CVARS", "a=1,b=x=y"}});
+  REQUIRE(s.cvars.size() == 2);
+  CHECK(s.cvars[1] == std::pair<std::string, std::string>{"b", "x=y"});
+  CHECK_THAT(read({{"MPITRACE_CVARS", "a=1,=2"}}).errors,
+             Catch::Contains("MPITRACE_CVARS item '=2' is not NAME=VALUE"));
+}
+
 TEST_CASE("switching off") {
   CHECK_FALSE(read({{"MPITRACE_ENABLED", "0"}}).enabled);
   CHECK_FALSE(read({{"MPITRACE_ENABLED", "off"}}).enabled);

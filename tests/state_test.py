@@ -10,8 +10,12 @@ CASE:
                     perusetrace_mpi_state through dlsym, as an external profiler would. Both
                     ranks see NOT_IN_MPI and MPI_STALL, the receiver of the transfers MPI_WORK,
                     and no answer is outside the enum.
+  ground_truth      the built-in sampler at 1 kHz on the same phases, 600 ms each: per rank the
+                    archive's share of each state and activity (CallingContextSample attributes
+                    mpi_state, mpi_activity) is its phases' share of the run within 5 points.
 """
 import argparse
+import collections
 import os
 import re
 import subprocess
@@ -44,6 +48,63 @@ def case_external_sampler(opts, work):
     if max(c[1] for c in counts) == 0:
         failures.append(f"no rank was ever seen in MPI_WORK, although 2 GiB were transferred: "
                         f"{counts}")
+    return failures
+
+
+PHASES = re.compile(r"state_phases rank (\d+): compute ([\d.]+) late ([\d.]+) transfer ([\d.]+) "
+                    r"barrier ([\d.]+) s")
+STATES = {0: "not in MPI", 1: "work", 2: "stall"}
+ACTIVITIES = {0: "", 1: "message", 2: "transfer", 3: "collective", 4: "I/O"}
+TOLERANCE = 5.0  # percentage points
+
+
+def sampled_shares(archive):
+    """Per rank: {(state, activity): share of the rank's samples, %} and the sample count."""
+    import otf2
+    counts = collections.defaultdict(collections.Counter)
+    with otf2.reader.open(archive) as trace:
+        for location, event in trace.events:
+            if isinstance(event, otf2.events.CallingContextSample):
+                a = {k.name: v for k, v in (event.attributes or {}).items()}
+                rank = int(location.group.name.split()[-1])
+                counts[rank][(STATES[a["mpi_state"]], ACTIVITIES[a["mpi_activity"]])] += 1
+    return {rank: ({k: 100.0 * v / sum(c.values()) for k, v in c.items()}, sum(c.values()))
+            for rank, c in counts.items()}
+
+
+def case_ground_truth(opts, work):
+    """Phases of known state (tests/apps/state_phases: 600 ms each, 2.4 s in all) sampled at
+    1 kHz: per rank the share of each state in the archive is the share of its phases' wall
+    time, within 5 percentage points."""
+    failures = []
+    out = os.path.join(work, "trace")
+    env = {"MPITRACE_OUTPUT": out, "MPITRACE_PERUSE_EVENTS": "all", "MPITRACE_SAMPLING": "1ms"}
+    command = mpi_launch.command(opts.mpirun, 2, env, opts.preload)
+    run = subprocess.run(command + [os.path.join(opts.build, "tests", "state_phases"), "600",
+                                    "64"], env=mpi_launch.launcher_env(env), cwd=work,
+                         capture_output=True, text=True, timeout=300)
+    phases = {int(m[0]): list(map(float, m[1:])) for m in PHASES.findall(run.stdout)}
+    if run.returncode != 0 or sorted(phases) != [0, 1]:
+        return [f"the run failed (exit {run.returncode}): {run.stderr[-1500:]}"]
+    shares = sampled_shares(os.path.join(out, "traces.otf2"))
+    for rank in (0, 1):
+        compute, late, transfer, barrier = phases[rank]
+        share, samples = shares.get(rank, ({}, 0))
+        seconds = samples / 1000.0  # one sample a millisecond
+        if rank == 0:  # it computes in three phases and sends in the fourth
+            expected = {("not in MPI", ""): compute + late + barrier, ("work", "transfer"): transfer}
+        else:
+            expected = {("not in MPI", ""): compute, ("stall", "message"): late,
+                        ("work", "transfer"): transfer, ("stall", "collective"): barrier}
+        print(f"rank {rank}: {samples} samples; " + ", ".join(
+            f"{s} {a}: {share.get((s, a), 0):.1f}% (expected {100 * t / seconds:.1f}%)"
+            for (s, a), t in expected.items()))
+        for key, t in expected.items():
+            want = 100.0 * t / seconds if seconds else 0
+            got = share.get(key, 0.0)
+            if abs(got - want) > TOLERANCE:
+                failures.append(f"rank {rank}: {' '.join(key).strip()} is {got:.1f}% of the "
+                                f"samples, expected {want:.1f}% +-{TOLERANCE}")
     return failures
 
 

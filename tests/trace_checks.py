@@ -565,6 +565,17 @@ def check_threads(counts, run, baseline):
     return f
 
 
+def check_threads_sampled(counts, run, baseline):
+    """check_threads, and the sampler reached every thread that sent: with a 100 us period
+    (MPITRACE_SAMPLING), a thread sampled not at all was left out, and a sample that tore a
+    record would have broken the exact message counts."""
+    f = check_threads(counts, run, baseline)
+    for l in counts["locations"]:
+        if l["kinds"].get("MpiSend", 0) and not l["kinds"].get("CallingContextSample", 0):
+            f.append(f"rank {l['rank']} location {l['id']}: sends but has no samples")
+    return f
+
+
 def check_memory(counts, run, baseline):
     """The tracer's peak memory stays within its buffers, however long the run."""
     f = nothing_lost(counts)
@@ -599,6 +610,7 @@ def check_memory(counts, run, baseline):
 
 COUNT_CHECKS = {
     "threads": check_threads,
+    "threads_sampled": check_threads_sampled,
     "memory": check_memory,
 }
 

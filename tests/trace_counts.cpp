@@ -77,6 +77,8 @@ COUNTER(mpi_irecv, "MpiIrecv", std::uint32_t, OTF2_CommRef, std::uint32_t, std::
 COUNTER(coll_end, "MpiCollectiveEnd", OTF2_CollectiveOp, OTF2_CommRef, std::uint32_t, std::uint64_t,
         std::uint64_t)
 COUNTER(metric, "Metric", OTF2_MetricRef, std::uint8_t, const OTF2_Type*, const OTF2_MetricValue*)
+COUNTER(sample, "CallingContextSample", OTF2_CallingContextRef, std::uint32_t,
+        OTF2_InterruptGeneratorRef)
 #undef COUNTER
 
 OTF2_CallbackCode coll_begin(OTF2_LocationRef l, OTF2_TimeStamp, void* data, OTF2_AttributeList*) {
@@ -140,6 +142,7 @@ int main(int argc, char** argv) {
   OTF2_GlobalEvtReaderCallbacks_SetMpiCollectiveBeginCallback(ec, coll_begin);
   OTF2_GlobalEvtReaderCallbacks_SetMpiCollectiveEndCallback(ec, coll_end);
   OTF2_GlobalEvtReaderCallbacks_SetMetricCallback(ec, metric);
+  OTF2_GlobalEvtReaderCallbacks_SetCallingContextSampleCallback(ec, sample);
   OTF2_GlobalEvtReaderCallbacks_SetUnknownCallback(ec, unknown);
   OTF2_Reader_RegisterGlobalEvtCallbacks(reader, events, ec, &state);
   if (OTF2_Reader_ReadAllGlobalEvents(reader, events, &n) != OTF2_SUCCESS) {
