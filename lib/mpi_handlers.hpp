@@ -37,7 +37,13 @@ class Call {
  public:
   explicit Call(Fn fn) noexcept : fn_(fn) {
     const bool outermost = detail::t_mpi_depth == 0;
-    if (outermost) state::enter(fn);
+    if (outermost) {
+      state::enter(fn);
+      // A thread that records nothing (sample-only mode) gets its buffer, and with it its
+      // sampling timer, at its first MPI call.
+      if (detail::t_buffer == nullptr) [[unlikely]]
+        (void)reserve();
+    }
     // A sampler's signal handler reads the state as soon as the depth says "in MPI".
     std::atomic_signal_fence(std::memory_order_release);
     ++detail::t_mpi_depth;
@@ -164,6 +170,9 @@ class Completion {
 
 // Before PMPI_Init(_thread): settings the MPI takes only before it starts (MPITRACE_CVARS).
 void before_init();
+// MPI_Pcontrol(level): 0 pauses collection (calls, messages, Peruse events, samples), another
+// level resumes it.
+void on_pcontrol(int level) noexcept;
 void on_init(int rc, Fn fn, std::uint64_t start, int provided);
 void on_finalize();
 void save_before_abort(int errorcode) noexcept;  // crash_guard.cpp

@@ -3,9 +3,9 @@
 
 namespace perusetrace::peruse {
 
-StartResult start(const EventSet& selected, bool) {
+StartResult start(const EventSet& selected, bool, bool state_only) {
   StartResult r;
-  if (selected.any()) {
+  if (selected.any() && !state_only) {
     r.notice =
         "this build was made against an MPI without Peruse: tracing MPI calls only (PMPI). "
         "For Peruse events, rebuild against an Open MPI configured with --enable-peruse "
@@ -15,6 +15,7 @@ StartResult start(const EventSet& selected, bool) {
 }
 void attach(MPI_Comm, const CommEntry*) {}
 void detach(MPI_Comm) {}
+void pause(bool) {}
 void stop() {}
 bool tracks_activation() noexcept {
   return false;

@@ -38,7 +38,8 @@ using Handles = std::array<peruse_event_h, kPeruseEventCount>;
 EventSet g_selected;
 std::array<int, kPeruseEventCount> g_mpi_id{};  // catalogue index -> the MPI's event number
 bool g_active = false;
-std::mutex g_mutex;  // registration happens when communicators come and go, never per event
+bool g_paused = false;  // MPI_Pcontrol(0): registered, not active
+std::mutex g_mutex;     // registration happens when communicators come and go, never per event
 std::unordered_map<std::uintptr_t, Handles> g_handles;
 TimeSources g_time_sources{};  // set at start, read by the callbacks
 
@@ -178,10 +179,39 @@ constexpr std::array<peruse_comm_callback_f*, sizeof...(E)> make_callbacks(
 }
 constexpr auto kCallbacks = make_callbacks(std::make_index_sequence<kPeruseEventCount>{});
 
+// Sample-only mode: MPI made progress for this thread, nothing is recorded.
+template <std::size_t E>
+int on_state_event(peruse_event_h, MPI_Aint, peruse_comm_spec_t*, void*) {
+  state::progress(now_ticks());
+  if constexpr (static_cast<PeruseEvent>(E) == PeruseEvent::REQ_XFER_BEGIN)
+    state::transfer_begins();
+  if constexpr (static_cast<PeruseEvent>(E) == PeruseEvent::REQ_XFER_END) state::transfer_ends();
+  return MPI_SUCCESS;
+}
+template <std::size_t... E>
+constexpr std::array<peruse_comm_callback_f*, sizeof...(E)> make_state_callbacks(
+    std::index_sequence<E...>) {
+  return {&on_state_event<E>...};
+}
+constexpr auto kStateCallbacks =
+    make_state_callbacks(std::make_index_sequence<kPeruseEventCount>{});
+const std::array<peruse_comm_callback_f*, kPeruseEventCount>* g_callbacks = &kCallbacks;
+
+EventSet state_events() {
+  EventSet e;
+  for (PeruseEvent event :
+       {PeruseEvent::REQ_MATCH_UNEX, PeruseEvent::MSG_MATCH_POSTED_REQ, PeruseEvent::REQ_XFER_BEGIN,
+        PeruseEvent::REQ_XFER_CONTINUE, PeruseEvent::REQ_XFER_END, PeruseEvent::REQ_COMPLETE})
+    e.set(static_cast<std::size_t>(event));
+  return e;
+}
+
 }  // namespace
 
-StartResult start(const EventSet& selected, bool thread_multiple) {
+StartResult start(const EventSet& requested, bool thread_multiple, bool state_only) {
   StartResult r;
+  const EventSet selected = state_only ? state_events() : requested;
+  g_callbacks = state_only ? &kStateCallbacks : &kCallbacks;
   if (selected.none()) return r;
   if (&PERUSE_Init == nullptr || PERUSE_Init() != PERUSE_SUCCESS) {
     r.notice =
@@ -217,9 +247,9 @@ void attach(MPI_Comm comm, const CommEntry* entry) {
   handles.fill(PERUSE_EVENT_HANDLE_NULL);
   for (std::size_t i = 0; i < kPeruseEventCount; ++i) {
     if (!g_selected.test(i)) continue;
-    if (PERUSE_Event_comm_register(g_mpi_id[i], comm, kCallbacks[i], const_cast<CommEntry*>(entry),
-                                   &handles[i]) == PERUSE_SUCCESS) {
-      PERUSE_Event_activate(handles[i]);
+    if (PERUSE_Event_comm_register(g_mpi_id[i], comm, (*g_callbacks)[i],
+                                   const_cast<CommEntry*>(entry), &handles[i]) == PERUSE_SUCCESS) {
+      if (!g_paused) PERUSE_Event_activate(handles[i]);
     } else {
       handles[i] = PERUSE_EVENT_HANDLE_NULL;
     }
@@ -237,6 +267,17 @@ void detach(MPI_Comm comm) {
     PERUSE_Event_release(&h);
   }
   g_handles.erase(it);
+}
+
+void pause(bool paused) {
+  if (!g_active) return;
+  std::lock_guard lock(g_mutex);
+  if (paused == g_paused) return;
+  g_paused = paused;
+  for (auto& [key, handles] : g_handles)
+    for (auto& h : handles)
+      if (h != PERUSE_EVENT_HANDLE_NULL)
+        paused ? PERUSE_Event_deactivate(h) : PERUSE_Event_activate(h);
 }
 
 void stop() {

@@ -70,10 +70,25 @@ void on_init(int rc, Fn fn, std::uint64_t start, int provided) {
   PMPI_Comm_rank(MPI_COMM_WORLD, &g_run.rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &g_run.size);
 
-  const Settings settings = read_settings([](const char* name) { return std::getenv(name); });
+  Settings settings = read_settings([](const char* name) { return std::getenv(name); });
   if (!settings.errors.empty()) stop_for_bad_settings(settings.errors);
   if (g_run.rank == 0) warn_unknown_variables();
   if (!settings.enabled) return;
+  if (g_run.rank == 0 && !settings.ranks.empty() && !settings.sample_only)
+    std::fprintf(stderr,
+                 "perusetrace: MPITRACE_RANKS with full tracing: a message between a rank that "
+                 "collects and one that does not has one side only in the trace.\n");
+  if (!rank_selected(settings, g_run.rank)) {
+    // A rank left out still takes part in what is collective (the clocks, the archive), but
+    // records nothing of its own beyond MPI_Init and MPI_Finalize.
+    settings.group_mask = 0;
+    settings.peruse_events = EventSet{};
+    settings.sampling_period_ns = 0;
+    settings.pvars.clear();
+    settings.sample_only = false;
+  } else if (settings.sample_only) {
+    settings.group_mask = 0;  // no call, message or collective records
+  }
   const mpit::SelectResult mpit_selection = mpit::select(settings);
   if (!all_ranks(mpit_selection.errors.empty())) stop_for_bad_settings(mpit_selection.errors);
   if (g_run.rank == 0 && !mpit_selection.notice.empty())
@@ -134,7 +149,7 @@ void on_init(int rc, Fn fn, std::uint64_t start, int provided) {
   configure_buffers(settings.buffer_bytes);
   g_comms.start();
   const peruse::StartResult peruse =
-      peruse::start(settings.peruse_events, provided == MPI_THREAD_MULTIPLE);
+      peruse::start(settings.peruse_events, provided == MPI_THREAD_MULTIPLE, settings.sample_only);
   state::configure(init_scale, peruse.active);
   // Without an explicit MPITRACE_PERUSE_EVENTS a missing Peruse is expected, not news.
   if (g_run.rank == 0 && !peruse.notice.empty() && (settings.peruse_events_set || peruse.active))
@@ -157,6 +172,19 @@ void on_init(int rc, Fn fn, std::uint64_t start, int provided) {
 
 void before_init() {
   mpit::before_init();
+}
+
+void on_pcontrol(int level) noexcept {
+  // 0 pauses what is collected, any other level resumes it (MPI leaves levels to the tool).
+  static std::uint32_t resumed_mask = 0;
+  static bool paused = false;
+  const bool pause = level == 0;
+  if (g_state.load() != TraceState::On || pause == paused) return;
+  paused = pause;
+  if (pause) resumed_mask = g_group_mask;
+  g_group_mask = pause ? 0 : resumed_mask;
+  peruse::pause(pause);
+  sampling::pause(pause);
 }
 
 void on_finalize() {

@@ -42,6 +42,7 @@ constinit thread_local ThreadSamples* t_samples __attribute__((tls_model("initia
     nullptr;
 std::atomic<ThreadSamples*> g_threads[journal::kMaxThreads];
 std::uint64_t g_period_ns = 0;
+std::atomic<bool> g_paused{false};
 
 void write_out(ThreadSamples& s) noexcept {
   std::size_t done = 0;
@@ -56,7 +57,9 @@ void write_out(ThreadSamples& s) noexcept {
 
 void on_sample(int, siginfo_t*, void*) {
   ThreadSamples* s = t_samples;
-  if (s == nullptr || s->busy.exchange(true, std::memory_order_acquire)) return;
+  if (s == nullptr || g_paused.load(std::memory_order_relaxed) ||
+      s->busy.exchange(true, std::memory_order_acquire))
+    return;
   const int saved_errno = errno;
   const state::Classified c = state::classify(detail::t_mpi_depth);
   void* frames[kMaxFrames];
@@ -146,6 +149,10 @@ void stop_thread(std::uint32_t index) noexcept {
 void stop_all() noexcept {
   for (std::uint32_t i = 0; i < journal::kMaxThreads; ++i)
     if (g_threads[i].load(std::memory_order_relaxed) != nullptr) finish(i);
+}
+
+void pause(bool paused) noexcept {
+  g_paused.store(paused);
 }
 
 bool enabled() noexcept {

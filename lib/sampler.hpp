@@ -21,6 +21,8 @@ void stop_thread(std::uint32_t thread_index) noexcept;
 // MPI_Finalize, or the program dying: every timer goes, every buffer is written.
 void stop_all() noexcept;
 bool enabled() noexcept;
+// MPI_Pcontrol: samples taken while paused are dropped.
+void pause(bool paused) noexcept;
 std::uint64_t period_ns() noexcept;
 
 }  // namespace perusetrace::sampling

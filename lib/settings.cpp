@@ -42,7 +42,7 @@ constexpr const char* kKnownVariables[] = {
     "MPITRACE_CLOCK",       "MPITRACE_OMPI_PREFIX",    "MPITRACE_OMPI_TARBALL",
     "MPITRACE_BUILD_DIR",   "MPITRACE_SETUP_SKIP_APT", "MPITRACE_PVARS",
     "MPITRACE_PVAR_READ",   "MPITRACE_CVARS",          "MPITRACE_OTF2_COMMS",
-    "MPITRACE_SAMPLING",
+    "MPITRACE_SAMPLING",    "MPITRACE_MODE",           "MPITRACE_RANKS",
 };
 
 }  // namespace
@@ -238,6 +238,39 @@ Settings read_settings(const Getenv& getenv) {
                        "the states it measures.");
     }
   }
+  if (const char* v = getenv("MPITRACE_MODE")) {
+    const std::string value = lower(v);
+    if (value == "sample") {
+      s.sample_only = true;
+    } else if (value != "trace") {
+      add_error(s, "MPITRACE_MODE='" + std::string(v) +
+                       "' is not a mode. Allowed: trace (every call, message and Peruse event; "
+                       "the default) or sample (the sampler's MPI states and call stacks only).");
+    }
+  }
+  if (const char* v = getenv("MPITRACE_RANKS")) {
+    bool ok = true;
+    const std::vector<std::string> items = split_list(v);
+    for (const std::string& item : items) {
+      char* end = nullptr;
+      const long first = std::strtol(item.c_str(), &end, 10);
+      long last = first;
+      if (end != item.c_str() && *end == '-') {
+        const char* rest = end + 1;
+        last = std::strtol(rest, &end, 10);
+        ok = ok && end != rest;
+      }
+      ok = ok && end != item.c_str() && *end == '\0' && first >= 0 && last >= first &&
+           last < (1L << 30);
+      if (ok) s.ranks.emplace_back(static_cast<int>(first), static_cast<int>(last));
+    }
+    if (!ok || items.empty()) {
+      s.ranks.clear();
+      add_error(s, "MPITRACE_RANKS='" + std::string(v) +
+                       "' is not a list of ranks. Allowed: ranks and ranges separated by commas, "
+                       "e.g. 0,4-7.");
+    }
+  }
   if (const char* v = getenv("MPITRACE_CVARS")) {
     for (const std::string& item : split_list(v)) {
       const auto eq = item.find('=');
@@ -274,6 +307,15 @@ Settings read_settings(const Getenv& getenv) {
                        "standard says), vite (for ViTE 1.2, which misplaces messages otherwise).");
     }
   }
+  if (s.sample_only && s.sampling_period_ns == 0) {
+    const char* v = getenv("MPITRACE_SAMPLING");
+    if (v != nullptr && (lower(v) == "off" || std::string(v) == "0"))
+      add_error(s,
+                "MPITRACE_MODE=sample with MPITRACE_SAMPLING=off would record nothing: give a "
+                "sampling period (100us to 1s), or leave MPITRACE_SAMPLING unset for 1ms.");
+    else
+      s.sampling_period_ns = 1'000'000;
+  }
   return s;
 }
 
@@ -283,12 +325,26 @@ std::string period_text(std::uint64_t ns) {
   std::snprintf(text, sizeof text, "%gms", static_cast<double>(ns) / 1e6);
   return text;
 }
+std::string ranks_text(const std::vector<std::pair<int, int>>& ranks) {
+  std::string out;
+  for (const auto& [first, last] : ranks)
+    out += (out.empty() ? "" : ",") + std::to_string(first) +
+           (last != first ? "-" + std::to_string(last) : std::string());
+  return out;
+}
 std::string joined(const std::vector<std::string>& items) {
   std::string out;
   for (const std::string& item : items) out += (out.empty() ? "" : ",") + item;
   return out;
 }
 }  // namespace
+
+bool rank_selected(const Settings& s, int rank) {
+  if (s.ranks.empty()) return true;
+  for (const auto& [first, last] : s.ranks)
+    if (rank >= first && rank <= last) return true;
+  return false;
+}
 
 std::vector<std::string> split_list(const std::string& text) {
   std::vector<std::string> out;
@@ -314,6 +370,8 @@ std::string describe(const Settings& s) {
          " MPITRACE_OTF2_COMMS=" + (s.vite_comms ? "vite" : "otf2") +
          (s.sampling_period_ns == 0 ? std::string()
                                     : " MPITRACE_SAMPLING=" + period_text(s.sampling_period_ns)) +
+         (s.sample_only ? " MPITRACE_MODE=sample" : "") +
+         (s.ranks.empty() ? "" : " MPITRACE_RANKS=" + ranks_text(s.ranks)) +
          (s.pvars.empty()
               ? std::string()
               : " MPITRACE_PVARS=" + joined(s.pvars) + " MPITRACE_PVAR_READ=" +

@@ -31,6 +31,11 @@ struct Settings {
   std::vector<std::pair<std::string, std::string>> cvars;
   // MPITRACE_SAMPLING: the built-in sampler's period (lib/sampler.hpp); 0: off.
   std::uint64_t sampling_period_ns = 0;
+  // MPITRACE_MODE=sample: samples only, no call, message or Peruse records (sampling at 1 ms
+  // unless MPITRACE_SAMPLING says otherwise).
+  bool sample_only = false;
+  // MPITRACE_RANKS: the ranks that collect ("0,4-7"); empty: every rank.
+  std::vector<std::pair<int, int>> ranks;
   bool vite_comms = false;  // MPITRACE_OTF2_COMMS=vite
   std::string errors;       // one line per bad variable; empty when all parsed
 };
@@ -55,6 +60,9 @@ std::uint32_t default_group_mask();
 
 // "a,b,,c" -> {"a", "b", "c"}: the items of a comma-separated list, empty ones dropped.
 std::vector<std::string> split_list(const std::string& text);
+
+// Whether MPITRACE_RANKS includes `rank`.
+bool rank_selected(const Settings& s, int rank);
 
 // A line for the archive's properties, so a trace says how it was taken.
 std::string describe(const Settings& s);

@@ -99,6 +99,29 @@ TEST_CASE("sampling periods: 100us to 1s with a unit; faster, slower or garbage 
   }
 }
 
+TEST_CASE("sample-only mode and rank selection") {
+  const Settings sample = read({{"MPITRACE_MODE", "sample"}});
+  CHECK(sample.sample_only);
+  CHECK(sample.sampling_period_ns == 1'000'000);  // sampling on by default in that mode
+  CHECK(read({{"MPITRACE_MODE", "sample"}, {"MPITRACE_SAMPLING", "500us"}}).sampling_period_ns ==
+        500'000);
+  CHECK_THAT(read({{"MPITRACE_MODE", "sample"}, {"MPITRACE_SAMPLING", "off"}}).errors,
+             Catch::Contains("would record nothing"));
+  CHECK_THAT(read({{"MPITRACE_MODE", "profile"}}).errors,
+             Catch::Contains("MPITRACE_MODE='profile'") && Catch::Contains("Allowed: trace"));
+  const Settings ranks = read({{"MPITRACE_RANKS", "0,4-7"}});
+  CHECK(rank_selected(ranks, 0));
+  CHECK_FALSE(rank_selected(ranks, 1));
+  CHECK(rank_selected(ranks, 5));
+  CHECK_FALSE(rank_selected(ranks, 8));
+  CHECK(rank_selected(read({}), 123));
+  for (const char* v : {"", "a", "3-1", "-2", "1,,x", "0-", "1.5"}) {
+    INFO("MPITRACE_RANKS='" << v << "'");
+    CHECK_THAT(read({{"MPITRACE_RANKS", v}}).errors,
+               Catch::Contains(std::string("MPITRACE_RANKS='") + v + "'"));
+  }
+}
+
 TEST_CASE("MPI_T settings: PVAR lists, read times, CVAR assignments") {
   CHECK(read({{"MPITRACE_PVARS", "all"}}).pvars == std::vector<std::string>{"*"});
   CHECK(read({{"MPITRACE_PVARS", "a_*,,b"}}).pvars == std::vector<std::string>{"a_*", "b"});

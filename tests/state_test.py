@@ -13,6 +13,10 @@ CASE:
   ground_truth      the built-in sampler at 1 kHz on the same phases, 600 ms each: per rank the
                     archive's share of each state and activity (CallingContextSample attributes
                     mpi_state, mpi_activity) is its phases' share of the run within 5 points.
+  sample_mode       the same with MPITRACE_MODE=sample; and a message-heavy ring's sample-only
+                    archive at least 20 times smaller than its full trace.
+  selection         MPITRACE_RANKS=1 samples rank 1 only; MPI_Pcontrol(0)/(1) around the
+                    transfers leaves none of their samples.
 """
 import argparse
 import collections
@@ -72,39 +76,105 @@ def sampled_shares(archive):
             for rank, c in counts.items()}
 
 
-def case_ground_truth(opts, work):
-    """Phases of known state (tests/apps/state_phases: 600 ms each, 2.4 s in all) sampled at
-    1 kHz: per rank the share of each state in the archive is the share of its phases' wall
-    time, within 5 percentage points."""
-    failures = []
-    out = os.path.join(work, "trace")
-    env = {"MPITRACE_OUTPUT": out, "MPITRACE_PERUSE_EVENTS": "all", "MPITRACE_SAMPLING": "1ms"}
+def run_phases(opts, work, name, env, args=("600", "64")):
+    out = os.path.join(work, name)
+    env = dict({"MPITRACE_OUTPUT": out, "MPITRACE_PERUSE_EVENTS": "all",
+                "MPITRACE_SAMPLING": "1ms"}, **env)
     command = mpi_launch.command(opts.mpirun, 2, env, opts.preload)
-    run = subprocess.run(command + [os.path.join(opts.build, "tests", "state_phases"), "600",
-                                    "64"], env=mpi_launch.launcher_env(env), cwd=work,
-                         capture_output=True, text=True, timeout=300)
+    run = subprocess.run(command + [os.path.join(opts.build, "tests", "state_phases"), *args],
+                         env=mpi_launch.launcher_env(env), cwd=work, capture_output=True,
+                         text=True, timeout=300)
     phases = {int(m[0]): list(map(float, m[1:])) for m in PHASES.findall(run.stdout)}
-    if run.returncode != 0 or sorted(phases) != [0, 1]:
-        return [f"the run failed (exit {run.returncode}): {run.stderr[-1500:]}"]
-    shares = sampled_shares(os.path.join(out, "traces.otf2"))
+    return out, run, phases
+
+
+def check_phases(archive, phases, failures, paused_transfer=False):
+    """Per rank, each state's share of the samples is its phases' share of the run (+-5)."""
+    shares = sampled_shares(archive)
     for rank in (0, 1):
         compute, late, transfer, barrier = phases[rank]
         share, samples = shares.get(rank, ({}, 0))
         seconds = samples / 1000.0  # one sample a millisecond
-        if rank == 0:  # it computes in three phases and sends in the fourth
+        if paused_transfer:  # MPI_Pcontrol(0) for the transfers: none of their samples
+            expected = {("work", "transfer"): 0.0}
+        elif rank == 0:  # it computes in three phases and sends in the fourth
             expected = {("not in MPI", ""): compute + late + barrier, ("work", "transfer"): transfer}
         else:
             expected = {("not in MPI", ""): compute, ("stall", "message"): late,
                         ("work", "transfer"): transfer, ("stall", "collective"): barrier}
         print(f"rank {rank}: {samples} samples; " + ", ".join(
             f"{s} {a}: {share.get((s, a), 0):.1f}% (expected {100 * t / seconds:.1f}%)"
-            for (s, a), t in expected.items()))
+            for (s, a), t in expected.items() if seconds))
         for key, t in expected.items():
             want = 100.0 * t / seconds if seconds else 0
             got = share.get(key, 0.0)
-            if abs(got - want) > TOLERANCE:
-                failures.append(f"rank {rank}: {' '.join(key).strip()} is {got:.1f}% of the "
-                                f"samples, expected {want:.1f}% +-{TOLERANCE}")
+            if samples == 0 or abs(got - want) > TOLERANCE:
+                failures.append(f"rank {rank}: {' '.join(key).strip()} is {got:.1f}% of "
+                                f"{samples} samples, expected {want:.1f}% +-{TOLERANCE}")
+
+
+def archive_bytes(directory):
+    return sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(directory)
+               for f in files)
+
+
+def case_sample_mode(opts, work):
+    """MPITRACE_MODE=sample: the same phases give the same profile as in full tracing (within
+    the ground truth's tolerance), and on a message-heavy ring (4 ranks, 5000 iterations) the
+    archive is at least 20 times smaller than the full trace's."""
+    failures = []
+    out, run, phases = run_phases(opts, work, "phases", {"MPITRACE_MODE": "sample"})
+    if run.returncode != 0 or sorted(phases) != [0, 1]:
+        return [f"the run failed (exit {run.returncode}): {run.stderr[-1500:]}"]
+    check_phases(os.path.join(out, "traces.otf2"), phases, failures)
+    sizes = {}
+    for mode in ("trace", "sample"):
+        ring_out = os.path.join(work, f"ring-{mode}")
+        env = {"MPITRACE_OUTPUT": ring_out, "MPITRACE_PERUSE_EVENTS": "all",
+               "MPITRACE_SAMPLING": "1ms", "MPITRACE_MODE": mode}
+        command = mpi_launch.command(opts.mpirun, 4, env, opts.preload)
+        ring = subprocess.run(command + [os.path.join(opts.build, "tests", "ring"), "-i", "5000"],
+                              env=mpi_launch.launcher_env(env), cwd=work, capture_output=True,
+                              text=True, timeout=300)
+        if ring.returncode != 0:
+            return failures + [f"the {mode} ring failed: {ring.stderr[-800:]}"]
+        sizes[mode] = archive_bytes(ring_out)
+    ratio = sizes["trace"] / max(sizes["sample"], 1)
+    print(f"ring archives: full tracing {sizes['trace']} bytes, sample-only {sizes['sample']} "
+          f"bytes: {ratio:.0f} times smaller")
+    if ratio < 20:
+        failures.append(f"the sample-only archive is only {ratio:.1f} times smaller")
+    return failures
+
+
+def case_selection(opts, work):
+    """MPITRACE_RANKS=1 in sample mode: rank 0 has no samples, rank 1 its phases; MPI_Pcontrol(0)
+    around the transfers: no sample of them on either rank."""
+    failures = []
+    out, run, phases = run_phases(opts, work, "ranks", {"MPITRACE_MODE": "sample",
+                                                        "MPITRACE_RANKS": "1"})
+    if run.returncode != 0:
+        return [f"MPITRACE_RANKS=1: exit {run.returncode}: {run.stderr[-1500:]}"]
+    shares = sampled_shares(os.path.join(out, "traces.otf2"))
+    if 0 in shares or 1 not in shares:
+        failures.append(f"MPITRACE_RANKS=1: samples on ranks {sorted(shares)}, expected [1]")
+    out, run, phases = run_phases(opts, work, "pcontrol", {"MPITRACE_MODE": "sample"},
+                                  ("300", "64", "pcontrol"))
+    if run.returncode != 0:
+        return failures + [f"MPI_Pcontrol: exit {run.returncode}: {run.stderr[-1500:]}"]
+    check_phases(os.path.join(out, "traces.otf2"), phases, failures, paused_transfer=True)
+    return failures
+
+
+def case_ground_truth(opts, work):
+    """Phases of known state (tests/apps/state_phases: 600 ms each, 2.4 s in all) sampled at
+    1 kHz: per rank the share of each state in the archive is the share of its phases' wall
+    time, within 5 percentage points."""
+    failures = []
+    out, run, phases = run_phases(opts, work, "trace", {})
+    if run.returncode != 0 or sorted(phases) != [0, 1]:
+        return [f"the run failed (exit {run.returncode}): {run.stderr[-1500:]}"]
+    check_phases(os.path.join(out, "traces.otf2"), phases, failures)
     return failures
 
 

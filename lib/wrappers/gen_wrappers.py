@@ -396,6 +396,14 @@ def init_wrapper(f):
             "return rc;"]
 
 
+@whole("pcontrol")
+def pcontrol_wrapper(f):
+    # Collection pauses and resumes whether or not the env group is traced.
+    f.need("level")
+    return [f"perusetrace::Call call(perusetrace::Fn::{f.name});",
+            "perusetrace::on_pcontrol(level);", f"return {call_of(f)};"]
+
+
 @whole("finalize")
 def finalize_wrapper(f):
     return ["perusetrace::on_finalize();", f"return {call_of(f)};"]

@@ -4,7 +4,8 @@
  *   transfer  rank 0 sends 64 MiB to rank 1, REPEAT times                  -> WORK, transfer
  *   barrier   rank 0 computes MS ms; the others wait in MPI_Barrier        -> STALL, collective
  * Each phase starts after a barrier. Ranks 0 and 1 print the phases' wall times.
- *   state_phases [MS [REPEAT]] */
+ * With "pcontrol", collection pauses (MPI_Pcontrol(0)) for the transfer phase.
+ *   state_phases [MS [REPEAT [pcontrol]]] */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <mpi.h>
 #include <stdio.h>
@@ -33,6 +34,7 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const double ms = argc > 1 ? atof(argv[1]) : 300;
   const int repeat = argc > 2 ? atoi(argv[2]) : 4;
+  const int pcontrol = argc > 3 && argv[3][0] == 'p';
   if (size < 2) MPI_Abort(MPI_COMM_WORLD, 2);
   const size_t big = 64u << 20;
   char* data = malloc(big);
@@ -53,10 +55,12 @@ int main(int argc, char** argv) {
   }
   MPI_Barrier(MPI_COMM_WORLD);
   t[2] = now();
+  if (pcontrol) MPI_Pcontrol(0);
   for (int r = 0; r < repeat; ++r) {
     if (rank == 0) MPI_Send(data, (int)big, MPI_CHAR, 1, 2, MPI_COMM_WORLD);
     if (rank == 1) MPI_Recv(data, (int)big, MPI_CHAR, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   }
+  if (pcontrol) MPI_Pcontrol(1);
   MPI_Barrier(MPI_COMM_WORLD);
   t[3] = now();
   if (rank == 0) compute(ms / 1e3);
