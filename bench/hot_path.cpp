@@ -27,6 +27,7 @@
 #include <thread>
 #include <vector>
 
+#include "lib/mpi_handlers.hpp"
 #include "lib/thread_buffer.hpp"
 
 namespace {
@@ -112,6 +113,17 @@ void on_two_cpus(const std::vector<int>& cpus, std::vector<double>& figures, Wor
   if (per[0] >= 0 && per[1] >= 0) figures.push_back(std::max(per[0], per[1]));
 }
 
+// What keeping the thread's MPI state costs a call (lib/mpi_state.hpp): what Call does for it at
+// the outermost call's entry and exit, alone.
+double state_keeping(long n) {
+  const std::uint64_t t0 = perusetrace::now_ns();
+  for (long i = 0; i < n; ++i) {
+    const perusetrace::InMpi in_mpi(perusetrace::Fn::MPI_Comm_rank);
+    asm volatile("" ::: "memory");  // every call's stores stay
+  }
+  return static_cast<double>(perusetrace::now_ns() - t0) / static_cast<double>(n);
+}
+
 double mpi_calls(long n) {
   int rank = 0;
   const double t0 = MPI_Wtime();
@@ -186,7 +198,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   const bool traced = perusetrace::g_state.load() == perusetrace::TraceState::On;
-  std::vector<double> hot, drained, two, unclocked, clock, calls, messages;
+  std::vector<double> hot, drained, two, unclocked, clock, calls, messages, states;
   for (int r = 0; r < kRepetitions; ++r) {
     if (traced) {
       // 20 000 records fit any buffer of 1 MiB or more: no drain inside the measurement
@@ -201,6 +213,7 @@ int main(int argc, char** argv) {
       });
       unclocked.push_back(records_without_clock(20'000 / scale));
       clock.push_back(clock_reads(1'000'000 / scale));
+      states.push_back(state_keeping(10'000'000 / scale));
     }
     calls.push_back(mpi_calls(1'000'000 / scale));
     messages.push_back(self_messages(20'000 / scale));
@@ -208,8 +221,8 @@ int main(int argc, char** argv) {
   if (traced) {
     std::printf("record_ns_hot %.2f\nrecord_ns_with_drains %.2f\n", median(hot), median(drained));
     if (!two.empty()) std::printf("record_ns_two_threads %.2f\n", median(two));
-    std::printf("record_ns_without_clock %.2f\nclock_read_ns %.2f\n", median(unclocked),
-                median(clock));
+    std::printf("record_ns_without_clock %.2f\nclock_read_ns %.2f\nstate_ns %.2f\n",
+                median(unclocked), median(clock), median(states));
     const PerMessage written = written_per_self_message();
     std::printf("records_per_self_message %.2f\nevents_per_self_message %.2f\n", written.records,
                 written.events);

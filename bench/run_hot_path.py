@@ -84,6 +84,8 @@ def main():
         print("ns per record, two threads at once: not measured (one CPU only)")
     print(f"ns per record, no clock read     : {traced['record_ns_without_clock']:.1f} "
           f"(one clock read alone: {traced['clock_read_ns']:.1f})")
+    print(f"ns the MPI state costs per call  : {traced['state_ns']:.2f} (kept for the sampler "
+          "and perusetrace_mpi_state)")
     print(f"ns a traced MPI_Comm_rank adds   : "
           f"{added('all', 'untraced', 'mpi_comm_rank_ns'):.1f} "
           f"({untraced['mpi_comm_rank_ns']:.1f} untraced, {traced['mpi_comm_rank_ns']:.1f} traced)")

@@ -1,6 +1,7 @@
 #include "lib/sampler.hpp"
 
-#include <execinfo.h>
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -63,9 +64,10 @@ void on_sample(int, siginfo_t*, void*) {
   const int saved_errno = errno;
   const state::Classified c = state::classify(detail::t_mpi_depth);
   void* frames[kMaxFrames];
-  // glibc's backtrace walks the signal frame into the interrupted code; it was called once
-  // before the first timer started, so libgcc is loaded and the walk allocates nothing.
-  const int n = ::backtrace(frames, kMaxFrames);
+  // libunwind walks through the signal frame into the interrupted code, with its per-thread
+  // cache of unwind tables (no lock, no allocation once warm). glibc's backtrace cost 26 us a
+  // sample (docs/performance.md, Sampling): it looks up every frame's unwind table afresh.
+  const int n = unw_backtrace(frames, kMaxFrames);
   const std::uint64_t time = now_ticks();
   const std::size_t bytes = sizeof(SampleHeader) + sizeof(std::uint64_t) * n;
   if (s->used + bytes > kBufferBytes) write_out(*s);
@@ -101,8 +103,9 @@ void finish(std::uint32_t index) noexcept {
 bool configure(std::uint64_t period_ns, std::string& error) {
   g_period_ns = period_ns;
   if (period_ns == 0) return true;
+  unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
   void* warm[4];
-  ::backtrace(warm, 4);
+  unw_backtrace(warm, 4);
   struct sigaction sa;
   std::memset(&sa, 0, sizeof sa);
   sa.sa_sigaction = on_sample;

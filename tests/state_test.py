@@ -8,8 +8,8 @@ CASE:
                     64 MiB transfers, a late rank at a barrier) with tests/apps/state_sampler
                     preloaded next to the library: a SIGPROF handler that calls
                     perusetrace_mpi_state through dlsym, as an external profiler would. Both
-                    ranks see NOT_IN_MPI and MPI_STALL, the receiver of the transfers MPI_WORK,
-                    and no answer is outside the enum.
+                    ranks see NOT_IN_MPI, a rank sees MPI_STALL (rank 1 waits 600 ms) and one
+                    MPI_WORK (2 GiB are transferred), and no answer is outside the enum.
   ground_truth      the built-in sampler at 1 kHz on the same phases, 600 ms each: per rank the
                     archive's share of each state and activity (CallingContextSample attributes
                     mpi_state, mpi_activity) is its phases' share of the run within 5 points.
@@ -46,9 +46,12 @@ def case_external_sampler(opts, work):
         return [f"the run failed (exit {run.returncode}) or not both ranks reported: "
                 f"{run.stderr[-1500:]}"]
     for not_in_mpi, work_, stall, other in counts:
-        if not_in_mpi == 0 or stall == 0 or other != 0:
-            failures.append(f"a rank saw not_in_mpi {not_in_mpi}, stall {stall}, other {other}: "
-                            "expected the first two above 0 and no other answer")
+        if not_in_mpi == 0 or other != 0:
+            failures.append(f"a rank saw not_in_mpi {not_in_mpi}, other {other}: expected the "
+                            "first above 0 (every rank computes) and no other answer")
+    # Rank 1 waits for 600 ms (a late sender, a late rank at a barrier); rank 0 hardly waits.
+    if max(c[2] for c in counts) == 0:
+        failures.append(f"no rank was ever seen in MPI_STALL: {counts}")
     if max(c[1] for c in counts) == 0:
         failures.append(f"no rank was ever seen in MPI_WORK, although 2 GiB were transferred: "
                         f"{counts}")

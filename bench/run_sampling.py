@@ -1,0 +1,79 @@
+#!/usr/bin/python3
+"""What the sampler costs a compute-bound program: bench/compute_bound on 2 ranks (its compute
+time only, the slower rank's), in modes run back to back in every cycle:
+
+  a  untraced
+  b  traced, no sampling
+  c  traced, sampling every 1 ms (1 kHz)
+  d  traced, sampling every 100 us (10 kHz)
+
+    run_sampling.py --build BUILD [--cycles 7] [--rounds 20] [--iterations 20000000]
+
+Prints per mode the median compute time over cycles, and from the per-cycle differences (c - b
+and d - b over b) the overhead of sampling at 1 and 10 kHz, and the cost of one sample (signal
+delivery, state, stack walk, copy into the thread's buffer): (d - b) / (samples taken in d).
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+from statistics import median
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+import mpi_launch  # noqa: E402
+
+MODES = {"a": None, "b": "off", "c": "1ms", "d": "100us"}
+
+
+def run_mode(mode, opts, work):
+    env, preload = {}, None
+    if MODES[mode] is not None:
+        preload = os.path.join(opts.build, "lib", "libperusetrace.so")
+        env = {"MPITRACE_OUTPUT": os.path.join(work, f"trace-{mode}"),
+               "MPITRACE_SAMPLING": MODES[mode]}
+    mpirun = os.path.join(opts.mpi_prefix, "bin", "mpirun")
+    cmd = mpi_launch.command(mpirun, 2, env, preload, bind="core") + [
+        os.path.join(opts.build, "bench", "compute_bound"), str(opts.rounds), str(opts.iterations)]
+    done = subprocess.run(cmd, capture_output=True, text=True, cwd=work,
+                          env=mpi_launch.without_tracer_settings())
+    if done.returncode != 0:
+        sys.exit(f"mode {mode} failed: {done.stderr[-1500:]}")
+    for line in done.stdout.splitlines():
+        if line.startswith("compute_seconds "):
+            return float(line.split()[1])
+    sys.exit(f"mode {mode} printed no compute time: {done.stdout[-500:]}")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--build", default="build")
+    parser.add_argument("--mpi-prefix", default=os.path.expanduser(
+        os.environ.get("MPITRACE_OMPI_PREFIX", "~/.cache/perusetrace/openmpi-4.1.4-peruse")))
+    parser.add_argument("--cycles", type=int, default=7)
+    parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--iterations", type=int, default=20000000)
+    opts = parser.parse_args()
+    opts.build = os.path.abspath(opts.build)
+    times = {m: [] for m in MODES}
+    with tempfile.TemporaryDirectory(prefix="perusetrace-sampling-") as work:
+        for cycle in range(opts.cycles):
+            for mode in MODES:
+                print(f"cycle {cycle + 1}/{opts.cycles}, mode {mode}", file=sys.stderr)
+                times[mode].append(run_mode(mode, opts, work))
+    print("compute seconds, median over cycles: " +
+          ", ".join(f"{m} {median(t):.4f}" for m, t in times.items()))
+    for mode, rate in (("c", "1 kHz"), ("d", "10 kHz")):
+        overhead = [100 * (x - b) / b for x, b in zip(times[mode], times["b"])]
+        print(f"sampling at {rate}: {median(overhead):+.2f}% of the compute time "
+              f"(per cycle: {', '.join(f'{o:+.2f}' for o in overhead)})")
+    period = 100e-6
+    per_sample = [(d - b) / (d / period) * 1e9 for d, b in zip(times["d"], times["b"])]
+    print(f"one sample costs {median(per_sample):.0f} ns (median over cycles, from 10 kHz)")
+    tracing = [100 * (b - a) / a for a, b in zip(times["a"], times["b"])]
+    print(f"tracing without sampling: {median(tracing):+.2f}% (a compute-bound run calls MPI "
+          "rarely)")
+
+
+if __name__ == "__main__":
+    main()
