@@ -16,6 +16,8 @@ spread the noise:
   i  (on request) h with every runtime_spc_* PVAR (or those of --pvars) read before each call's
      Enter and Leave (MPITRACE_PVAR_READ=call): i - h is what the reads cost
   j  (on request) h with the same PVARs read every 10 ms: j - h should be lost in the noise
+  k  (on request) sample-only mode (MPITRACE_MODE=sample, 1 kHz): k - a should be lost in the
+     noise
 
     run_pingpong.py --build BUILD [--cycles 3] [--iters 5000] [--reps 5] [--max-bytes 4194304]
                     [--bind core|none] [--against OTHER_BUILD] [--events LIST]
@@ -56,13 +58,17 @@ def run_mode(mode, opts, work):
     env, preload, tool = {}, None, []
     if mode == "b":
         preload = os.path.join(build, "bench", "libnoop_peruse.so")
-    elif mode in ("c", "d", "f", "g", "h", "i", "j"):
+    elif mode in ("c", "d", "f", "g", "h", "i", "j", "k"):
         events = {"c": "none", "g": opts.events}.get(mode, "all")
         preload, env["MPITRACE_OUTPUT"] = library, trace
         if events:  # mode g without --events leaves the variable unset: the library's default
             env["MPITRACE_PERUSE_EVENTS"] = events
         if mode == "f":
             env["MPITRACE_BUFFER_SIZE"] = "1G"
+        if mode == "k":
+            env["MPITRACE_MODE"] = "sample"
+            if opts.sample_events:
+                env["MPITRACE_PERUSE_EVENTS"] = opts.sample_events
         if mode in ("h", "i", "j"):
             env["OMPI_MCA_mpi_spc_attach"] = "all"
         if mode in ("i", "j"):
@@ -160,6 +166,8 @@ def main():
     parser.add_argument("--modes", default="abcde")
     parser.add_argument("--bind", default="core", choices=["core", "none"])
     parser.add_argument("--against", help="a second build whose mode d runs in every cycle")
+    parser.add_argument("--sample-events", help="mode k's MPITRACE_PERUSE_EVENTS (none: no "
+                        "Peruse callback tells work from stall)")
     parser.add_argument("--pvars", default="runtime_spc_*",
                         help="modes i and j's MPITRACE_PVARS (default: every SPC counter)")
     parser.add_argument("--events", help="mode g's MPITRACE_PERUSE_EVENTS (default: unset, the "
@@ -167,10 +175,10 @@ def main():
     opts = parser.parse_args()
     if opts.events is not None and "g" not in opts.modes:
         sys.exit("--events sets mode g's events: add g to --modes (e.g. --modes abcdeg)")
-    unknown = set(opts.modes) - set("abcdefghij")
+    unknown = set(opts.modes) - set("abcdefghijk")
     if unknown:
         sys.exit(f"--modes {opts.modes}: no mode {''.join(sorted(unknown))}; the modes are "
-                 f"a to j (see the top of {os.path.basename(__file__)})")
+                 f"a to k (see the top of {os.path.basename(__file__)})")
     opts.build = os.path.abspath(opts.build)
     other = None
     if opts.against:
@@ -273,6 +281,10 @@ def main():
             margins = [(c["e"] - c["a"]) - (c["i"] - c["h"]) for c in cycles]
             print(f"      per-call reads against what EZTrace adds (e-a), "
                   f"{margin_verdict(margins)}")
+    if cycles and all(m in opts.modes for m in "ak"):
+        added = [c["k"] - c["a"] for c in cycles]
+        print(f"sample-only mode at 0 B adds {median(added):+.3f} us: "
+              f"{interval_verdict(added, 'a cost', 'faster?', 'in the noise')}")
     if cycles and all(m in opts.modes for m in "adf"):
         d_f = median(c["d"] - c["f"] for c in cycles)
         d_a = median(c["d"] - c["a"] for c in cycles)

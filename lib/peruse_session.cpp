@@ -210,7 +210,7 @@ EventSet state_events() {
 
 StartResult start(const EventSet& requested, bool thread_multiple, bool state_only) {
   StartResult r;
-  const EventSet selected = state_only ? state_events() : requested;
+  const EventSet selected = state_only && requested.any() ? state_events() : requested;
   g_callbacks = state_only ? &kStateCallbacks : &kCallbacks;
   if (selected.none()) return r;
   if (&PERUSE_Init == nullptr || PERUSE_Init() != PERUSE_SUCCESS) {

@@ -88,6 +88,10 @@ void on_init(int rc, Fn fn, std::uint64_t start, int provided) {
     settings.sample_only = false;
   } else if (settings.sample_only) {
     settings.group_mask = 0;  // no call, message or collective records
+    // Peruse only tells the states apart (work from stall) there, unless the user said none:
+    // then a waiting call is a stall from its start, and Open MPI dispatches no callback.
+    if (!(settings.peruse_events_set && settings.peruse_events.none()))
+      settings.peruse_events.set();
   }
   const mpit::SelectResult mpit_selection = mpit::select(settings);
   if (!all_ranks(mpit_selection.errors.empty())) stop_for_bad_settings(mpit_selection.errors);

@@ -181,6 +181,9 @@ bool read_journal(const std::string& trace_dir, std::vector<RankJournal>& ranks,
     int rank = 0, thread = 0;
     const std::string name = e->d_name;
     if (name == "." || name == ".." || name == "recovered") continue;
+    // Samples name code addresses of the process that took them: without it they cannot be
+    // symbolised, so a recovered archive goes without (docs/sampling.md).
+    if (name.size() > 8 && name.compare(name.size() - 8, 8, ".samples") == 0) continue;
     if (!journal::parse_name(name, rank, thread) || rank < 0 || rank >= 1 << 24 ||
         thread >= static_cast<int>(journal::kMaxThreads)) {
       ignored.push_back(dir + "/" + name);
