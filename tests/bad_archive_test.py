@@ -1,8 +1,9 @@
 #!/usr/bin/python3
-"""perusetrace report, prv and recover on damaged input: a real trace and a real journal (of a
-run that died), then many damaged copies — truncated, bytes flipped, files missing or empty.
-Each tool must end within a time limit with exit 0 (it could still read it) or 1 and one clear
-message; a signal, a sanitizer report, a hang or an exit code of anything else fails the test.
+"""perusetrace report, prv, profile and recover on damaged input: a real trace (with samples,
+MPITRACE_SAMPLING) and a real journal (of a run that died), then many damaged copies —
+truncated, bytes flipped, files missing or empty. Each tool must end within a time limit with
+exit 0 (it could still read it) or 1 and one clear message (profile: or 2, no samples left); a
+signal, a sanitizer report, a hang or an exit code of anything else fails the test.
 
     bad_archive_test.py --build BUILD --mpirun MPIRUN
 """
@@ -23,7 +24,8 @@ TIMEOUT = 30  # seconds: far beyond what an intact trace of this size needs (< 1
 def make_trace(opts, work):
     out = os.path.join(work, "trace")
     cmd = mpi_launch.command(opts.mpirun, 2, {"MPITRACE_OUTPUT": out,
-                                              "MPITRACE_PERUSE_EVENTS": "all"}, opts.library)
+                                              "MPITRACE_PERUSE_EVENTS": "all",
+                                              "MPITRACE_SAMPLING": "1ms"}, opts.library)
     run = subprocess.run(cmd + [os.path.join(opts.build, "examples", "scenarios"), "all", "-d",
                                 "5"], env=mpi_launch.launcher_env(), capture_output=True,
                          text=True, timeout=120)
@@ -91,21 +93,21 @@ def run_tool(args):
     return done
 
 
-def judge(what, done, failures, stats):
+def judge(what, done, failures, stats, allowed=(0, 1)):
     if done is None:
         failures.append(f"{what}: still running after {TIMEOUT} s")
         return
     stats[done.returncode] = stats.get(done.returncode, 0) + 1
     if done.returncode < 0:
         failures.append(f"{what}: killed by signal {-done.returncode}\n{done.stderr[-800:]}")
-    elif done.returncode not in (0, 1):
+    elif done.returncode not in allowed:
         failures.append(f"{what}: exit {done.returncode}\n{done.stderr[-800:]}")
     elif "Sanitizer" in done.stderr or "terminate called" in done.stderr:
         failures.append(f"{what}: {done.stderr[-800:]}")
-    elif done.returncode == 1:
+    elif done.returncode != 0:
         lines = [l for l in done.stderr.splitlines() if l.startswith("perusetrace")]
         if not lines:
-            failures.append(f"{what}: exit 1 without a perusetrace message: "
+            failures.append(f"{what}: exit {done.returncode} without a perusetrace message: "
                             f"{done.stderr[-400:]!r}")
 
 
@@ -136,6 +138,10 @@ def main():
                 print(f"report exit {done.returncode}: {name}: {done.stderr.strip()[:150]}")
             judge(f"prv, {name}", run_tool([tool, "prv", anchor, "-o",
                                              os.path.join(work, "out")]), failures, stats)
+            out = os.path.join(work, "profile")
+            judge(f"profile, {name}", run_tool([tool, "profile", anchor, "--json", out + ".json",
+                                                 "--html", out + ".html", "--folded",
+                                                 out + ".folded"]), failures, stats, (0, 1, 2))
             cases += 1
         for name, damage in variants(journal, rng):
             copy = os.path.join(work, "copy")

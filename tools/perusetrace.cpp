@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/profile/profile_main.hpp"
 #include "tools/prv/convert.hpp"
 #include "tools/recover/recover.hpp"
 #include "tools/report/report_main.hpp"
@@ -26,6 +27,8 @@ namespace {
 constexpr const char* kUsage = R"(usage: perusetrace run [OPTIONS] -np N -- PROGRAM [ARGS...]
        perusetrace prv ARCHIVE [-o PREFIX]   (OTF2 trace to Paraver; prv --help)
        perusetrace report ARCHIVE [--json FILE] [--html FILE]   (analysis; report --help)
+       perusetrace profile ARCHIVE [--json FILE] [--html FILE] [--folded FILE]
+                   (time per call path and MPI state, from MPITRACE_SAMPLING; profile --help)
        perusetrace recover DIR   (archive of a run that died before MPI_Finalize)
        perusetrace mpit [--pvars | --cvars]   (the MPI's MPI_T variables, from a 1-rank job)
 
@@ -251,8 +254,8 @@ int run(int argc, char** argv) {
   return 127;
 }
 
-// `prv` and `report` on a run that died before MPI_Finalize: say what to do instead of failing
-// to open an archive that does not exist yet.
+// `prv`, `report` and `profile` on a run that died before MPI_Finalize: say what to do instead of
+// failing to open an archive that does not exist yet.
 bool needs_recovery(const char* command, int argc, char** argv) {
   for (int i = 0; i < argc; ++i) {
     std::string path = argv[i];
@@ -277,12 +280,15 @@ bool needs_recovery(const char* command, int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc >= 2 && (std::strcmp(argv[1], "prv") == 0 || std::strcmp(argv[1], "report") == 0) &&
+  if (argc >= 2 &&
+      (std::strcmp(argv[1], "prv") == 0 || std::strcmp(argv[1], "report") == 0 ||
+       std::strcmp(argv[1], "profile") == 0) &&
       needs_recovery(argv[1], argc - 2, argv + 2))
     return 1;
   if (argc >= 2 && std::strcmp(argv[1], "run") == 0) return run(argc - 2, argv + 2);
   if (argc >= 2 && std::strcmp(argv[1], "prv") == 0) return prv_main(argc - 2, argv + 2);
   if (argc >= 2 && std::strcmp(argv[1], "report") == 0) return report_main(argc - 2, argv + 2);
+  if (argc >= 2 && std::strcmp(argv[1], "profile") == 0) return profile_main(argc - 2, argv + 2);
   if (argc >= 2 && std::strcmp(argv[1], "recover") == 0) return recover_main(argc - 2, argv + 2);
   if (argc >= 2 && std::strcmp(argv[1], "mpit") == 0) return mpit(argc - 2, argv + 2);
   if (argc >= 2 && (std::strcmp(argv[1], "--version") == 0)) {

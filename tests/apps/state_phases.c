@@ -1,11 +1,13 @@
 /* Phases of known MPI state, for the state sampling tests (2 or more ranks):
  *   compute   every rank computes MS ms outside MPI                      -> NOT_IN_MPI
- *   late      rank 0 computes MS ms, then sends; rank 1 waits in MPI_Recv -> STALL, message
+ *   late      rank 0 computes LATE ms, then sends; rank 1 waits in MPI_Recv -> STALL, message
  *   transfer  rank 0 sends 64 MiB to rank 1, REPEAT times                  -> WORK, transfer
  *   barrier   rank 0 computes MS ms; the others wait in MPI_Barrier        -> STALL, collective
  * Each phase starts after a barrier. Ranks 0 and 1 print the phases' wall times.
- * With "pcontrol", collection pauses (MPI_Pcontrol(0)) for the transfer phase.
- *   state_phases [MS [REPEAT [pcontrol]]] */
+ * With "pcontrol", collection pauses (MPI_Pcontrol(0)) for the transfer phase; LATE (default
+ * MS) is the late phase's length: a longer one makes MPI_Recv rank 1's top stall, ahead of
+ * the barrier phase's MPI_Barrier.
+ *   state_phases [MS [REPEAT [LATE] [pcontrol]]] */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <mpi.h>
 #include <stdio.h>
@@ -34,7 +36,14 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const double ms = argc > 1 ? atof(argv[1]) : 300;
   const int repeat = argc > 2 ? atoi(argv[2]) : 4;
-  const int pcontrol = argc > 3 && argv[3][0] == 'p';
+  int pcontrol = 0;
+  double late_ms = ms;
+  for (int i = 3; i < argc; ++i) {
+    if (argv[i][0] == 'p')
+      pcontrol = 1;
+    else
+      late_ms = atof(argv[i]);
+  }
   if (size < 2) MPI_Abort(MPI_COMM_WORLD, 2);
   const size_t big = 64u << 20;
   char* data = malloc(big);
@@ -48,7 +57,7 @@ int main(int argc, char** argv) {
   MPI_Barrier(MPI_COMM_WORLD);
   t[1] = now();
   if (rank == 0) {
-    compute(ms / 1e3);
+    compute(late_ms / 1e3);
     MPI_Send(&value, 1, MPI_INT, 1, 1, MPI_COMM_WORLD);
   } else if (rank == 1) {
     MPI_Recv(&value, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);

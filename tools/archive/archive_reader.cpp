@@ -265,6 +265,7 @@ struct ArchiveReader::Impl {
   struct RawRegion {
     OTF2_StringRef name;
     OTF2_RegionRole role;
+    OTF2_Paradigm paradigm;
   };
   std::map<OTF2_RegionRef, RawRegion> regions;
   std::map<std::string, OTF2_AttributeRef> attributes;
@@ -285,12 +286,24 @@ struct ArchiveReader::Impl {
   };
   std::map<OTF2_MetricMemberRef, RawMember> metric_members;
   std::map<OTF2_MetricRef, OTF2_MetricMemberRef> metric_classes;
+  struct RawContext {
+    OTF2_RegionRef region;
+    OTF2_SourceCodeLocationRef place;
+    OTF2_CallingContextRef parent;
+  };
+  std::map<OTF2_CallingContextRef, RawContext> contexts;
+  struct RawPlace {
+    OTF2_StringRef file;
+    std::uint32_t line;
+  };
+  std::map<OTF2_SourceCodeLocationRef, RawPlace> places;
 
   std::unordered_map<OTF2_LocationRef, std::uint32_t> location_index;
   std::vector<std::uint64_t> delivered;  // events handed to the sink, by location index
   std::vector<trace::PeruseFieldMemory> peruse_memory;  // by location index
   OTF2_AttributeRef attr_request = 0, attr_peer = 0, attr_tag = 0, attr_bytes = 0,
-                    attr_operation = 0, attr_comm = 0;
+                    attr_operation = 0, attr_comm = 0, attr_state = 0, attr_activity = 0,
+                    attr_function = 0;
 
   ~Impl() {
     if (reader != nullptr) OTF2_Reader_Close(reader);
@@ -379,9 +392,29 @@ OTF2_CallbackCode def_location(void* d, OTF2_LocationRef ref, OTF2_StringRef nam
   return guarded(d, [&](Impl& s) { s.locations[ref] = {name, group, events}; });
 }
 OTF2_CallbackCode def_region(void* d, OTF2_RegionRef ref, OTF2_StringRef name, OTF2_StringRef,
-                             OTF2_StringRef, OTF2_RegionRole role, OTF2_Paradigm, OTF2_RegionFlag,
-                             OTF2_StringRef, uint32_t, uint32_t) {
-  return guarded(d, [&](Impl& s) { s.regions[ref] = {name, role}; });
+                             OTF2_StringRef, OTF2_RegionRole role, OTF2_Paradigm paradigm,
+                             OTF2_RegionFlag, OTF2_StringRef, uint32_t, uint32_t) {
+  return guarded(d, [&](Impl& s) { s.regions[ref] = {name, role, paradigm}; });
+}
+OTF2_CallbackCode def_context(void* d, OTF2_CallingContextRef ref, OTF2_RegionRef region,
+                              OTF2_SourceCodeLocationRef place, OTF2_CallingContextRef parent) {
+  return guarded(d, [&](Impl& s) { s.contexts[ref] = {region, place, parent}; });
+}
+OTF2_CallbackCode def_place(void* d, OTF2_SourceCodeLocationRef ref, OTF2_StringRef file,
+                            uint32_t line) {
+  return guarded(d, [&](Impl& s) { s.places[ref] = {file, line}; });
+}
+// The period in ns; perusetrace writes one generator (ns: base 10, exponent -9). A period that
+// does not come to a whole positive number of ns is left 0, which the profile refuses.
+OTF2_CallbackCode def_interrupt_generator(void* d, OTF2_InterruptGeneratorRef, OTF2_StringRef,
+                                          OTF2_InterruptGeneratorMode mode, OTF2_Base base,
+                                          int64_t exponent, uint64_t period) {
+  return guarded(d, [&](Impl& s) {
+    if (mode != OTF2_INTERRUPT_GENERATOR_MODE_TIME || exponent < -30 || exponent > 30) return;
+    const long double ns = static_cast<long double>(period) *
+                           std::pow(base == OTF2_BASE_BINARY ? 2.0L : 10.0L, exponent) * 1e9L;
+    if (ns >= 1 && ns < 1e18L) s.defs->sampling_period_ns = static_cast<std::uint64_t>(ns + 0.5L);
+  });
 }
 OTF2_CallbackCode def_attribute(void* d, OTF2_AttributeRef ref, OTF2_StringRef name, OTF2_StringRef,
                                 OTF2_Type) {
@@ -459,6 +492,30 @@ OTF2_CallbackCode on_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_A
     } else {
       s.sink->enter(i, ns, region);
     }
+  });
+}
+OTF2_CallbackCode on_sample(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList* a,
+                            OTF2_CallingContextRef context, uint32_t, OTF2_InterruptGeneratorRef) {
+  return located(d, l, t, [&](Impl& s, std::uint32_t i, std::uint64_t ns) {
+    if (context >= s.defs->contexts.size()) return;
+    Sample sample;
+    sample.context = static_cast<std::uint32_t>(context);
+    const std::uint32_t n = a == nullptr ? 0 : OTF2_AttributeList_GetNumberOfElements(a);
+    for (std::uint32_t k = 0; k < n; ++k) {
+      OTF2_AttributeRef id;
+      OTF2_Type type;
+      OTF2_AttributeValue value;
+      if (OTF2_AttributeList_GetAttributeByIndex(a, k, &id, &type, &value) != OTF2_SUCCESS)
+        continue;
+      if (id == s.attr_state && type == OTF2_TYPE_UINT8)
+        sample.state = value.uint8;
+      else if (id == s.attr_activity && type == OTF2_TYPE_UINT8)
+        sample.activity = value.uint8;
+      else if (id == s.attr_function && type == OTF2_TYPE_REGION &&
+               value.regionRef < s.defs->regions.size())
+        sample.mpi_function = static_cast<std::uint32_t>(value.regionRef);
+    }
+    s.sink->sample(i, ns, sample);
   });
 }
 OTF2_CallbackCode on_leave(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
@@ -600,6 +657,9 @@ void require_perusetrace_marks(ArchiveReader::Impl& s, const std::string& anchor
   s.attr_bytes = s.attributes[trace::kAttributeNames[trace::kAttrBytes]];
   s.attr_operation = s.attributes[trace::kAttributeNames[trace::kAttrOperation]];
   s.attr_comm = s.attributes[trace::kAttributeNames[trace::kAttrComm]];
+  s.attr_state = s.attributes[trace::kAttributeNames[trace::kAttrMpiState]];
+  s.attr_activity = s.attributes[trace::kAttributeNames[trace::kAttrMpiActivity]];
+  s.attr_function = s.attributes[trace::kAttributeNames[trace::kAttrMpiFunction]];
 }
 
 // perusetrace numbers regions, communicators and metrics from 0 without gaps, and the tools
@@ -614,6 +674,43 @@ void require_dense_ids(const ArchiveReader::Impl& s, const std::string& global_d
   if (!s.comms.empty()) dense("communicator", s.comms.rbegin()->first, s.comms.size());
   if (!s.metric_classes.empty())
     dense("metric", s.metric_classes.rbegin()->first, s.metric_classes.size());
+  if (!s.contexts.empty()) dense("calling context", s.contexts.rbegin()->first, s.contexts.size());
+}
+
+// The calling context tree. A tool walks a context up to its root, so a parent or region that
+// does not exist, or a cycle, is damage.
+void build_contexts(ArchiveReader::Impl& s, Definitions& defs_, const std::string& global_defs) {
+  defs_.contexts.resize(s.contexts.size());
+  for (const auto& [ref, c] : s.contexts) {
+    ContextDef& out = defs_.contexts[ref];
+    if (c.region >= s.regions.size())
+      damaged(global_defs, fmt::format("calling context {} names region {}, which is not defined",
+                                       ref, c.region));
+    const bool root = c.parent == OTF2_UNDEFINED_CALLING_CONTEXT;
+    if (!root && c.parent >= s.contexts.size())
+      damaged(global_defs, fmt::format("calling context {} names parent {}, which is not defined",
+                                       ref, c.parent));
+    out.region = static_cast<std::uint32_t>(c.region);
+    out.parent = root ? kNoContext : static_cast<std::uint32_t>(c.parent);
+    if (auto p = s.places.find(c.place); p != s.places.end()) {
+      out.file = s.str(p->second.file);
+      out.line = p->second.line;
+    }
+  }
+  // Each context is walked once: `state` 1 while on the current path, 2 once known to reach a
+  // root.
+  std::vector<std::uint8_t> state(defs_.contexts.size(), 0);
+  std::vector<std::uint32_t> path;
+  for (std::uint32_t start = 0; start < defs_.contexts.size(); ++start) {
+    path.clear();
+    for (std::uint32_t c = start; c != kNoContext && state[c] != 2; c = defs_.contexts[c].parent) {
+      if (state[c] == 1)
+        damaged(global_defs, fmt::format("calling context {} is its own ancestor", c));
+      state[c] = 1;
+      path.push_back(c);
+    }
+    for (const std::uint32_t c : path) state[c] = 2;
+  }
 }
 
 // The tools' definitions from what OTF2 handed the callbacks: nodes, ranks and their threads,
@@ -664,6 +761,7 @@ void build_definitions(ArchiveReader::Impl& s, Definitions& defs_, const std::st
     RegionDef& out = defs_.regions[ref];
     out.name = s.str(r.name);
     out.role = role_of(r.role);
+    out.sampled = r.paradigm == OTF2_PARADIGM_SAMPLING;
     if (out.name.rfind(kPeruseRegionPrefix, 0) == 0) {
       out.kind = RegionKind::Peruse;
       out.peruse_index = peruse_count++;
@@ -671,7 +769,7 @@ void build_definitions(ArchiveReader::Impl& s, Definitions& defs_, const std::st
           out.name.substr(std::char_traits<char>::length(kPeruseRegionPrefix)));
     } else if (out.name == kTracerRegion) {
       out.kind = RegionKind::Tracer;
-    } else if (out.name.rfind("MPI_", 0) == 0) {
+    } else if (out.name.rfind("MPI_", 0) == 0 && !out.sampled) {
       out.kind = RegionKind::MpiFunction;
     }
   }
@@ -693,6 +791,7 @@ void build_definitions(ArchiveReader::Impl& s, Definitions& defs_, const std::st
           static_cast<std::uint32_t>(l == s.locations.end() ? m : l->second.group));
     }
   }
+  build_contexts(s, defs_, global_defs);
   defs_.metrics.resize(s.metric_classes.size());
   for (const auto& [ref, member] : s.metric_classes) {
     auto m = s.metric_members.find(member);
@@ -788,6 +887,9 @@ ArchiveReader::ArchiveReader(const std::string& path) : impl_(std::make_unique<I
   OTF2_GlobalDefReaderCallbacks_SetCommCallback(dc, def_comm);
   OTF2_GlobalDefReaderCallbacks_SetMetricMemberCallback(dc, def_metric_member);
   OTF2_GlobalDefReaderCallbacks_SetMetricClassCallback(dc, def_metric_class);
+  OTF2_GlobalDefReaderCallbacks_SetCallingContextCallback(dc, def_context);
+  OTF2_GlobalDefReaderCallbacks_SetSourceCodeLocationCallback(dc, def_place);
+  OTF2_GlobalDefReaderCallbacks_SetInterruptGeneratorCallback(dc, def_interrupt_generator);
   OTF2_ErrorCode rc = OTF2_Reader_RegisterGlobalDefCallbacks(s.reader, gdr, dc, &s);
   std::uint64_t n = 0;
   if (rc == OTF2_SUCCESS) rc = OTF2_Reader_ReadAllGlobalDefinitions(s.reader, gdr, &n);
@@ -876,6 +978,7 @@ void ArchiveReader::read_events(EventSink& sink,
   OTF2_GlobalEvtReaderCallbacks_SetMpiIrecvCallback(ec.get(), on_irecv);
   OTF2_GlobalEvtReaderCallbacks_SetMpiRequestCancelledCallback(ec.get(), on_cancelled);
   OTF2_GlobalEvtReaderCallbacks_SetMetricCallback(ec.get(), on_metric);
+  OTF2_GlobalEvtReaderCallbacks_SetCallingContextSampleCallback(ec.get(), on_sample);
   if (OTF2_Reader_RegisterGlobalEvtCallbacks(s.reader, events, ec.get(), &s) != OTF2_SUCCESS)
     incomplete("the events cannot be read");
   std::uint64_t total = 0;

@@ -28,6 +28,7 @@ struct RegionDef {
   RegionKind kind = RegionKind::Other;
   RegionRole role = RegionRole::Other;
   std::uint32_t peruse_index = 0;  // RegionKind::Peruse: position among the Peruse regions
+  bool sampled = false;  // a function of the samples' call stacks (OTF2 paradigm SAMPLING)
 };
 
 struct NodeDef {
@@ -67,6 +68,17 @@ struct MetricDef {
   MetricType type = MetricType::Int64;
 };
 
+inline constexpr std::uint32_t kNoContext = 0xffffffffu;
+
+// A node of the samples' calling context tree: a frame, its place, its caller's node. Inside MPI
+// the leaf is the MPI function's own region.
+struct ContextDef {
+  std::uint32_t region = 0;           // index into Definitions::regions
+  std::uint32_t parent = kNoContext;  // kNoContext at a root
+  std::string file;                   // "" when the frame has no debug information
+  std::uint32_t line = 0;
+};
+
 struct Definitions {
   std::uint64_t timer_resolution = 1'000'000'000;
   std::uint64_t global_offset = 0;
@@ -78,6 +90,8 @@ struct Definitions {
   std::vector<std::string> peruse_events;  // short names (REQ_ACTIVATE...) by peruse_index
   std::vector<CommDef> comms;              // by unified communicator id
   std::vector<MetricDef> metrics;          // by OTF2 metric (class) id: its first member
+  std::vector<ContextDef> contexts;        // by OTF2 calling context id (a forest)
+  std::uint64_t sampling_period_ns = 0;    // the interrupt generator's period; 0: no sampling
   std::uint64_t total_events = 0;
   std::string creator;
   std::string settings;       // the settings property ("MPITRACE_PERUSE_EVENTS=..."), or ""
@@ -91,6 +105,16 @@ struct Definitions {
 using PeruseFields = trace::PeruseFieldValues;
 
 inline constexpr std::uint32_t kNoComm = 0xffffffffu;
+inline constexpr std::uint32_t kNoRegion = 0xffffffffu;
+
+// A CallingContextSample with perusetrace's attributes (archive_schema.hpp). `state` and
+// `activity` are mpi_state.h's values as written (a damaged archive may hold others).
+struct Sample {
+  std::uint32_t context = kNoContext;  // index into Definitions::contexts
+  std::uint8_t state = 0;
+  std::uint8_t activity = 0;
+  std::uint32_t mpi_function = kNoRegion;  // a region; kNoRegion outside MPI
+};
 
 // Times are ns since the trace start; `loc` indexes Definitions::locations.
 class EventSink {
@@ -117,6 +141,9 @@ class EventSink {
   virtual void real_metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric, double value) {
     this->metric(loc, t, metric, rounded_metric(value));
   }
+  // A sample of the thread's state and call stack (MPITRACE_SAMPLING); only the profile needs
+  // them.
+  virtual void sample(std::uint32_t /*loc*/, std::uint64_t /*t*/, const Sample& /*s*/) {}
 
   // `value` to the nearest integer; one outside int64's range is clamped, NaN is 0.
   static std::int64_t rounded_metric(double value);

@@ -136,6 +136,9 @@ class RepairedSink : public EventSink {
                    double value) override {
     next_.real_metric(loc, at(loc, t), metric, value);
   }
+  void sample(std::uint32_t loc, std::uint64_t t, const Sample& s) override {
+    next_.sample(loc, at(loc, t), s);
+  }
 
  private:
   // A location's events come in time order: its shifts are walked once.
@@ -193,6 +196,9 @@ class TeeSink : public EventSink {
   void real_metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
                    double value) override {
     a_.real_metric(loc, t, metric, value), b_.real_metric(loc, t, metric, value);
+  }
+  void sample(std::uint32_t loc, std::uint64_t t, const Sample& s) override {
+    a_.sample(loc, t, s), b_.sample(loc, t, s);
   }
 
  private:

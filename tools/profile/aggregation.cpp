@@ -1,0 +1,138 @@
+#include "tools/profile/aggregation.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace perusetrace::profile {
+
+using archive::kNoContext;
+
+void Aggregation::sample(std::uint32_t loc, std::uint64_t, const archive::Sample& s) {
+  const std::uint32_t rank = defs_.locations[loc].rank;
+  counts_[std::uint64_t{rank} << 32 | s.context].n[category_of(s.state, s.activity)]++;
+  if (location_samples_.size() <= loc) location_samples_.resize(defs_.locations.size(), 0);
+  ++location_samples_[loc];
+  ++samples_;
+}
+
+namespace {
+
+// The tree under construction: each calling context maps to the frame of its name path.
+class TreeBuilder {
+ public:
+  TreeBuilder(const archive::Definitions& defs, Profile& p)
+      : defs_(defs), p_(p), node_of_(defs.contexts.size(), kNoNode) {
+    p_.nodes.push_back(Node{"all", kNoNode, 0, false, {}, {}, {}, {}});
+  }
+
+  std::uint32_t node(std::uint32_t context) {
+    // Walked iteratively: a deep recursion in the program is a deep context chain.
+    std::vector<std::uint32_t> pending;
+    for (std::uint32_t c = context; c != kNoContext && node_of_[c] == kNoNode;
+         c = defs_.contexts[c].parent)
+      pending.push_back(c);
+    for (auto it = pending.rbegin(); it != pending.rend(); ++it) {
+      const archive::ContextDef& c = defs_.contexts[*it];
+      const std::uint32_t parent = c.parent == kNoContext ? 0 : node_of_[c.parent];
+      const archive::RegionDef& region = defs_.regions[c.region];
+      auto [child, fresh] =
+          children_.try_emplace({parent, region.name}, static_cast<std::uint32_t>(p_.nodes.size()));
+      if (fresh) {
+        Node n;
+        n.name = region.name;
+        n.parent = parent;
+        n.depth = p_.nodes[parent].depth + 1;
+        n.mpi = region.kind == archive::RegionKind::MpiFunction;
+        p_.nodes.push_back(std::move(n));
+        p_.nodes[parent].children.push_back(child->second);
+      }
+      node_of_[*it] = child->second;
+    }
+    return node_of_[context];
+  }
+
+ private:
+  const archive::Definitions& defs_;
+  Profile& p_;
+  std::vector<std::uint32_t> node_of_;
+  std::map<std::pair<std::uint32_t, std::string>, std::uint32_t> children_;
+};
+
+}  // namespace
+
+Profile Aggregation::finish() const {
+  Profile p;
+  p.period_ns = defs_.sampling_period_ns;
+  p.samples = samples_;
+  p.trace_ns = defs_.trace_length;
+  for (std::uint32_t r = 0; r < defs_.ranks.size(); ++r)
+    p.ranks.push_back(RankStat{r, defs_.ranks[r].name, 0, {}});
+  for (std::size_t l = 0; l < location_samples_.size(); ++l)
+    if (location_samples_[l] > 0) ++p.ranks[defs_.locations[l].rank].threads;
+
+  // In (rank, context) order, so that the tree's frames are numbered the same on every run.
+  std::vector<std::pair<std::uint64_t, const Counts*>> entries;
+  entries.reserve(counts_.size());
+  for (const auto& [key, counts] : counts_) entries.emplace_back(key, &counts);
+  std::sort(entries.begin(), entries.end());
+
+  TreeBuilder tree(defs_, p);
+  std::map<std::string, FunctionStat> functions;
+  using SiteKey = std::tuple<std::string, std::string, std::string, std::uint32_t>;
+  std::map<SiteKey, Site> sites;
+  std::map<SiteKey, std::map<std::uint32_t, std::uint64_t>> site_nodes;  // node -> samples
+  for (const auto& [key, counts_ptr] : entries) {
+    const Counts& c = *counts_ptr;
+    const auto rank = static_cast<std::uint32_t>(key >> 32);
+    const auto context = static_cast<std::uint32_t>(key & 0xffffffffu);
+    p.counts += c;
+    p.ranks[rank].counts += c;
+    const std::uint32_t leaf = tree.node(context);
+    p.nodes[leaf].self += c;
+    std::set<std::string> seen;  // a recursive function counts once per sample
+    for (std::uint32_t n = leaf; n != kNoNode; n = p.nodes[n].parent) {
+      Node& node = p.nodes[n];
+      node.total += c;
+      node.ranks[rank] += c;
+      if (n == 0 || !seen.insert(node.name).second) continue;
+      FunctionStat& f = functions[node.name];
+      f.name = node.name;
+      f.mpi = node.mpi;
+      f.total += c;
+      if (n == leaf) f.self += c;
+    }
+    // A call site: an MPI function's frame and the frame that called it.
+    const archive::ContextDef& ctx = defs_.contexts[context];
+    if (!p.nodes[leaf].mpi) continue;
+    SiteKey site_key{p.nodes[leaf].name, "(no caller)", "", 0};
+    if (ctx.parent != kNoContext) {
+      const archive::ContextDef& caller = defs_.contexts[ctx.parent];
+      site_key = {p.nodes[leaf].name, defs_.regions[caller.region].name, caller.file, caller.line};
+    }
+    Site& site = sites[site_key];
+    std::tie(site.mpi_function, site.caller, site.file, site.line) = site_key;
+    site.counts += c;
+    site.ranks[rank] += c;
+    site_nodes[site_key][leaf] += c.total();
+  }
+  for (auto& [key, f] : functions) p.functions.push_back(std::move(f));
+  std::stable_sort(
+      p.functions.begin(), p.functions.end(),
+      [](const FunctionStat& a, const FunctionStat& b) { return a.self.total() > b.self.total(); });
+  for (auto& [key, site] : sites) {
+    const auto& nodes = site_nodes[key];
+    site.node = std::max_element(nodes.begin(), nodes.end(), [](const auto& a, const auto& b) {
+                  return a.second < b.second;
+                })->first;
+    p.sites.push_back(std::move(site));
+  }
+  std::stable_sort(p.sites.begin(), p.sites.end(), [](const Site& a, const Site& b) {
+    return std::make_pair(a.counts.stall(), a.counts.total()) >
+           std::make_pair(b.counts.stall(), b.counts.total());
+  });
+  return p;
+}
+
+}  // namespace perusetrace::profile

@@ -1,0 +1,45 @@
+// The profile's aggregation: counts the archive's samples per rank and calling context while
+// the reader streams them, then folds the counts into the tree, functions, sites and ranks of a
+// Profile.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+
+#include "tools/archive/archive_reader.hpp"
+#include "tools/profile/profile_data.hpp"
+
+namespace perusetrace::profile {
+
+class Aggregation : public archive::EventSink {
+ public:
+  explicit Aggregation(const archive::Definitions& defs) : defs_(defs) {}
+
+  void enter(std::uint32_t, std::uint64_t, std::uint32_t) override {}
+  void leave(std::uint32_t, std::uint64_t, std::uint32_t) override {}
+  void peruse(std::uint32_t, std::uint64_t, std::uint32_t, const archive::PeruseFields&) override {}
+  void send(std::uint32_t, std::uint64_t, std::uint32_t, std::uint32_t, std::uint32_t,
+            std::uint64_t, std::uint64_t, bool) override {}
+  void send_complete(std::uint32_t, std::uint64_t, std::uint64_t) override {}
+  void recv_request(std::uint32_t, std::uint64_t, std::uint64_t) override {}
+  void recv(std::uint32_t, std::uint64_t, std::uint32_t, std::uint32_t, std::uint32_t,
+            std::uint64_t, std::uint64_t, bool) override {}
+  void request_cancelled(std::uint32_t, std::uint64_t, std::uint64_t) override {}
+  void metric(std::uint32_t, std::uint64_t, std::uint32_t, std::int64_t) override {}
+  void real_metric(std::uint32_t, std::uint64_t, std::uint32_t, double) override {}
+  void sample(std::uint32_t loc, std::uint64_t t, const archive::Sample& s) override;
+
+  std::uint64_t samples() const { return samples_; }
+  // After the last event: the profile (archive, creator and settings are the caller's to fill).
+  Profile finish() const;
+
+ private:
+  const archive::Definitions& defs_;
+  // Samples by (world rank << 32 | context): a run has few distinct stacks per rank, so this
+  // stays small however long it ran.
+  std::unordered_map<std::uint64_t, Counts> counts_;
+  std::vector<std::uint64_t> location_samples_;
+  std::uint64_t samples_ = 0;
+};
+
+}  // namespace perusetrace::profile
