@@ -33,7 +33,7 @@ CallingContexts::Place CallingContexts::place_of(const sampling::SampleHeader& s
   // Innermost first: the handler and the signal trampoline, then the interrupted code. Inside
   // MPI that is the MPI's own code down to the tracer's wrapper: the program's frames start
   // past the outermost frame of the tracer.
-  std::size_t first = std::min<std::size_t>(sample.skip, sample.frames);
+  std::size_t first = std::min<std::size_t>(sampling::kSamplerFrames, sample.frames);
   const bool in_mpi = sample.state != static_cast<std::uint8_t>(state::State::NotInMpi);
   if (in_mpi) {
     for (std::size_t i = sample.frames; i-- > first;) {
@@ -89,7 +89,7 @@ void SampleStream::advance() {
                  h.activity,
                  place.depth,
                  0,
-                 0};
+                 h.weight};
   more_ = true;
 }
 

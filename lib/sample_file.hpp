@@ -12,10 +12,14 @@ struct SampleHeader {
   std::uint8_t activity;  // state::Activity
   std::uint16_t fn;       // the MPI function (state not NotInMpi)
   std::uint16_t frames;   // return addresses that follow, innermost first
-  std::uint16_t skip;     // of them, the sampler's own (its handler, the signal trampoline)
+  // The periods this sample stands for: 1, plus the timer's expirations that found the previous
+  // signal still pending (the thread was not running: an oversubscribed core).
+  std::uint16_t weight;
 };
 static_assert(sizeof(SampleHeader) == 16);
 
 inline constexpr unsigned kMaxFrames = 64;
+// The first frames of every stack are the sampler's own: its handler, the signal trampoline.
+inline constexpr unsigned kSamplerFrames = 2;
 
 }  // namespace perusetrace::sampling

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -71,12 +72,16 @@ void on_sample(int, siginfo_t*, void*) {
   const std::uint64_t time = now_ticks();
   const std::size_t bytes = sizeof(SampleHeader) + sizeof(std::uint64_t) * n;
   if (s->used + bytes > kBufferBytes) write_out(*s);
+  // Expirations while this signal was pending are periods the thread was not sampled in; the
+  // state it has now stands for them (without this, a loaded machine would lose them).
+  const int overruns = s->has_timer ? ::timer_getoverrun(s->timer) : 0;
+  const auto weight = static_cast<std::uint16_t>(std::clamp(overruns, 0, 65534) + 1);
   SampleHeader h{time,
                  static_cast<std::uint8_t>(c.state),
                  static_cast<std::uint8_t>(c.activity),
                  c.fn,
                  static_cast<std::uint16_t>(n),
-                 2};  // this handler, then the kernel's signal trampoline
+                 weight};  // this handler, then the kernel's signal trampoline
   std::memcpy(s->bytes + s->used, &h, sizeof h);
   for (int i = 0; i < n; ++i) {
     const auto pc = reinterpret_cast<std::uint64_t>(frames[i]);

@@ -45,14 +45,15 @@ enum Attribute : unsigned {
   kAttrOperation,  // 0 send, 1 receive (UINT8)
   kAttrComm,       // (COMM)
   // Of a CallingContextSample (lib/sampler.hpp):
-  kAttrMpiState,     // 0 not in MPI, 1 MPI work, 2 MPI stall (UINT8, mpi_state.h's values)
-  kAttrMpiActivity,  // what the thread in MPI does or waits for (UINT8, mpi_state.h's values)
-  kAttrMpiFunction,  // the MPI function the sample was taken in (REGION)
+  kAttrMpiState,      // 0 not in MPI, 1 MPI work, 2 MPI stall (UINT8, mpi_state.h's values)
+  kAttrMpiActivity,   // what the thread in MPI does or waits for (UINT8, mpi_state.h's values)
+  kAttrMpiFunction,   // the MPI function the sample was taken in (REGION)
+  kAttrSampleWeight,  // the sampling periods it stands for, when more than 1 (UINT32)
   kAttrCount
 };
 inline constexpr const char* kAttributeNames[kAttrCount] = {
     "peruse_request", "peruse_peer", "peruse_tag",   "peruse_bytes", "peruse_operation",
-    "peruse_comm",    "mpi_state",   "mpi_activity", "mpi_function"};
+    "peruse_comm",    "mpi_state",   "mpi_activity", "mpi_function", "sample_weight"};
 
 // Regions: a Peruse event is the region of its full name (events/catalogue.hpp), the tracer
 // writing its buffer is one region of its own.

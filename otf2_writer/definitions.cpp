@@ -145,6 +145,9 @@ void write_attributes_and_metrics(OTF2_GlobalDefWriter* w, Strings& str,
        "3 collective, 4 I/O",
        OTF2_TYPE_UINT8},
       {"the MPI function a sample was taken in", OTF2_TYPE_REGION},
+      {"sampling periods a sample stands for (1 when absent): the timer expired while its "
+       "thread was not running",
+       OTF2_TYPE_UINT32},
   };
   for (std::uint32_t i = 0; i < kAttrCount; ++i)
     OTF2_GlobalDefWriter_WriteAttribute(w, i, str(kAttributeNames[i]), str(kAttrs[i].description),

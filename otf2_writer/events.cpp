@@ -136,6 +136,8 @@ OTF2_ErrorCode one(Location& loc, const ArchiveSpec& spec, const Record& r) {
       OTF2_AttributeList_AddUint8(a, kAttrMpiState, r.event);
       OTF2_AttributeList_AddUint8(a, kAttrMpiActivity, static_cast<std::uint8_t>(r.tag));
       if (r.region != kNoRegion) OTF2_AttributeList_AddRegionRef(a, kAttrMpiFunction, r.region);
+      if (r.aux > 1)
+        OTF2_AttributeList_AddUint32(a, kAttrSampleWeight, static_cast<std::uint32_t>(r.aux));
       return OTF2_EvtWriter_CallingContextSample(w, a, r.time, r.comm,
                                                  static_cast<std::uint32_t>(r.bytes), 0);
     }

@@ -41,7 +41,7 @@ namespace perusetrace {
   X(PvarValue, "bytes = the value's bits (int64 or double)")                                \
   /* A sample (lib/sampler.hpp): comm = its local calling context (ContextInfo), event = */ \
   /* the MPI state, tag = the activity, region = the MPI function (kNoRegion: none), */     \
-  X(Sample, "bytes = the context's depth")
+  X(Sample, "bytes = the context's depth, aux = the periods it stands for")
 
 enum class RecordKind : std::uint8_t {
 #define PERUSETRACE_KIND_NAME(name, fields) name,

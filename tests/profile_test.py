@@ -8,7 +8,7 @@ CASE:
               transfers of 64 MiB) sampled at 1 kHz, profiled with --json --folded --html:
               rank 1's stall/message time is its printed late phase within 5 points of the run
               (as tests/state_test.py ground_truth), the folded lines add up to the archive's
-              CallingContextSample events (counted with python3-otf2) and each ends in a state
+              CallingContextSample events (counted with python3-otf2, by their sample_weight) and each ends in a state
               frame, the text names MPI_Recv under main as rank 1's top stall, the HTML is
               well-formed (and, with chromium installed, renders its root frame headless).
   no_samples  an archive traced without MPITRACE_SAMPLING: a message naming the setting, exit 2;
@@ -52,11 +52,14 @@ def trace(opts, work, sampling, args):
 
 
 def archive_samples(archive):
+    """The sampling periods the archive's samples stand for: 1 each, or their sample_weight."""
     import otf2
     n = 0
     with otf2.reader.open(archive) as t:
         for _, event in t.events:
-            n += isinstance(event, otf2.events.CallingContextSample)
+            if isinstance(event, otf2.events.CallingContextSample):
+                a = {k.name: v for k, v in (event.attributes or {}).items()}
+                n += a.get("sample_weight", 1)
     return n
 
 
@@ -158,7 +161,7 @@ def case_phases(opts, work):
                 bad.append(line)
             else:
                 total += int(m.group(2))
-    print(f"archive: {samples} CallingContextSample events; folded: {total}; json: "
+    print(f"archive: {samples} sampling periods; folded: {total}; json: "
           f"{doc['samples']}")
     if bad:
         failures.append(f"{len(bad)} folded lines do not end in a state frame: {bad[:3]}")

@@ -303,7 +303,7 @@ struct ArchiveReader::Impl {
   std::vector<trace::PeruseFieldMemory> peruse_memory;  // by location index
   OTF2_AttributeRef attr_request = 0, attr_peer = 0, attr_tag = 0, attr_bytes = 0,
                     attr_operation = 0, attr_comm = 0, attr_state = 0, attr_activity = 0,
-                    attr_function = 0;
+                    attr_function = 0, attr_weight = 0;
 
   ~Impl() {
     if (reader != nullptr) OTF2_Reader_Close(reader);
@@ -514,6 +514,8 @@ OTF2_CallbackCode on_sample(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_
       else if (id == s.attr_function && type == OTF2_TYPE_REGION &&
                value.regionRef < s.defs->regions.size())
         sample.mpi_function = static_cast<std::uint32_t>(value.regionRef);
+      else if (id == s.attr_weight && type == OTF2_TYPE_UINT32 && value.uint32 > 0)
+        sample.weight = value.uint32;
     }
     s.sink->sample(i, ns, sample);
   });
@@ -660,6 +662,7 @@ void require_perusetrace_marks(ArchiveReader::Impl& s, const std::string& anchor
   s.attr_state = s.attributes[trace::kAttributeNames[trace::kAttrMpiState]];
   s.attr_activity = s.attributes[trace::kAttributeNames[trace::kAttrMpiActivity]];
   s.attr_function = s.attributes[trace::kAttributeNames[trace::kAttrMpiFunction]];
+  s.attr_weight = s.attributes[trace::kAttributeNames[trace::kAttrSampleWeight]];
 }
 
 // perusetrace numbers regions, communicators and metrics from 0 without gaps, and the tools

@@ -114,6 +114,7 @@ struct Sample {
   std::uint8_t state = 0;
   std::uint8_t activity = 0;
   std::uint32_t mpi_function = kNoRegion;  // a region; kNoRegion outside MPI
+  std::uint32_t weight = 1;                // the sampling periods it stands for
 };
 
 // Times are ns since the trace start; `loc` indexes Definitions::locations.

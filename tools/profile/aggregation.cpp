@@ -11,10 +11,11 @@ using archive::kNoContext;
 
 void Aggregation::sample(std::uint32_t loc, std::uint64_t, const archive::Sample& s) {
   const std::uint32_t rank = defs_.locations[loc].rank;
-  counts_[std::uint64_t{rank} << 32 | s.context].n[category_of(s.state, s.activity)]++;
+  // A sample stands for every period its thread's timer expired in (Sample::weight).
+  counts_[std::uint64_t{rank} << 32 | s.context].n[category_of(s.state, s.activity)] += s.weight;
   if (location_samples_.size() <= loc) location_samples_.resize(defs_.locations.size(), 0);
-  ++location_samples_[loc];
-  ++samples_;
+  location_samples_[loc] += s.weight;
+  samples_ += s.weight;
 }
 
 namespace {
