@@ -60,7 +60,13 @@ def case_launcher_rejects_bad_usage(c):
                          "MPITRACE_PVAR_READ='often'"),
                         (["run", "--cvar", "novalue", "-np", "2", "--", c.scenarios],
                          "MPITRACE_CVARS item 'novalue' is not NAME=VALUE"),
-                        (["mpit", "--all"], "mpit takes --pvars or --cvars")):
+                        (["mpit", "--all"], "mpit takes --pvars or --cvars"),
+                        (["run", "--sampling", "10us", "-np", "2", "--", c.scenarios],
+                         "MPITRACE_SAMPLING='10us'"),
+                        (["run", "--mode", "profile", "-np", "2", "--", c.scenarios],
+                         "MPITRACE_MODE='profile'"),
+                        (["run", "--ranks", "3-1", "-np", "2", "--", c.scenarios],
+                         "MPITRACE_RANKS='3-1'")):
         run = c.launch(args)
         expect(run.returncode == 2 and words in run.stderr,
                f"perusetrace {' '.join(args)}: exit {run.returncode}, expected 2 and '{words}'",

@@ -40,6 +40,11 @@ options (each sets the MPITRACE_ variable of the same meaning; see README.md):
   -o, --output DIR     trace directory (MPITRACE_OUTPUT; default PROGRAM-trace)
   --groups LIST        MPI function groups to trace, e.g. p2p,coll (MPITRACE_GROUPS)
   --buffer-size SIZE   per-thread buffer, e.g. 8M (MPITRACE_BUFFER_SIZE)
+  --sampling PERIOD    sample each thread's MPI state and call stack, e.g. 1ms
+                       (MPITRACE_SAMPLING; docs/sampling.md)
+  --mode trace|sample  sample: samples only, no call, message or Peruse records
+                       (MPITRACE_MODE)
+  --ranks LIST         the ranks that collect, e.g. 0,4-7 (MPITRACE_RANKS)
   --pvars LIST         MPI_T performance variables to record: all, or names and globs,
                        e.g. runtime_spc_*,pml_ob1_* (MPITRACE_PVARS; `perusetrace mpit`)
   --pvar-read WHEN     call (every traced MPI call, the default) or a period, e.g. 10ms
@@ -148,6 +153,12 @@ int run(int argc, char** argv) {
       ok = value("MPITRACE_GROUPS");
     } else if (arg == "--buffer-size") {
       ok = value("MPITRACE_BUFFER_SIZE");
+    } else if (arg == "--sampling") {
+      ok = value("MPITRACE_SAMPLING");
+    } else if (arg == "--mode") {
+      ok = value("MPITRACE_MODE");
+    } else if (arg == "--ranks") {
+      ok = value("MPITRACE_RANKS");
     } else if (arg == "--pvars") {
       ok = value("MPITRACE_PVARS");
     } else if (arg == "--pvar-read") {
