@@ -2,6 +2,7 @@
 
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
+#include <dlfcn.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -45,6 +46,9 @@ constinit thread_local ThreadSamples* t_samples __attribute__((tls_model("initia
 std::atomic<ThreadSamples*> g_threads[journal::kMaxThreads];
 std::uint64_t g_period_ns = 0;
 std::atomic<bool> g_paused{false};
+// ThreadSanitizer runs a signal handler later, from its own code, where libunwind's walk
+// crashes: under it the samples keep their states, without stacks.
+bool g_walk_stacks = true;
 
 void write_out(ThreadSamples& s) noexcept {
   std::size_t done = 0;
@@ -68,7 +72,7 @@ void on_sample(int, siginfo_t*, void*) {
   // libunwind walks through the signal frame into the interrupted code, with its per-thread
   // cache of unwind tables (no lock, no allocation once warm). glibc's backtrace cost 26 us a
   // sample (docs/performance.md, Sampling): it looks up every frame's unwind table afresh.
-  const int n = unw_backtrace(frames, kMaxFrames);
+  const int n = g_walk_stacks ? unw_backtrace(frames, kMaxFrames) : 0;
   const std::uint64_t time = now_ticks();
   const std::size_t bytes = sizeof(SampleHeader) + sizeof(std::uint64_t) * n;
   if (s->used + bytes > kBufferBytes) write_out(*s);
@@ -108,6 +112,7 @@ void finish(std::uint32_t index) noexcept {
 bool configure(std::uint64_t period_ns, std::string& error) {
   g_period_ns = period_ns;
   if (period_ns == 0) return true;
+  g_walk_stacks = ::dlsym(RTLD_DEFAULT, "__tsan_init") == nullptr;
   unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
   void* warm[4];
   unw_backtrace(warm, 4);

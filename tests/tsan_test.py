@@ -64,6 +64,8 @@ def main():
             # the communicators whose handles those reads walk.
             env = {"MPITRACE_PERUSE_EVENTS": "all", "MPITRACE_OUTPUT": out,
                    "MPITRACE_PVARS": "runtime_spc_*,pml_ob1_*", "OMPI_MCA_mpi_spc_attach": "all",
+                   # and the sampler at 10 kHz on every thread
+                   "MPITRACE_SAMPLING": "100us",
                    "TSAN_OPTIONS": "exitcode=0 report_signal_unsafe=0 history_size=4"}
             cmd = mpi_launch.command(os.path.join(prefix, "bin", "mpirun"), 2, env,
                                      f"{LIBTSAN}:{library}")
@@ -81,6 +83,8 @@ def main():
             else:
                 defs = subprocess.run(["otf2-print", "-G", archive], capture_output=True,
                                       text=True).stdout
+                if "CALLING_CONTEXT " not in defs:
+                    failures.append(f"run {run + 1}: no samples were recorded")
                 if "MPI_T pml_ob1_posted_recvq_length (comm " not in defs:
                     failures.append(f"run {run + 1}: no PVAR of a thread's communicator was "
                                     "recorded: the reads were not exercised")
