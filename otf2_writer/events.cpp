@@ -13,18 +13,19 @@ static_assert(counter_of(PeruseEvent::REQ_INSERT_IN_POSTED_Q) ==
                   static_cast<int>(Metric::UnexpectedQueueDepth) &&
               counter_of(PeruseEvent::REQ_XFER_BEGIN) == static_cast<int>(Metric::BytesInFlight));
 
-// One Peruse event, an Enter and a Leave of its region at one timestamp; the attributes hold the
-// fields that differ from the request's previous event on this location.
+// One Peruse event, an Enter and a Leave of its region at one timestamp, carrying every field:
+// OTF2 is the interchange format, and a reader that does not know a convention of ours must
+// read each event whole (the journal keeps the compact encoding; docs/performance.md, "Trace
+// size per event", gives what this costs).
 OTF2_ErrorCode peruse_event(Location& loc, const ArchiveSpec& spec, std::uint64_t time,
                             std::uint8_t event, const PeruseFieldValues& v) {
-  const unsigned fields = loc.peruse_fields.to_write(v);
-  OTF2_AttributeList* a = fields != 0 ? loc.attributes : nullptr;
-  if (fields & kFieldRequest) OTF2_AttributeList_AddUint64(a, kAttrRequest, v.request);
-  if (fields & kFieldPeer) OTF2_AttributeList_AddInt32(a, kAttrPeer, v.peer);
-  if (fields & kFieldTag) OTF2_AttributeList_AddInt32(a, kAttrTag, v.tag);
-  if (fields & kFieldBytes) OTF2_AttributeList_AddUint64(a, kAttrBytes, v.bytes);
-  if (fields & kFieldOperation) OTF2_AttributeList_AddUint8(a, kAttrOperation, v.operation);
-  if (fields & kFieldComm) OTF2_AttributeList_AddCommRef(a, kAttrComm, v.comm);
+  OTF2_AttributeList* a = loc.attributes;
+  OTF2_AttributeList_AddUint64(a, kAttrRequest, v.request);
+  OTF2_AttributeList_AddInt32(a, kAttrPeer, v.peer);
+  OTF2_AttributeList_AddInt32(a, kAttrTag, v.tag);
+  OTF2_AttributeList_AddUint64(a, kAttrBytes, v.bytes);
+  OTF2_AttributeList_AddUint8(a, kAttrOperation, v.operation);
+  OTF2_AttributeList_AddCommRef(a, kAttrComm, v.comm);
   const OTF2_RegionRef region = spec.peruse_region_base + event;
   OTF2_ErrorCode rc = OTF2_EvtWriter_Enter(loc.writer, a, time, region);
   if (rc == OTF2_SUCCESS) rc = OTF2_EvtWriter_Leave(loc.writer, nullptr, time, region);

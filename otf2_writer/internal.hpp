@@ -18,7 +18,6 @@ namespace perusetrace::trace::detail {
 struct Location {
   OTF2_EvtWriter* writer = nullptr;
   OTF2_AttributeList* attributes = nullptr;
-  PeruseFieldMemory peruse_fields;  // which fields a Peruse event repeats (peruse_fields.hpp)
   std::uint32_t thread_index = 0;
   std::uint64_t id = 0;
   std::uint64_t events = 0;

@@ -1,17 +1,12 @@
-// The fields of a Peruse event as the archive carries them, and the rule that keeps them short.
-// Shared by the writer (otf2_writer/events.cpp) and the tools' reader
-// (tools/archive/archive_reader.cpp); no OTF2 here.
-//
-// A request's fields rarely change between its events (REQ_ACTIVATE ... REQ_NOTIFY name the same
-// peer, tag, bytes, operation and communicator), so an event's Enter carries:
-//   peruse_request  unless it equals the request of the previous Peruse event of the location;
-//   each other field unless it equals that field of the previous Peruse event of the location
-//                   with the same request (request 0, the MSG_* and SEARCH_* events, counts as
+// The fields of a Peruse event as the archive carries them. The writer (otf2_writer/events.cpp)
+// writes all of them on every event. Archives of earlier versions carried, on an event's Enter,
+//   peruse_request  unless it equalled the request of the previous Peruse event of the location;
+//   each other field unless it equalled that field of the previous Peruse event of the location
+//                   with the same request (request 0, the MSG_* and SEARCH_* events, counting as
 //                   one request of its own),
-// and an absent field means exactly that earlier value. A reader that remembers, per location,
-// the previous request and the last fields of every request reads every event whole. The writer
-// remembers fields in kSlots slots (request mod kSlots) and writes all of them when the slot
-// holds another request, so a reader keeping the same slots (this class) needs no more memory.
+// an absent field meaning exactly that earlier value, remembered in kSlots slots (request mod
+// kSlots). The tools' reader (tools/archive/archive_reader.cpp) still completes such events with
+// PeruseFieldMemory; on a whole event it changes nothing. No OTF2 here.
 #pragma once
 
 #include <cstdint>
@@ -43,23 +38,6 @@ class PeruseFieldMemory {
  public:
   static constexpr std::uint64_t kSlots = 1024;
 
-  // Writer: the fields `v` must carry; remembers `v`.
-  unsigned to_write(const PeruseFieldValues& v) {
-    unsigned mask = v.request == last_request_ && seen_any_ ? 0u : kFieldRequest;
-    Slot& s = slot(v.request);
-    if (!s.used || s.values.request != v.request) {
-      mask |= kAllFields & ~kFieldRequest;
-    } else {
-      if (s.values.peer != v.peer) mask |= kFieldPeer;
-      if (s.values.tag != v.tag) mask |= kFieldTag;
-      if (s.values.bytes != v.bytes) mask |= kFieldBytes;
-      if (s.values.operation != v.operation) mask |= kFieldOperation;
-      if (s.values.comm != v.comm) mask |= kFieldComm;
-    }
-    remember(v);
-    return mask;
-  }
-
   // Reader: completes `v`, whose fields in `present` were read, and remembers it. A field absent
   // without an earlier value (a damaged archive) keeps its default.
   void complete(PeruseFieldValues& v, unsigned present) {
@@ -89,11 +67,9 @@ class PeruseFieldMemory {
     s.values = v;
     s.used = true;
     last_request_ = v.request;
-    seen_any_ = true;
   }
   std::unique_ptr<Slot[]> slots_;
   std::uint64_t last_request_ = 0;
-  bool seen_any_ = false;
 };
 
 }  // namespace perusetrace::trace
