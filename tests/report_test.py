@@ -11,7 +11,8 @@ CASE:
   late_wait     scenarios late-wait -d 300: a late wait on rank 1 exactly from the receive's
                 completion to MPI_Wait's start in the archive, and about the 300 ms injected
   flood         scenarios flood -r 64 -d 100: rank 1's unexpected queue 64 deep (+-2)
-  long_message  scenarios long-message -r 4: fragmented messages, bandwidth 100 MB/s..100 GB/s
+  long_message  scenarios long-message -r 4: rendezvous messages (eager ones have one fragment),
+                bandwidth 100 MB/s..100 GB/s
   no_events     MPITRACE_PERUSE_EVENTS=none: every Peruse analysis names the setting instead
   bad_input     a missing path and a file that is not OTF2: a clear error, exit 1
   mpit          tests/apps/mpit_counts 100 20 on 4 ranks with Open MPI's software counters and
@@ -208,6 +209,12 @@ def case_late_sender(c):
     w = worst[0]
     if (w["sender"], w["receiver"], w["rank"]) != (0, 1, 1):
         f.append(f"worst late sender is {w}, expected sender 0 -> receiver 1 on rank 1")
+    # The program's own messages only: a collective's internal waits are filed apart.
+    if any(case["tag"] < 0 for case in worst):
+        f.append(f"collective-internal messages among the program's late senders: {worst}")
+    inside = data["patterns"]["late_sender_in_collectives"]["worst"]
+    if any(case["tag"] >= 0 for case in inside):
+        f.append(f"a program message among the collectives' late senders: {inside}")
     trace = trace_checks.load(os.path.join(trace_dir, "traces.otf2"))
     first = first_received(trace, TAG_LATE_SENDER)
     if "REQ_INSERT_IN_POSTED_Q" not in first or "REQ_REMOVE_FROM_POSTED_Q" not in first:
@@ -277,6 +284,17 @@ def case_flood(c):
         f.append(f"rank 1's unexpected queue was {depth} deep, expected 64 (+-2)")
     if max(data["queues"]["ranks"][1]["unexpected"]["depth_over_time"]) != depth:
         f.append("the depth over time does not reach the maximum depth")
+    # The 64 messages waited in the unexpected queue while rank 1 slept 100 ms: that is message
+    # time, reported as such, and no rank's lost time.
+    uq = data["unexpected_queue"]
+    print(f"unexpected queue: {uq['messages']} messages, {uq['bytes']} bytes, median "
+          f"{uq['queue_ns']['median'] / 1e6:.1f} ms")
+    if uq["messages"] < 64 or not 50e6 <= uq["queue_ns"]["median"] <= 1e9:
+        f.append(f"unexpected queue {uq['messages']} messages, median {uq['queue_ns']['median']} "
+                 "ns: expected the 64 flood messages, each about the 100 ms the receiver slept")
+    if data["ranks"][1]["unexpected_queue_ns"] == 0 or data["ranks"][1]["late_sender_ns"] > 50e6:
+        f.append(f"rank 1: unexpected queue {data['ranks'][1]['unexpected_queue_ns']} ns, late "
+                 f"sender {data['ranks'][1]['late_sender_ns']} ns: queue time counted as lost")
     return f
 
 
@@ -302,13 +320,17 @@ def case_long_message(c):
     frag = data["messages"]["fragments"]
     if frag["count"] == 0:
         f.append("no fragments reported")
-    groups = [g for g in data["messages"]["groups"] if g["protocol"] == "fragmented"]
+    for g in data["messages"]["groups"]:
+        if g["protocol"] == "eager" and g["fragments"]["count"] and g["fragments"]["max"] > 1:
+            f.append(f"{g['operation']} messages of {g['fragments']['max']:.0f} fragments "
+                     "classified as eager")
+    groups = [g for g in data["messages"]["groups"] if g["protocol"] == "rendezvous"]
     for g in groups:
         if g["count"] == 0:
-            f.append(f"no fragmented {g['operation']} messages")
+            f.append(f"no rendezvous {g['operation']} messages")
             continue
         bw = g["bandwidth_bytes_per_s"]["median"]
-        print(f"{g['operation']}: {g['count']} fragmented messages, median bandwidth "
+        print(f"{g['operation']}: {g['count']} rendezvous messages, median bandwidth "
               f"{bw / 1e6:.0f} MB/s, {g['fragments']['median']:.0f} fragments each")
         # Against the archive's own times, not a floor a loaded machine can go below.
         if g["operation"] == "receive" and archive and \
@@ -327,7 +349,7 @@ def case_long_message(c):
 def case_no_events(c):
     text, data, f = c.report(c.trace("no_events", ["late-sender", "-d", "50"], events="none"))
     missing = {m["analysis"]: m for m in data["missing"]}
-    for analysis in ("messages", "late_sender", "late_receiver", "late_wait", "queue_search",
+    for analysis in ("messages", "late_sender", "unexpected_queue", "late_wait", "queue_search",
                      "queue_depth", "collectives"):
         if analysis not in missing:
             f.append(f"{analysis} is not reported missing")

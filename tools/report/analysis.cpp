@@ -310,15 +310,21 @@ void Analysis::posted_queue(PeruseEvent e, std::uint32_t rank, std::uint64_t t,
   depth(rs.posted, t, -1);
   auto it = st.posted.find(f.request);
   if (it == st.posted.end()) return;
-  const PatternCase c =
+  PatternCase c =
       waited(rank, it->second.since, t, f.peer >= 0 ? f.peer : it->second.peer, it->second.tag);
+  c.bytes = f.bytes;
+  st.posted.erase(it);
+  if (c.tag < 0) {  // a collective's internal message: the collective's wait, not the program's
+    out_.late_sender_in_collectives.add(c);
+    rs.collective_wait_ns += c.lost;
+    return;
+  }
   out_.late_sender.add(c);
   rs.late_sender_ns += c.lost;
   if (PlacementStat* p = placement(c.sender, c.receiver)) {
     ++p->late_sender_count;
     p->late_sender_ns += c.lost;
   }
-  st.posted.erase(it);
 }
 
 // A message waits in the unexpected queue until its receive is posted: the late receiver.
@@ -328,7 +334,7 @@ void Analysis::unexpected_queue(PeruseEvent e, std::uint32_t rank, std::uint64_t
   RankState& st = ranks_[rank];
   if (e == PeruseEvent::MSG_INSERT_IN_UNEX_Q) {
     depth(rs.unexpected, t, +1);
-    st.unexpected.push_back({t, f.peer, f.tag, f.comm});
+    st.unexpected.push_back({t, f.peer, f.tag, f.comm, f.bytes});
     return;
   }
   if (e == PeruseEvent::MSG_REMOVE_FROM_UNEX_Q) depth(rs.unexpected, t, -1);
@@ -340,9 +346,11 @@ void Analysis::unexpected_queue(PeruseEvent e, std::uint32_t rank, std::uint64_t
   });
   if (it == st.unexpected.end()) it = st.unexpected.begin();
   if (it == st.unexpected.end()) return;
-  const PatternCase c = waited(rank, it->since, t, it->peer, it->tag);
-  out_.late_receiver.add(c);
-  rs.late_receiver_ns += c.lost;
+  PatternCase c = waited(rank, it->since, t, it->peer, it->tag);
+  // Open MPI's MSG_* events carry no size; the receive that matched it does (REQ_MATCH_UNEX).
+  c.bytes = it->bytes ? it->bytes : f.bytes;
+  out_.unexpected_queue.add(c);
+  rs.unexpected_queue_ns += c.lost;
   st.unexpected.erase(it);
 }
 
@@ -401,7 +409,10 @@ void Analysis::transfer(PeruseEvent e, Location& l, std::uint64_t t,
 void Analysis::count_message(std::uint32_t rank, Request& r) {
   if (r.counted) return;
   r.counted = true;
-  const bool fragmented = r.fragments > 0;
+  // ob1 delivers an eager message in one fragment (its match header carries the data) and a
+  // rendezvous message in two or more (the first with the header, the rest after the receiver
+  // answered), pipelined for large ones: one fragment is eager.
+  const bool fragmented = r.fragments > 1;
   MessageGroup& g = out_.messages.groups[r.operation ? 1 : 0][fragmented ? 1 : 0];
   ++g.count;
   g.bytes += r.bytes;

@@ -60,6 +60,7 @@ class Analysis : public archive::EventSink {
     std::uint64_t since;
     std::int32_t peer, tag;
     std::uint32_t comm;
+    std::uint64_t bytes;
   };
   struct Frame {
     std::uint32_t region;

@@ -67,6 +67,20 @@ std::string pattern(const Report& r, const char* analysis, const Pattern& p) {
                      available(r, analysis), p.count, p.total, worst, pairs);
 }
 
+// Message time, not lost time (text_output.cpp says why).
+std::string unexpected_queue(const Report& r) {
+  const Pattern& p = r.unexpected_queue;
+  std::string longest = array(p.worst.items(), [](const auto& e) {
+    const PatternCase& c = e.second;
+    return fmt::format(
+        R"({{"queue_ns":{},"time_ns":{},"rank":{},"sender":{},"tag":{},"bytes":{}}})", c.lost,
+        c.time, c.rank, c.sender, c.tag, c.bytes);
+  });
+  return fmt::format(R"({{"available":{},"messages":{},"bytes":{},"queue_ns":{},"longest":{}}})",
+                     available(r, "unexpected_queue"), p.count, p.bytes, distribution(p.durations),
+                     longest);
+}
+
 std::string queue(const QueueStat& q, double span) {
   return fmt::format(
       R"({{"searches":{},"search_ns":{},"search_max_ns":{},"max_depth":{},"mean_depth":{},"depth_over_time":{}}})",
@@ -183,7 +197,7 @@ std::string to_json(const Report& r) {
           [&](std::size_t i) {
             const RankStats& s = r.ranks[i];
             return fmt::format(
-                R"({{"rank":{},"name":{},"mpi_ns":{},"functions":{},"sent":{},"sent_bytes":{},"received":{},"received_bytes":{},"late_sender_ns":{},"late_receiver_ns":{},"late_wait_ns":{}}})",
+                R"({{"rank":{},"name":{},"mpi_ns":{},"functions":{},"sent":{},"sent_bytes":{},"received":{},"received_bytes":{},"late_sender_ns":{},"collective_wait_ns":{},"unexpected_queue_ns":{},"late_wait_ns":{}}})",
                 i, quote(s.name), s.mpi_ns,
                 array(s.functions,
                       [](const auto& f) {
@@ -191,7 +205,7 @@ std::string to_json(const Report& r) {
                                            f.second.calls, f.second.ns);
                       }),
                 s.sent, s.sent_bytes, s.received, s.received_bytes, s.late_sender_ns,
-                s.late_receiver_ns, s.late_wait_ns);
+                s.collective_wait_ns, s.unexpected_queue_ns, s.late_wait_ns);
           }) +
       ",";
   auto matrix = [&](const std::vector<std::uint64_t>& m) {
@@ -205,7 +219,7 @@ std::string to_json(const Report& r) {
   const Messages& m = r.messages;
   std::string groups = "[";
   static const char* kOps[] = {"send", "receive"};
-  static const char* kProtocols[] = {"eager", "fragmented"};
+  static const char* kProtocols[] = {"eager", "rendezvous"};
   for (int o = 0; o < 2; ++o)
     for (int p = 0; p < 2; ++p) {
       const MessageGroup& g = m.groups[o][p];
@@ -248,10 +262,12 @@ std::string to_json(const Report& r) {
           }),
       over_time);
 
-  j += fmt::format(R"("patterns":{{"late_sender":{},"late_receiver":{},"late_wait":{}}},)",
-                   pattern(r, "late_sender", r.late_sender),
-                   pattern(r, "late_receiver", r.late_receiver),
-                   pattern(r, "late_wait", r.late_wait));
+  j += fmt::format(R"("unexpected_queue":{},)", unexpected_queue(r));
+  j += fmt::format(
+      R"("patterns":{{"late_sender":{},"late_sender_in_collectives":{},"late_wait":{}}},)",
+      pattern(r, "late_sender", r.late_sender),
+      pattern(r, "late_sender", r.late_sender_in_collectives),
+      pattern(r, "late_wait", r.late_wait));
   const double span = static_cast<double>(r.trace_ns ? r.trace_ns : 1);
   j += fmt::format(
       R"("queues":{{"search_available":{},"depth_available":{},"ranks":{}}},)",
@@ -264,8 +280,9 @@ std::string to_json(const Report& r) {
       array(r.collectives, [](const auto& e) {
         const CollectiveStat& c = e.second;
         return fmt::format(
-            R"({{"name":{},"calls":{},"sends":{},"send_bytes":{},"receives":{},"receive_bytes":{}}})",
-            quote(e.first), c.calls, c.sends, c.send_bytes, c.receives, c.receive_bytes);
+            R"({{"name":{},"calls":{},"sends":{},"sends_seen":{},"send_bytes":{},"receives":{},"receive_bytes":{}}})",
+            quote(e.first), c.calls, c.sends, c.sends > 0 || c.receives == 0, c.send_bytes,
+            c.receives, c.receive_bytes);
       }));
   const Placement& pl = r.placement;
   j += fmt::format(R"("placement":{{"hosts":{},"host_ranks":{},"intra_host":{},"inter_host":{}}},)",

@@ -47,7 +47,10 @@ struct RankStats {
   std::map<std::string, FunctionStat> functions;
   std::uint64_t sent = 0, sent_bytes = 0, received = 0, received_bytes = 0;
   QueueStat posted, unexpected;
-  std::uint64_t late_sender_ns = 0, late_receiver_ns = 0, late_wait_ns = 0;
+  // Lost on this rank waiting: for the program's messages, for collectives' internal ones.
+  std::uint64_t late_sender_ns = 0, collective_wait_ns = 0, late_wait_ns = 0;
+  // Message time, not lost time: messages of this rank's receives in the unexpected queue.
+  std::uint64_t unexpected_queue_ns = 0;
 };
 
 // One occurrence of a pattern: `lost` ns on `rank`, for the message sender -> receiver.
@@ -56,7 +59,8 @@ struct PatternCase {
   std::uint64_t time = 0;  // when the waiting began, ns since the trace start
   std::int32_t sender = -1, receiver = -1;
   std::int32_t tag = 0;
-  std::uint32_t rank = 0;  // where the time was lost
+  std::uint32_t rank = 0;   // where the time was lost
+  std::uint64_t bytes = 0;  // the message's
 };
 
 struct PairTotal {
@@ -67,11 +71,15 @@ struct PairTotal {
 struct Pattern {
   std::uint64_t count = 0;
   std::uint64_t total = 0;
+  std::uint64_t bytes = 0;  // of the messages
+  Distribution durations;   // of the cases
   Worst<PatternCase> worst{5};
   std::map<std::pair<std::int32_t, std::int32_t>, PairTotal> pairs;  // (sender, receiver)
   void add(const PatternCase& c) {
     ++count;
     total += c.lost;
+    bytes += c.bytes;
+    durations.add(static_cast<double>(c.lost));
     worst.add(c, static_cast<double>(c.lost));
     auto& p = pairs[{c.sender, c.receiver}];
     ++p.count;
@@ -227,7 +235,10 @@ struct Report {
   std::vector<RankStats> ranks;
   std::vector<std::uint64_t> matrix_count, matrix_bytes;  // [sender * ranks + receiver]
   Messages messages;
-  Pattern late_sender, late_receiver, late_wait;
+  // A late sender of the program's own messages; one of a collective's internal messages (tags
+  // below 0), filed under collectives; messages that waited for their receive in the unexpected
+  // queue (no one lost time: the receiver had not asked yet; the message was copied twice).
+  Pattern late_sender, late_sender_in_collectives, unexpected_queue, late_wait;
   std::map<std::string, CollectiveStat> collectives;
   Placement placement;
   ClockCondition clock;

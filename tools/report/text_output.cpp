@@ -1,5 +1,7 @@
 #include "tools/report/text_output.hpp"
 
+#include "events/selection.hpp"
+
 #include <fmt/core.h>
 
 #include <string>
@@ -60,6 +62,31 @@ void pattern(std::FILE* out, const Report& report, const char* title, const char
                ms(static_cast<double>(c.time)));
 }
 
+// Messages that came before their receive: time in the unexpected queue is the message's, not
+// time a process lost (the receiver had not asked for it yet), so it is never summed as lost; what
+// it costs is the memory it holds there and a second copy.
+void unexpected_queue(std::FILE* out, const Report& report) {
+  fmt::print(out, "\nUnexpected messages (arrived before their receive was posted)\n");
+  if (missing(out, report, "unexpected_queue")) return;
+  const Pattern& p = report.unexpected_queue;
+  if (p.count == 0) {
+    fmt::print(out, "  none\n");
+    return;
+  }
+  const std::string bytes =
+      p.bytes > 0 ? fmt::format("{} bytes", p.bytes) : std::string("their bytes (sizes unknown)");
+  fmt::print(out,
+             "  {} messages, {} held and copied twice (into the queue, then to the receive's "
+             "buffer); time in the queue per message: min {} median {} max {} (the message's "
+             "wait, no process's)\n",
+             p.count, bytes, seconds_text(p.durations.min()), seconds_text(p.durations.median()),
+             seconds_text(p.durations.max()));
+  for (const auto& [queued, c] : p.worst.items())
+    fmt::print(
+        out, "  {:>10.3f} ms in rank {}'s queue (sender {}, tag {}, {} bytes) from t = {:.3f} ms\n",
+        ms(queued), c.rank, rank_name(c.sender), c.tag, c.bytes, ms(static_cast<double>(c.time)));
+}
+
 // "0-3, 8, 10-11": hosts usually hold runs of consecutive ranks.
 std::string rank_ranges(const std::vector<std::uint32_t>& ranks) {
   std::string out;
@@ -103,11 +130,40 @@ void placement(std::FILE* out, const Report& report) {
 
 }  // namespace
 
+// The settings line, with the Peruse selection as a user would write it: "all", "default",
+// or the default and what differs from it, rather than up to 17 names.
+std::string settings_text(const std::string& settings) {
+  if (settings.empty()) return "settings not recorded";
+  const std::string key = "MPITRACE_PERUSE_EVENTS=";
+  const auto at = settings.find(key);
+  if (at == std::string::npos) return settings;
+  const auto from = at + key.size();
+  const auto end = std::min(settings.find(' ', from), settings.size());
+  const EventSelection chosen = parse_event_list(settings.substr(from, end - from));
+  if (!chosen.ok()) return settings;
+  std::string short_form;
+  if (chosen.events.all()) {
+    short_form = "all";
+  } else if (chosen.events == default_events()) {
+    short_form = "default";
+  } else if (chosen.events.none()) {
+    short_form = "none";
+  } else {
+    const EventSet more = chosen.events & ~default_events();
+    const EventSet fewer = default_events() & ~chosen.events;
+    short_form = "default";
+    if (more.any()) short_form += " + " + format_event_list(more);
+    if (fewer.any()) short_form += " - " + format_event_list(fewer);
+    if (short_form.size() > end - from) short_form = settings.substr(from, end - from);
+  }
+  return settings.substr(0, from) + short_form + settings.substr(end);
+}
+
 void write_text(std::FILE* out, const Report& report) {
   fmt::print(out, "perusetrace report: {}\n", report.archive);
   fmt::print(out, "  {} ranks, {} events, {:.3f} s traced; {}\n", report.ranks.size(),
              report.events, static_cast<double>(report.trace_ns) / 1e9,
-             report.settings.empty() ? std::string("settings not recorded") : report.settings);
+             settings_text(report.settings));
   const ClockCondition& clock = report.clock;
   if (clock.backwards == 0) {
     fmt::print(out, "  clock condition: all {} matched messages received after they were sent\n",
@@ -160,7 +216,8 @@ void write_text(std::FILE* out, const Report& report) {
   fmt::print(out, "\nMessages (Peruse, one per request)\n");
   if (!missing(out, report, "messages")) {
     static const char* kOps[] = {"send", "receive"};
-    static const char* kProtocols[] = {"eager", "fragmented"};
+    static const char* kProtocols[] = {"eager (one fragment)",
+                                       "rendezvous (two or more fragments)"};
     for (int o = 0; o < 2; ++o)
       for (int p = 0; p < 2; ++p) {
         const MessageGroup& g = report.messages.groups[o][p];
@@ -192,7 +249,7 @@ void write_text(std::FILE* out, const Report& report) {
                      ? static_cast<double>(m.fragments) * 1e9 / static_cast<double>(m.fragmented_ns)
                      : 0.0);
     } else {
-      fmt::print(out, "  no fragmented (rendezvous) messages\n");
+      fmt::print(out, "  no rendezvous (multi-fragment) messages\n");
     }
     fmt::print(out, "  slowest (logical duration):\n");
     for (const auto& [key, c] : m.slowest.items())
@@ -208,8 +265,10 @@ void write_text(std::FILE* out, const Report& report) {
 
   pattern(out, report, "Late sender (receive posted before its message arrived)", "late_sender",
           report.late_sender);
-  pattern(out, report, "Late receiver (message waited in the unexpected queue)", "late_receiver",
-          report.late_receiver);
+  pattern(out, report,
+          "Late senders inside collectives (a collective's internal messages, tags below 0)",
+          "late_sender", report.late_sender_in_collectives);
+  unexpected_queue(out, report);
   pattern(out, report, "Late wait (request complete before the Wait/Test that collected it)",
           "late_wait", report.late_wait);
 
@@ -237,9 +296,17 @@ void write_text(std::FILE* out, const Report& report) {
   fmt::print(out, "\nCollectives: internal point-to-point traffic (negative tags)\n");
   if (!missing(out, report, "collectives")) {
     if (report.collectives.empty()) fmt::print(out, "  no collective calls\n");
-    for (const auto& [name, c] : report.collectives)
-      fmt::print(out, "  {:<28}{:>7} calls {:>7} sends ({} bytes) {:>7} receives ({} bytes)\n",
-                 name, c.calls, c.sends, c.send_bytes, c.receives, c.receive_bytes);
+    for (const auto& [name, c] : report.collectives) {
+      // Open MPI sends short messages inline, without a request, so Peruse sees no send of them:
+      // receives without a single send mean the sends went unseen, not that there were none.
+      const std::string sends =
+          c.sends == 0 && c.receives > 0
+              ? std::string(
+                    "  sends not seen (short sends go out inline, without a Peruse request)")
+              : fmt::format("{:>7} sends ({} bytes)", c.sends, c.send_bytes);
+      fmt::print(out, "  {:<28}{:>7} calls {} {:>7} receives ({} bytes)\n", name, c.calls, sends,
+                 c.receives, c.receive_bytes);
+    }
   }
 
   write_mpit_text(out, report.mpit);
