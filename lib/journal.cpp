@@ -216,22 +216,23 @@ std::string samples_file(std::uint32_t thread) {
   return journal::samples_path(g_trace_dir, g_rank, thread);
 }
 
-int open_samples(std::uint32_t thread) noexcept {
-  const std::string path = samples_file(thread);
+namespace {
+// A thread's file in the journal, for appending; -1 after saying what the thread goes without.
+int open_thread_file(const std::string& path, std::uint32_t thread, const char* without) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
   if (fd < 0)
     say_failure("cannot create " + path + ": " + std::strerror(errno) + "; thread " +
-                std::to_string(thread) + " is not sampled.");
+                std::to_string(thread) + " is not " + without + ".");
   return fd;
+}
+}  // namespace
+
+int open_samples(std::uint32_t thread) noexcept {
+  return open_thread_file(samples_file(thread), thread, "sampled");
 }
 
 int open_records(std::uint32_t thread) noexcept {
-  const std::string path = records_file(thread);
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
-  if (fd < 0)
-    say_failure("cannot create " + path + ": " + std::strerror(errno) + "; thread " +
-                std::to_string(thread) + " is not traced.");
-  return fd;
+  return open_thread_file(records_file(thread), thread, "traced");
 }
 
 bool append(int fd, const void* data, std::size_t bytes, bool from_signal) noexcept {

@@ -35,3 +35,22 @@ def run_asserting_case(cases, prefix, make_context):
             print(f"FAILED {opts.case}: {e}", file=sys.stderr)
             sys.exit(1)
     print(f"{opts.case} passed")
+
+
+def cases_of(module_globals):
+    """The test cases a script defines: its functions case_NAME, by NAME."""
+    return {name[len("case_"):]: fn for name, fn in module_globals.items()
+            if name.startswith("case_")}
+
+
+def run_listing_case(cases, what, options, run_case):
+    """The main of a script whose cases return their failures: `SCRIPT --OPTION VALUE... CASE`
+    with every option in `options` required; run_case(case function, opts, work directory)
+    runs the chosen one, and finish() reports it ("WHAT case 'CASE'")."""
+    parser = argparse.ArgumentParser()
+    for option in options:
+        parser.add_argument(f"--{option}", required=True)
+    parser.add_argument("case", choices=sorted(cases))
+    opts = parser.parse_args()
+    work = tempfile.mkdtemp(prefix=f"perusetrace-{what}-")
+    finish(f"{what} case '{opts.case}'", run_case(cases[opts.case], opts, work), work)

@@ -22,12 +22,10 @@ CASE:
                 MPITRACE_PVAR_READ each stop the run at MPI_Init with one clear message and no
                 trace; a CVAR value of the wrong type is refused with a message, the run goes on.
 """
-import argparse
 import collections
 import os
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_result  # noqa: E402
@@ -209,18 +207,12 @@ def case_bad_input(r):
     return failures
 
 
-CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
+CASES = case_result.cases_of(globals())
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--mpirun", required=True)
-    parser.add_argument("--preload", required=True)
-    parser.add_argument("--app", required=True)
-    parser.add_argument("case", choices=sorted(CASES))
-    opts = parser.parse_args()
-    work = tempfile.mkdtemp(prefix="perusetrace-mpit-")
-    case_result.finish(f"mpit case '{opts.case}'", CASES[opts.case](Run(opts, work)), work)
+    case_result.run_listing_case(CASES, "mpit", ["mpirun", "preload", "app"],
+                                 lambda case, opts, work: case(Run(opts, work)))
 
 
 if __name__ == "__main__":

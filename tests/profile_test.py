@@ -14,7 +14,6 @@ CASE:
   no_samples  an archive traced without MPITRACE_SAMPLING: a message naming the setting, exit 2;
               a path that does not exist: exit 1.
 """
-import argparse
 import html.parser
 import json
 import os
@@ -22,7 +21,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_result  # noqa: E402
@@ -196,19 +194,13 @@ def case_no_samples(opts, work):
     return failures
 
 
-CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
+CASES = case_result.cases_of(globals())
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--mpirun", required=True)
-    parser.add_argument("--preload", required=True)
-    parser.add_argument("--perusetrace", required=True)
-    parser.add_argument("--build", required=True)
-    parser.add_argument("case", choices=sorted(CASES))
-    opts = parser.parse_args()
-    work = tempfile.mkdtemp(prefix="perusetrace-profile-")
-    case_result.finish(f"profile case '{opts.case}'", CASES[opts.case](opts, work), work)
+    case_result.run_listing_case(CASES, "profile",
+                                 ["mpirun", "preload", "perusetrace", "build"],
+                                 lambda case, opts, work: case(opts, work))
 
 
 if __name__ == "__main__":

@@ -94,9 +94,14 @@ class Case:
     def trace(self, name, args, events="all", env=None, preload=None):
         trace_dir = os.path.join(self.work, name)
         env = dict(env or {}, MPITRACE_OUTPUT=trace_dir, MPITRACE_PERUSE_EVENTS=events)
-        cmd = mpi_launch.command(self.opts.mpirun, 2, env, preload or self.opts.preload)
-        run = subprocess.run(cmd + [self.opts.scenarios] + args,
-                             env=mpi_launch.launcher_env(env), cwd=self.work,
+        return self.traced(trace_dir, 2, env, preload or self.opts.preload,
+                           [self.opts.scenarios] + args)
+
+    def traced(self, trace_dir, ranks, env, preload, program):
+        """Runs `program` on `ranks` ranks under the tracer; the trace directory, or the run's
+        failure as the test's."""
+        cmd = mpi_launch.command(self.opts.mpirun, ranks, env, preload)
+        run = subprocess.run(cmd + program, env=mpi_launch.launcher_env(env), cwd=self.work,
                              capture_output=True, text=True)
         if run.returncode != 0 or not os.path.exists(os.path.join(trace_dir, "traces.otf2")):
             raise SystemExit(f"the traced run failed ({run.returncode}):\n{run.stdout}\n"
@@ -107,14 +112,8 @@ class Case:
         """tests/apps/mpit_counts SENDS FLOOD on MPIT_RANKS ranks; returns the trace directory."""
         trace_dir = os.path.join(self.work, name)
         env = dict(env, MPITRACE_OUTPUT=trace_dir)
-        cmd = mpi_launch.command(self.opts.mpirun, MPIT_RANKS, env, self.opts.preload)
-        run = subprocess.run(cmd + [self.opts.mpit_counts, str(SENDS), str(FLOOD)],
-                             env=mpi_launch.launcher_env(env), cwd=self.work,
-                             capture_output=True, text=True)
-        if run.returncode != 0 or not os.path.exists(os.path.join(trace_dir, "traces.otf2")):
-            raise SystemExit(f"the traced run failed ({run.returncode}):\n{run.stdout}\n"
-                             f"{run.stderr}")
-        return trace_dir
+        return self.traced(trace_dir, MPIT_RANKS, env, self.opts.preload,
+                           [self.opts.mpit_counts, str(SENDS), str(FLOOD)])
 
     def report(self, trace_dir, mpit=False):
         """Runs the report with --json and --html; returns (text, json, failures). Without

@@ -18,13 +18,11 @@ CASE:
   selection         MPITRACE_RANKS=1 samples rank 1 only; MPI_Pcontrol(0)/(1) around the
                     transfers leaves none of their samples.
 """
-import argparse
 import collections
 import os
 import re
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_result  # noqa: E402
@@ -188,18 +186,12 @@ def case_ground_truth(opts, work):
     return failures
 
 
-CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
+CASES = case_result.cases_of(globals())
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--mpirun", required=True)
-    parser.add_argument("--preload", required=True)
-    parser.add_argument("--build", required=True)
-    parser.add_argument("case", choices=sorted(CASES))
-    opts = parser.parse_args()
-    work = tempfile.mkdtemp(prefix="perusetrace-state-")
-    case_result.finish(f"state case '{opts.case}'", CASES[opts.case](opts, work), work)
+    case_result.run_listing_case(CASES, "state", ["mpirun", "preload", "build"],
+                                 lambda case, opts, work: case(opts, work))
 
 
 if __name__ == "__main__":

@@ -2,22 +2,12 @@
 
 #include <fmt/core.h>
 
+#include "tools/archive/json_text.hpp"
+
 namespace perusetrace::profile {
 
 std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (c < 0x20 || c == '<') {
-      out += fmt::format("\\u{:04x}", c);
-    } else {
-      out += ch;
-    }
-  }
-  return out + "\"";
+  return archive::json_string(s);
 }
 
 std::string json_counts(const Counts& c) {

@@ -1,3 +1,4 @@
+#include "tools/archive/output_file.hpp"
 #include "tools/profile/profile_main.hpp"
 
 #include <fmt/core.h>
@@ -42,17 +43,7 @@ constexpr int kNoSamples = 2;
 using namespace perusetrace;
 
 bool write_file(const std::string& path, const std::string& content) {
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  if (f == nullptr) {
-    fmt::print(stderr, "perusetrace profile: cannot write {}: {}\n", path, std::strerror(errno));
-    return false;
-  }
-  const bool ok = std::fwrite(content.data(), 1, content.size(), f) == content.size();
-  if (std::fclose(f) != 0 || !ok) {
-    fmt::print(stderr, "perusetrace profile: writing {} failed: {}\n", path, std::strerror(errno));
-    return false;
-  }
-  return true;
+  return archive::write_output_file("profile", path, content);
 }
 
 int no_samples(const std::string& anchor, const char* why) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "tools/archive/json_text.hpp"
 #include "tools/report/mpit_analysis.hpp"
 
 namespace perusetrace::report {
@@ -12,19 +13,7 @@ namespace perusetrace::report {
 namespace {
 
 std::string quote(const std::string& s) {
-  std::string out = "\"";
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (c < 0x20) {
-      out += fmt::format("\\u{:04x}", c);
-    } else {
-      out += ch;
-    }
-  }
-  return out + "\"";
+  return archive::json_string(s);
 }
 
 std::string number(double v) {

@@ -1,3 +1,4 @@
+#include "tools/archive/output_file.hpp"
 #include "tools/report/report_main.hpp"
 
 #include <fmt/core.h>
@@ -37,17 +38,7 @@ function, and the control variables that differ between ranks or were set.
 using namespace perusetrace;
 
 bool write_file(const std::string& path, const std::string& content) {
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  if (f == nullptr) {
-    fmt::print(stderr, "perusetrace report: cannot write {}: {}\n", path, std::strerror(errno));
-    return false;
-  }
-  const bool ok = std::fwrite(content.data(), 1, content.size(), f) == content.size();
-  if (std::fclose(f) != 0 || !ok) {
-    fmt::print(stderr, "perusetrace report: writing {} failed: {}\n", path, std::strerror(errno));
-    return false;
-  }
-  return true;
+  return archive::write_output_file("report", path, content);
 }
 
 int run_report(const std::string& path, const std::string& json, const std::string& html,

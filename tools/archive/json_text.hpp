@@ -1,0 +1,27 @@
+// A string as a JSON string literal, for every tool's --json and the JSON their HTML pages embed:
+// '<' is escaped too, so that "</script>" in a name cannot end an embedding script element.
+#pragma once
+
+#include <fmt/core.h>
+
+#include <string>
+
+namespace perusetrace::archive {
+
+inline std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (c < 0x20 || c == '<') {
+      out += fmt::format("\\u{:04x}", c);
+    } else {
+      out += ch;
+    }
+  }
+  return out + "\"";
+}
+
+}  // namespace perusetrace::archive
