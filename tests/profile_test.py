@@ -8,9 +8,10 @@ CASE:
               transfers of 64 MiB) sampled at 1 kHz, profiled with --json --folded --html:
               rank 1's stall/message time is its printed late phase within 5 points of the run
               (as tests/state_test.py ground_truth), the folded lines add up to the archive's
-              CallingContextSample events (counted with python3-otf2, by their sample_weight) and each ends in a state
-              frame, the text names MPI_Recv under main as rank 1's top stall, the HTML is
-              well-formed (and, with chromium installed, renders its root frame headless).
+              sampling periods (CallingContextSample events by their sample_weight, counted
+              with python3-otf2) and each ends in a state frame, the text names MPI_Recv under
+              main as rank 1's top stall, the HTML is well-formed and headless Chromium renders
+              its root frame (tools/setup installs chromium).
   no_samples  an archive traced without MPITRACE_SAMPLING: a message naming the setting, exit 2;
               a path that does not exist: exit 1.
 """
@@ -105,7 +106,8 @@ def check_html(path, failures):
     browser = next((shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome")
                     if shutil.which(b)), None)
     if browser is None:
-        print("chromium is not installed: the HTML was parsed, not rendered")
+        failures.append("chromium is not installed (tools/setup installs it): the HTML could "
+                        "not be rendered")
         return
     run = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu",
                           "--virtual-time-budget=5000", "--dump-dom", "file://" + path],
