@@ -46,6 +46,7 @@ import prv_check  # noqa: E402
 import trace_checks  # noqa: E402
 
 STATE_WAIT_MESSAGE = 3
+PERUSE_EACH_FIRST = 64000200  # tools/prv/prv_codes.hpp: a type per Peruse event
 RSS_BOUND_KIB = 64 * 1024
 # n log n from 2.6e5 to 1.04e6 events would be ~1.11x per event, n^2 about 4x.
 PER_EVENT_GROWTH_BOUND = 1.25
@@ -199,9 +200,30 @@ def case_messages(run, command):
     archive = run.trace("messages", command, [("MPITRACE_PERUSE_EVENTS", "all")])
     prefix = os.path.join(run.work, "messages")
     stderr, _, _ = run.converted(archive, prefix)
-    f, summary = strict(prefix)
+    each = {}  # Peruse event type -> records
+
+    def on_record(v):
+        if v[0] == 2:
+            for k in range(6, len(v), 2):
+                if PERUSE_EACH_FIRST <= v[k] < PERUSE_EACH_FIRST + 17:
+                    each[v[k]] = each.get(v[k], 0) + 1
+
+    f, summary = strict(prefix, on_record)
     if "found no partner" in stderr:
         f.append(f"unmatched messages: {stderr.strip()}")
+    # Every Peruse event is countable in Paraver: its own type, as many as the archive holds.
+    names = {label[len("Peruse "):]: t for t, label in pcf_types(prefix + ".pcf").items()
+             if PERUSE_EACH_FIRST <= t < PERUSE_EACH_FIRST + 17}
+    trace = trace_checks.load(os.path.join(archive, "traces.otf2"))
+    in_archive = {}
+    for _, e in trace.of_kind("Peruse"):
+        in_archive[e.name] = in_archive.get(e.name, 0) + 1
+    for name, count in sorted(in_archive.items()):
+        got = each.get(names.get(name), 0)
+        if got != count:
+            f.append(f"Peruse {name}: {got} Paraver events of its type, the archive has {count}")
+    print("Peruse events per type, archive = Paraver: " +
+          ", ".join(f"{n} {c}" for n, c in sorted(in_archive.items())))
     if summary["comms"] == 0:
         f.append("no communication record")
     return f

@@ -95,6 +95,8 @@ void write_pcf(const std::string& path, const Definitions& defs) {
   for (std::size_t i = 0; i < defs.peruse_events.size(); ++i)
     events.emplace_back(i + 1, defs.peruse_events[i]);
   event_type(o, kTypePeruseEvent, "Peruse event", events);
+  for (std::size_t i = 0; i < defs.peruse_events.size(); ++i)
+    event_type(o, kTypePeruseEachFirst + i, "Peruse " + defs.peruse_events[i], {{1, "occurred"}});
   event_type(o, kTypePeruseRequest, "Peruse request id");
   Values peers{{0, "MPI_ANY_SOURCE"}};
   for (std::size_t r = 0; r < defs.ranks.size(); ++r)

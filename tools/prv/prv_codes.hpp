@@ -43,6 +43,10 @@ inline constexpr std::uint64_t kTypePostedQueue = 64000110;        // derived co
 inline constexpr std::uint64_t kTypeUnexpectedQueue = 64000111;
 inline constexpr std::uint64_t kTypeBytesInFlight = 64000112;
 inline constexpr std::uint64_t kTypeFragmentBytes = 64000113;  // bytes of one XFER_CONTINUE
+// Each Peruse event also has a type of its own, value 1: Paraver keeps one value per type and
+// time, so events sharing kTypePeruseEvent at one nanosecond (carried followers) would hide each
+// other from its counts.
+inline constexpr std::uint64_t kTypePeruseEachFirst = 64000200;  // + Peruse event index
 inline constexpr std::uint64_t kTypeLast = 64000999;
 // MPI_T's values (archive metrics "MPI_T ..."), one type each in the archive's order: a range of
 // their own, since a run can have thousands (per-peer variables of every communicator).

@@ -119,9 +119,10 @@ void Translator::peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region
                         const PeruseFields& f) {
   touch(loc, t);
   const std::uint32_t index = defs_.regions[region].peruse_index;
-  std::array<std::pair<std::uint64_t, std::uint64_t>, 9> e;
+  std::array<std::pair<std::uint64_t, std::uint64_t>, 10> e;
   std::size_t n = 0;
   e[n++] = {kTypePeruseEvent, index + 1};
+  e[n++] = {kTypePeruseEachFirst + index, 1};
   if (f.request != 0) e[n++] = {kTypePeruseRequest, f.request};
   e[n++] = {kTypePerusePeer, static_cast<std::uint64_t>(std::max(f.peer, -1) + 1)};
   if (f.tag >= 0) {
