@@ -199,6 +199,12 @@ void Completion::completed(int index, const MPI_Status* status) noexcept {
       slot->kind != RequestKind::PersistentSend && slot->kind != RequestKind::PersistentRecv &&
       !live->finish(slot->kind))
     return;
+  if (slot->kind == RequestKind::Collective) {
+    // The MPI function goes in `tag`: a Leave that carries the record keeps its own region.
+    call_->at_leave(Record{0, RecordKind::NbCollectiveComplete, 0, 0, slot->comm, slot->peer,
+                           slot->tag, slot->bytes, id, slot->received});
+    return;
+  }
   if (slot->kind == RequestKind::FileIo) {
     call_->at_leave(Record{0, RecordKind::IoOperationComplete, 0, 0, slot->comm, 0, 0,
                            status_bytes(status), slot->bytes, 0});
@@ -352,6 +358,23 @@ void on_collective_end(Call& call, int rc, const CollArgs& args) noexcept {
   if (root == MPI_ROOT || root == MPI_PROC_NULL) root = -1;
   call.at_leave(Record{0, RecordKind::CollectiveEnd, 0, static_cast<std::uint16_t>(call.fn()),
                        g_comms.id_of(args.comm), root, 0, sent, 0, received});
+}
+
+void on_icollective(Call& call, int rc, const CollArgs& args, const MPI_Request* request) noexcept {
+  if (rc != MPI_SUCCESS || request == nullptr || *request == MPI_REQUEST_NULL) return;
+  const std::uintptr_t key = request_key(*request);
+  RequestSlot* slot = g_requests.find_or_claim(key);
+  if (slot == nullptr) return;
+  slot->take();
+  RequestInfo info;
+  info.kind = RequestKind::Collective;
+  info.comm = g_comms.id_of(args.comm);
+  info.peer = args.root == MPI_ROOT || args.root == MPI_PROC_NULL ? -1 : args.root;
+  info.tag = static_cast<std::int32_t>(call.fn());
+  collective_bytes(call, args, info.bytes, info.received);
+  const std::uint64_t id = g_requests.activate(key);
+  slot->publish(info);
+  call.at_leave(Record{0, RecordKind::NbCollectiveRequest, 0, 0, 0, 0, 0, 0, id, 0});
 }
 
 void on_comm_created(const Call& call, int rc, MPI_Comm parent, MPI_Comm comm) noexcept {

@@ -190,6 +190,8 @@ void on_mprobe(const Call&, int rc, MPI_Comm, MPI_Message) noexcept;
 MPI_Comm message_comm(MPI_Message) noexcept;
 void on_collective_begin(Call&) noexcept;
 void on_collective_end(Call&, int rc, const CollArgs&) noexcept;
+// A nonblocking collective started: its request, completed in Completion (lib/mpi_handlers.cpp).
+void on_icollective(Call&, int rc, const CollArgs&, const MPI_Request* request) noexcept;
 // `parent`: the communicator the new one was made from (MPI_COMM_NULL: none).
 void on_comm_created(const Call&, int rc, MPI_Comm parent, MPI_Comm comm) noexcept;
 void on_file_open(const Call&, int rc, MPI_Comm, const char* filename, int amode,

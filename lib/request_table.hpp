@@ -42,7 +42,8 @@ enum class RequestKind : std::uint8_t {
   PersistentSend,
   PersistentRecv,
   FileIo,
-  Posting  // a thread is filling the slot in
+  Collective,  // a nonblocking collective: tag holds its region, peer its root
+  Posting      // a thread is filling the slot in
 };
 
 // What the PMPI side knows of a request, copied in and out of its slot as a whole.
@@ -54,6 +55,7 @@ struct RequestInfo {
   std::int32_t peer_offset = 0;  // CommEntry::peer_offset of the communicator
   std::int32_t tag = 0;
   std::uint64_t bytes = 0;
+  std::uint64_t received = 0;  // a nonblocking collective's bytes received (bytes: sent)
 };
 
 // Written by the thread that posts the request, read by whichever thread completes it. The
@@ -65,7 +67,7 @@ struct RequestSlot {
   std::atomic<RequestKind> kind{RequestKind::Unknown};
   std::atomic<std::uint32_t> comm{0};
   std::atomic<std::int32_t> peer{0}, peer_offset{0}, tag{0};
-  std::atomic<std::uint64_t> bytes{0};
+  std::atomic<std::uint64_t> bytes{0}, received{0};
   // The MPI handed this same handle to several pending requests: a shared, already complete
   // request (Open MPI returns &ompi_request_empty for a send that went out inline).
   std::atomic<bool> shared{false};
@@ -83,6 +85,7 @@ struct RequestSlot {
     peer_offset.store(r.peer_offset, std::memory_order_relaxed);
     tag.store(r.tag, std::memory_order_relaxed);
     bytes.store(r.bytes, std::memory_order_relaxed);
+    received.store(r.received, std::memory_order_relaxed);
     kind.store(r.kind, std::memory_order_release);
   }
   RequestInfo read() const noexcept {
@@ -95,6 +98,7 @@ struct RequestSlot {
     r.peer_offset = peer_offset.load(std::memory_order_relaxed);
     r.tag = tag.load(std::memory_order_relaxed);
     r.bytes = bytes.load(std::memory_order_relaxed);
+    r.received = received.load(std::memory_order_relaxed);
     return r;
   }
   // The request described by `was` is done: forget it, once. False if it was forgotten already.

@@ -142,6 +142,16 @@ OTF2_ErrorCode one(Location& loc, const ArchiveSpec& spec, const Record& r) {
       return OTF2_EvtWriter_CallingContextSample(w, a, r.time, r.comm,
                                                  static_cast<std::uint32_t>(r.bytes), 0);
     }
+    case RecordKind::NbCollectiveRequest:
+      return OTF2_EvtWriter_NonBlockingCollectiveRequest(w, nullptr, r.time, r.request);
+    case RecordKind::NbCollectiveComplete: {
+      const auto fn = static_cast<std::size_t>(r.tag);
+      const auto op = fn < spec.regions.size() ? spec.regions[fn].collective : CollectiveOp::None;
+      return OTF2_EvtWriter_NonBlockingCollectiveComplete(
+          w, nullptr, r.time, static_cast<OTF2_CollectiveOp>(op), r.comm,
+          r.peer < 0 ? OTF2_UNDEFINED_UINT32 : static_cast<std::uint32_t>(r.peer), r.bytes, r.aux,
+          r.request);
+    }
     case RecordKind::PvarValue: {
       const OTF2_Type type = r.tag == 1 ? OTF2_TYPE_DOUBLE : OTF2_TYPE_INT64;
       OTF2_MetricValue value;

@@ -499,7 +499,8 @@ def known_counts_pmpi(trace, run):
         return f + ["known_counts printed no 'expect' lines"]
     counts = collections.Counter(e.kind for events in trace.events.values() for e in events)
     for kind in ("MpiSend", "MpiRecv", "MpiIsend", "MpiIsendComplete", "MpiIrecvRequest",
-                 "MpiIrecv", "MpiCollectiveBegin", "MpiCollectiveEnd"):
+                 "MpiIrecv", "MpiCollectiveBegin", "MpiCollectiveEnd",
+                 "NonBlockingCollectiveRequest", "NonBlockingCollectiveComplete"):
         if counts[kind] != expected.get(kind, 0):
             f.append(f"{kind}: {counts[kind]} in the trace, the program did {expected.get(kind, 0)}")
     user_comms = [c for c in trace.comms if c.name not in ("MPI_COMM_WORLD", "MPI_COMM_SELF")]
@@ -842,6 +843,50 @@ def check_ring(trace, run):
     return f
 
 
+def check_nbc(trace, run):
+    """tests/apps/nbc.c: on every rank, four nonblocking collectives as OTF2's request (in the
+    starting call) and complete (in the MPI_Waitall or MPI_Test that completed it) with the same
+    request ids, operation, root and bytes; none as a collective inside its starting call."""
+    f = []
+    ranks = sorted({rank for rank, _ in trace.events})
+    for rank in ranks:
+        events = trace.rank_events(rank)
+        stack, requests, completes = [], {}, []
+        for e in events:
+            if e.kind == "Enter":
+                stack.append(e.name)
+            elif e.kind == "Leave" and stack:
+                stack.pop()
+            elif e.kind == "NonBlockingCollectiveRequest":
+                requests[e.raw.request_id] = stack[-1] if stack else None
+            elif e.kind == "NonBlockingCollectiveComplete":
+                completes.append((stack[-1] if stack else None, e.raw))
+            elif e.kind in ("MpiCollectiveBegin", "MpiCollectiveEnd") and stack and \
+                    stack[-1].startswith("MPI_I"):
+                f.append(f"rank {rank}: a collective inside {stack[-1]}")
+        starts = sorted(requests.values())
+        if starts != ["MPI_Iallreduce", "MPI_Ibarrier", "MPI_Ibcast", "MPI_Ibcast"]:
+            f.append(f"rank {rank}: requests started in {starts}")
+        where = sorted(w for w, _ in completes)
+        if where != ["MPI_Test", "MPI_Waitall", "MPI_Waitall", "MPI_Waitall"]:
+            f.append(f"rank {rank}: completed in {where}")
+        for _, c in completes:
+            if c.request_id not in requests:
+                f.append(f"rank {rank}: complete of request {c.request_id} never started")
+        ops = {str(c.collective_op).split(".")[-1]: c for _, c in completes}
+        bcast = [c for _, c in completes if str(c.collective_op).endswith("BCAST")]
+        big = [c for c in bcast if c.root == 1]
+        if len(bcast) != 2 or len(big) != 1:
+            f.append(f"rank {rank}: broadcasts {[(c.root, c.size_sent, c.size_received) for c in bcast]}")
+        elif rank == 1 and big[0].size_sent != 4000 * (len(ranks) - 1):
+            f.append(f"rank 1 (root) sent {big[0].size_sent} bytes, expected {4000 * (len(ranks) - 1)}")
+        elif rank != 1 and big[0].size_received != 4000:
+            f.append(f"rank {rank} received {big[0].size_received} bytes, expected 4000")
+        if "ALLREDUCE" not in " ".join(ops) or "BARRIER" not in " ".join(ops):
+            f.append(f"rank {rank}: operations {sorted(ops)}")
+    return f
+
+
 def check_comm_churn(trace, run):
     """bench/finalize_cost.c -c N: N/2 duplicates of MPI_COMM_WORLD, each one communicator for
     all ranks, and N/2 splits into pairs (ranks 2k, 2k+1; a last odd rank alone): the
@@ -869,6 +914,7 @@ CHECKS = {
     "comm_threads": check_comm_threads,
     "late_sender": check_late_sender,
     "late_receiver": check_late_receiver,
+    "nbc": check_nbc,
     "late_wait": check_late_wait,
     "messages": check_messages,
     "pmpi_only": check_pmpi_only,

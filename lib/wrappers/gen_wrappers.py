@@ -21,7 +21,7 @@ ROLES = {
     "coll_all2all": "CollAllToAll", "coll_other": "CollOther", "file_io": "FileIo",
     "file_io_metadata": "FileIoMetadata", "rma": "Rma",
 }
-# OTF2 collective operation of a collective, from its name without MPI_/I/Neighbor_ prefixes.
+# OTF2 collective operation of a collective, from its name without the MPI_ and I prefixes.
 COLLECTIVE_OPS = {
     "Barrier": "Barrier", "Bcast": "Bcast", "Gather": "Gather", "Gatherv": "Gatherv",
     "Scatter": "Scatter", "Scatterv": "Scatterv", "Allgather": "Allgather",
@@ -107,12 +107,13 @@ class Function:
         return comms[0] if comms else None
 
     def collective_op(self):
-        base = self.name[len("MPI_"):]
-        for prefix in ("Ineighbor_", "Neighbor_", "I"):
-            if base.startswith(prefix) and base[len(prefix):] in COLLECTIVE_OPS:
-                base = base[len(prefix):]
-                break
-        return COLLECTIVE_OPS.get(base, "None")
+        # MPI_Ibcast is "I" + "bcast": names compare without case. OTF2 has no neighbourhood
+        # operations: MPI_(I)neighbor_* stay None, not the all-to-all they resemble.
+        ops = {name.lower(): op for name, op in COLLECTIVE_OPS.items()}
+        base = self.name[len("MPI_"):].lower()
+        if base.startswith("i") and base[1:] in ops:
+            base = base[1:]
+        return ops.get(base, "None")
 
 
 def parse(path):
@@ -312,10 +313,19 @@ def request_free_body(f):
     return ["perusetrace::on_request_free(call, *request);", f"return {call_of(f)};"]
 
 
-@template("coll", "icoll")
+@template("coll")
 def collective_body(f):
     return ["perusetrace::on_collective_begin(call);", f"const int rc = {call_of(f)};",
             f"perusetrace::on_collective_end(call, rc, {coll_args(f)});", "return rc;"]
+
+
+@template("icoll")
+def nonblocking_collective_body(f):
+    # A request here, the operation where a Wait or Test completes it (OTF2's nonblocking
+    # collective events), not a collective inside the starting call.
+    f.need("request")
+    return [f"const int rc = {call_of(f)};",
+            f"perusetrace::on_icollective(call, rc, {coll_args(f)}, request);", "return rc;"]
 
 
 @template("comm_new")

@@ -9,7 +9,7 @@
 enum { ROUNDS = 10 };
 
 static int rank, size;
-static long sends, recvs, isends, irecvs, collectives, comms;
+static long sends, recvs, isends, irecvs, collectives, nonblocking_collectives, comms;
 
 static void exchange_blocking(MPI_Comm comm, int tag) {
   int me, n, value = 7;
@@ -123,7 +123,8 @@ static void world_collectives(void) {
   MPI_Request r;
   MPI_Ibarrier(MPI_COMM_WORLD, &r);
   MPI_Wait(&r, MPI_STATUS_IGNORE);
-  collectives += 13;
+  collectives += 12;
+  nonblocking_collectives += 1;
 }
 
 static void communicators(void) {
@@ -182,7 +183,7 @@ int main(int argc, char** argv) {
   world_collectives();
   communicators();
 
-  long mine[6] = {sends, recvs, isends, irecvs, collectives, 0}, total[6];
+  long mine[6] = {sends, recvs, isends, irecvs, collectives, nonblocking_collectives}, total[6];
   MPI_Reduce(mine, total, 6, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
   collectives++; /* that reduce */
   if (rank == 0) {
@@ -191,6 +192,8 @@ int main(int argc, char** argv) {
     printf("expect MpiIrecvRequest %ld\nexpect MpiIrecv %ld\n", total[3], total[3]);
     printf("expect MpiCollectiveBegin %ld\nexpect MpiCollectiveEnd %ld\n", total[4] + size,
            total[4] + size);
+    printf("expect NonBlockingCollectiveRequest %ld\n", total[5]);
+    printf("expect NonBlockingCollectiveComplete %ld\n", total[5]);
     printf("expect comms %ld\n", comms);
     printf("expect peruse_comms 6\n");
   }
