@@ -1,6 +1,9 @@
 // The hand-written side of the PMPI wrappers: what each kind of MPI call records.
 #include "lib/mpi_handlers.hpp"
 
+#include <array>
+#include <cstring>
+
 #include "lib/comm_registry.hpp"
 #include "lib/handle_key.hpp"
 #include "lib/handle_table.hpp"
@@ -259,6 +262,76 @@ void on_collective_begin(Call& call) noexcept {
 namespace {
 
 // Bytes this rank sends to and receives from the other ranks, as OTF2 counts them.
+// A topology's neighbours in the order neighbourhood collectives use them; `real` false for the
+// MPI_PROC_NULL ones a non-periodic Cartesian edge has (their buffer slots move no bytes).
+struct Neighbours {
+  std::array<bool, 64> in{}, out{};
+  int indegree = 0, outdegree = 0;
+};
+
+bool neighbours_of(MPI_Comm comm, Neighbours& n) noexcept {
+  int topo = MPI_UNDEFINED;
+  PMPI_Topo_test(comm, &topo);
+  if (topo == MPI_CART) {
+    int dims = 0;
+    PMPI_Cartdim_get(comm, &dims);
+    if (dims * 2 > static_cast<int>(n.in.size())) return false;
+    for (int d = 0; d < dims; ++d) {
+      int source = MPI_PROC_NULL, dest = MPI_PROC_NULL;
+      PMPI_Cart_shift(comm, d, 1, &source, &dest);
+      n.in[2 * d] = n.out[2 * d] = source != MPI_PROC_NULL;        // the -1 direction
+      n.in[2 * d + 1] = n.out[2 * d + 1] = dest != MPI_PROC_NULL;  // the +1 direction
+    }
+    n.indegree = n.outdegree = 2 * dims;
+    return true;
+  }
+  int weighted = 0, rank = 0;
+  if (topo == MPI_GRAPH) {
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Graph_neighbors_count(comm, rank, &n.indegree);
+    n.outdegree = n.indegree;
+  } else if (topo == MPI_DIST_GRAPH) {
+    PMPI_Dist_graph_neighbors_count(comm, &n.indegree, &n.outdegree, &weighted);
+  } else {
+    return false;
+  }
+  if (n.indegree > static_cast<int>(n.in.size()) || n.outdegree > static_cast<int>(n.out.size()))
+    return false;
+  n.in.fill(true);
+  n.out.fill(true);
+  return true;
+}
+
+// Neighbourhood collectives (OTF2 has no operation for them): what this rank sends to its
+// out-neighbours and receives from its in-neighbours.
+void neighbour_bytes(const char* name, const CollArgs& a, std::uint64_t& sent,
+                     std::uint64_t& received) noexcept {
+  Neighbours n;
+  if (!neighbours_of(a.comm, n)) return;
+  const bool v =
+      std::strstr(name, "allgatherv") != nullptr || std::strstr(name, "alltoallv") != nullptr;
+  const bool w = std::strstr(name, "alltoallw") != nullptr;
+  const bool to_each = std::strstr(name, "alltoall") != nullptr;  // a block per out-neighbour
+  for (int i = 0; i < n.outdegree; ++i) {
+    if (!n.out[static_cast<std::size_t>(i)]) continue;
+    if (w)
+      sent += a.sendcounts && a.sendtypes ? bytes(a.sendcounts[i], a.sendtypes[i]) : 0;
+    else if (v && to_each)
+      sent += a.sendcounts ? bytes(a.sendcounts[i], a.sendtype) : 0;
+    else
+      sent += bytes(a.sendcount, a.sendtype);
+  }
+  for (int i = 0; i < n.indegree; ++i) {
+    if (!n.in[static_cast<std::size_t>(i)]) continue;
+    if (w)
+      received += a.recvcounts && a.recvtypes ? bytes(a.recvcounts[i], a.recvtypes[i]) : 0;
+    else if (v)
+      received += a.recvcounts ? bytes(a.recvcounts[i], a.recvtype) : 0;
+    else
+      received += bytes(a.recvcount, a.recvtype);
+  }
+}
+
 void collective_bytes(const Call& call, const CollArgs& a, std::uint64_t& sent,
                       std::uint64_t& received) noexcept {
   int size = 0, rank = 0, inter = 0;
@@ -344,8 +417,23 @@ void collective_bytes(const Call& call, const CollArgs& a, std::uint64_t& sent,
       sent = sum_except_me(a.recvcounts, a.datatype);
       received = rank >= 0 && a.recvcounts ? bytes(a.recvcounts[rank], a.datatype) * others : 0;
       break;
-    default:  // Barrier, Alltoallw (per-peer types), neighborhood collectives: not counted
+    case trace::CollectiveOp::Alltoallw: {
+      // Per-peer counts and types; MPI_IN_PLACE sends what it receives.
+      for (int i = 0; i < size && a.recvcounts && a.recvtypes; ++i)
+        if (i != rank) received += bytes(a.recvcounts[i], a.recvtypes[i]);
+      if (in_place) {
+        sent = received;
+      } else {
+        for (int i = 0; i < size && a.sendcounts && a.sendtypes; ++i)
+          if (i != rank) sent += bytes(a.sendcounts[i], a.sendtypes[i]);
+      }
       break;
+    }
+    default: {  // Barrier moves no data; the neighbourhood collectives have no OTF2 operation
+      const char* name = kMpiFunctions[static_cast<std::size_t>(call.fn())].name;
+      if (std::strstr(name, "eighbor_") != nullptr) neighbour_bytes(name, a, sent, received);
+      break;
+    }
   }
 }
 

@@ -887,6 +887,30 @@ def check_nbc(trace, run):
     return f
 
 
+def check_coll_bytes(trace, run):
+    """tests/apps/coll_bytes.c: each MpiCollectiveEnd carries the bytes the program says its
+    call sent and received, in call order per rank."""
+    f = []
+    want = collections.defaultdict(list)
+    for m in re.finditer(r"^expect coll (\d+) (\w+) (\d+) (\d+)$", run.stdout, re.M):
+        want[int(m.group(1))].append((m.group(2), int(m.group(3)), int(m.group(4))))
+    if sorted(want) != [0, 1, 2, 3]:
+        return [f"the program printed expectations for ranks {sorted(want)}"]
+    for rank, expected in want.items():
+        got, stack = [], []
+        for e in trace.rank_events(rank):
+            if e.kind == "Enter":
+                stack.append(e.name)
+            elif e.kind == "Leave" and stack:
+                stack.pop()
+            elif e.kind == "MpiCollectiveEnd" and stack and stack[-1] in \
+                    {name for name, _, _ in expected}:
+                got.append((stack[-1], e.raw.size_sent, e.raw.size_received))
+        if got != expected:
+            f.append(f"rank {rank}: (function, sent, received) {got}, expected {expected}")
+    return f
+
+
 def check_comm_churn(trace, run):
     """bench/finalize_cost.c -c N: N/2 duplicates of MPI_COMM_WORLD, each one communicator for
     all ranks, and N/2 splits into pairs (ranks 2k, 2k+1; a last odd rank alone): the
@@ -915,6 +939,7 @@ CHECKS = {
     "late_sender": check_late_sender,
     "late_receiver": check_late_receiver,
     "nbc": check_nbc,
+    "coll_bytes": check_coll_bytes,
     "late_wait": check_late_wait,
     "messages": check_messages,
     "pmpi_only": check_pmpi_only,
