@@ -260,9 +260,15 @@ void Analysis::peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
 // A request starts: collective traffic is counted under the call it belongs to.
 void Analysis::activated(Location& l, std::uint64_t t, const archive::PeruseFields& f) {
   if (f.tag < 0) {
+    // A nonblocking collective's messages move in the Wait or Test that progresses it.
+    std::string owner = l.collective;
+    if (owner.empty() && !l.stack.empty()) {
+      const std::string& call = defs_.regions[l.stack.front().region].name;
+      if (call.rfind("MPI_Wait", 0) == 0 || call.rfind("MPI_Test", 0) == 0)
+        owner = "nonblocking collectives (progressed in " + call + ")";
+    }
     CollectiveStat& c =
-        out_.collectives[l.collective.empty() ? std::string("(outside a collective call)")
-                                              : l.collective];
+        out_.collectives[owner.empty() ? std::string("(outside a collective call)") : owner];
     if (f.operation == 0) {
       ++c.sends;
       c.send_bytes += f.bytes;
