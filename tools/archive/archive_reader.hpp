@@ -117,26 +117,30 @@ struct Sample {
   std::uint32_t weight = 1;                // the sampling periods it stands for
 };
 
-// Times are ns since the trace start; `loc` indexes Definitions::locations.
+// Times are ns since the trace start; `loc` indexes Definitions::locations. Every callback does
+// nothing unless a sink overrides it: each analysis takes only the events it reads.
 class EventSink {
  public:
   virtual ~EventSink() = default;
-  virtual void enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) = 0;
-  virtual void leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) = 0;
-  virtual void peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
-                      const PeruseFields& f) = 0;
+  virtual void enter(std::uint32_t /*loc*/, std::uint64_t /*t*/, std::uint32_t /*region*/) {}
+  virtual void leave(std::uint32_t /*loc*/, std::uint64_t /*t*/, std::uint32_t /*region*/) {}
+  virtual void peruse(std::uint32_t /*loc*/, std::uint64_t /*t*/, std::uint32_t /*region*/,
+                      const PeruseFields& /*f*/) {}
   // Point-to-point records; peer is a rank of `comm`.
-  virtual void send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
-                    std::uint32_t tag, std::uint64_t bytes, std::uint64_t request,
-                    bool blocking) = 0;
-  virtual void send_complete(std::uint32_t loc, std::uint64_t t, std::uint64_t request) = 0;
-  virtual void recv_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) = 0;
-  virtual void recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
-                    std::uint32_t tag, std::uint64_t bytes, std::uint64_t request,
-                    bool blocking) = 0;
-  virtual void request_cancelled(std::uint32_t loc, std::uint64_t t, std::uint64_t request) = 0;
-  virtual void metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
-                      std::int64_t value) = 0;
+  virtual void send(std::uint32_t /*loc*/, std::uint64_t /*t*/, std::uint32_t /*peer*/,
+                    std::uint32_t /*comm*/, std::uint32_t /*tag*/, std::uint64_t /*bytes*/,
+                    std::uint64_t /*request*/, bool /*blocking*/) {}
+  virtual void send_complete(std::uint32_t /*loc*/, std::uint64_t /*t*/,
+                             std::uint64_t /*request*/) {}
+  virtual void recv_request(std::uint32_t /*loc*/, std::uint64_t /*t*/, std::uint64_t /*request*/) {
+  }
+  virtual void recv(std::uint32_t /*loc*/, std::uint64_t /*t*/, std::uint32_t /*peer*/,
+                    std::uint32_t /*comm*/, std::uint32_t /*tag*/, std::uint64_t /*bytes*/,
+                    std::uint64_t /*request*/, bool /*blocking*/) {}
+  virtual void request_cancelled(std::uint32_t /*loc*/, std::uint64_t /*t*/,
+                                 std::uint64_t /*request*/) {}
+  virtual void metric(std::uint32_t /*loc*/, std::uint64_t /*t*/, std::uint32_t /*metric*/,
+                      std::int64_t /*value*/) {}
   // A metric whose value is a double (MPI_T timers, some Open MPI counters). Sinks that show
   // whole numbers keep this default: the value rounded (see rounded_metric).
   virtual void real_metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric, double value) {

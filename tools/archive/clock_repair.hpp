@@ -30,16 +30,10 @@ class ClockRepair : public EventSink {
 
   void enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
   void leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
-  void peruse(std::uint32_t, std::uint64_t, std::uint32_t, const PeruseFields&) override {}
   void send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
             std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override;
-  void send_complete(std::uint32_t, std::uint64_t, std::uint64_t) override {}
-  void recv_request(std::uint32_t, std::uint64_t, std::uint64_t) override {}
   void recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
             std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override;
-  void request_cancelled(std::uint32_t, std::uint64_t, std::uint64_t) override {}
-  void metric(std::uint32_t, std::uint64_t, std::uint32_t, std::int64_t) override {}
-  void real_metric(std::uint32_t, std::uint64_t, std::uint32_t, double) override {}
 
   // After the last event: receives whose send never came are left where they are.
   void finish();

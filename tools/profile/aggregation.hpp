@@ -15,18 +15,6 @@ class Aggregation : public archive::EventSink {
  public:
   explicit Aggregation(const archive::Definitions& defs) : defs_(defs) {}
 
-  void enter(std::uint32_t, std::uint64_t, std::uint32_t) override {}
-  void leave(std::uint32_t, std::uint64_t, std::uint32_t) override {}
-  void peruse(std::uint32_t, std::uint64_t, std::uint32_t, const archive::PeruseFields&) override {}
-  void send(std::uint32_t, std::uint64_t, std::uint32_t, std::uint32_t, std::uint32_t,
-            std::uint64_t, std::uint64_t, bool) override {}
-  void send_complete(std::uint32_t, std::uint64_t, std::uint64_t) override {}
-  void recv_request(std::uint32_t, std::uint64_t, std::uint64_t) override {}
-  void recv(std::uint32_t, std::uint64_t, std::uint32_t, std::uint32_t, std::uint32_t,
-            std::uint64_t, std::uint64_t, bool) override {}
-  void request_cancelled(std::uint32_t, std::uint64_t, std::uint64_t) override {}
-  void metric(std::uint32_t, std::uint64_t, std::uint32_t, std::int64_t) override {}
-  void real_metric(std::uint32_t, std::uint64_t, std::uint32_t, double) override {}
   void sample(std::uint32_t loc, std::uint64_t t, const archive::Sample& s) override;
 
   std::uint64_t samples() const { return samples_; }

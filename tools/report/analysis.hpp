@@ -31,8 +31,6 @@ class Analysis : public archive::EventSink {
   void recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
             std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override;
   void request_cancelled(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override;
-  void metric(std::uint32_t, std::uint64_t, std::uint32_t, std::int64_t) override {}
-  void real_metric(std::uint32_t, std::uint64_t, std::uint32_t, double) override {}
 
   // Closes the time integrals at the trace's end and decides what is missing.
   void finish();

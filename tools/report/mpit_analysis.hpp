@@ -22,14 +22,6 @@ class MpitAnalysis : public archive::EventSink {
 
   void enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
   void leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
-  void peruse(std::uint32_t, std::uint64_t, std::uint32_t, const archive::PeruseFields&) override {}
-  void send(std::uint32_t, std::uint64_t, std::uint32_t, std::uint32_t, std::uint32_t,
-            std::uint64_t, std::uint64_t, bool) override {}
-  void send_complete(std::uint32_t, std::uint64_t, std::uint64_t) override {}
-  void recv_request(std::uint32_t, std::uint64_t, std::uint64_t) override {}
-  void recv(std::uint32_t, std::uint64_t, std::uint32_t, std::uint32_t, std::uint32_t,
-            std::uint64_t, std::uint64_t, bool) override {}
-  void request_cancelled(std::uint32_t, std::uint64_t, std::uint64_t) override {}
   void metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
               std::int64_t value) override {
     add(loc, t, metric, static_cast<double>(value));
