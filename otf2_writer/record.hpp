@@ -12,36 +12,42 @@ namespace perusetrace {
 // by number: a new one goes at the end, and its MPI handler and OTF2 encoding (events.cpp, whose
 // switch has no default so the compiler names a kind it does not encode) follow.
 //   X(name, fields it uses)
-#define PERUSETRACE_RECORD_KINDS(X)                                                         \
-  X(Enter, "region")                                                                        \
-  X(Leave, "region")                                                                        \
-  /* event, region = operation (0 send, 1 receive) and the events carried (see below),      \
-     comm, peer (world rank), tag, bytes, request, aux = the derived counter the event      \
-     changed (queue depth, bytes in flight) */                                              \
-  X(Peruse, "event comm peer tag bytes request aux")                                        \
-  X(MpiSend, "comm, peer (comm rank), tag, bytes")                                          \
-  X(MpiRecv, "comm, peer (comm rank), tag, bytes")                                          \
-  X(MpiIsend, "comm, peer, tag, bytes, request")                                            \
-  X(MpiIsendComplete, "request")                                                            \
-  X(MpiIrecvRequest, "request")                                                             \
-  X(MpiIrecv, "comm, peer, tag, bytes, request")                                            \
-  X(MpiRequestCancelled, "request")                                                         \
-  X(CollectiveBegin, "")                                                                    \
-  X(CollectiveEnd,                                                                          \
-    "region, comm, peer = root (comm rank, -1 none), bytes = sent, "                        \
-    "aux = received")                                                                       \
-  /* MPI-IO: comm holds the process-local I/O handle id (FileRegistry). */                  \
-  X(IoCreateHandle, "comm, peer = IoAccess, tag = creation bits, aux = status bits")        \
-  X(IoDestroyHandle, "comm")                                                                \
-  X(IoOperationBegin,                                                                       \
-    "comm, peer = IoOperation, tag = operation bits, bytes requested, "                     \
-    "request = matching id")                                                                \
-  X(IoOperationComplete, "comm, bytes transferred, request = matching id")                  \
-  /* MPI_T: comm = the value's local metric id (MetricInfo), tag = 1 for a double, */       \
-  X(PvarValue, "bytes = the value's bits (int64 or double)")                                \
-  /* A sample (lib/sampler.hpp): comm = its local calling context (ContextInfo), event = */ \
-  /* the MPI state, tag = the activity, region = the MPI function (kNoRegion: none), */     \
-  X(Sample, "bytes = the context's depth, aux = the periods it stands for")
+#define PERUSETRACE_RECORD_KINDS(X)                                                          \
+  X(Enter, "region")                                                                         \
+  X(Leave, "region")                                                                         \
+  /* event, region = operation (0 send, 1 receive) and the events carried (see below),       \
+     comm, peer (world rank), tag, bytes, request, aux = the derived counter the event       \
+     changed (queue depth, bytes in flight) */                                               \
+  X(Peruse, "event comm peer tag bytes request aux")                                         \
+  X(MpiSend, "comm, peer (comm rank), tag, bytes")                                           \
+  X(MpiRecv, "comm, peer (comm rank), tag, bytes")                                           \
+  X(MpiIsend, "comm, peer, tag, bytes, request")                                             \
+  X(MpiIsendComplete, "request")                                                             \
+  X(MpiIrecvRequest, "request")                                                              \
+  X(MpiIrecv, "comm, peer, tag, bytes, request")                                             \
+  X(MpiRequestCancelled, "request")                                                          \
+  X(CollectiveBegin, "")                                                                     \
+  X(CollectiveEnd,                                                                           \
+    "region, comm, peer = root (comm rank, -1 none), bytes = sent, "                         \
+    "aux = received")                                                                        \
+  /* MPI-IO: comm holds the process-local I/O handle id (FileRegistry). */                   \
+  X(IoCreateHandle, "comm, peer = IoAccess, tag = creation bits, aux = status bits")         \
+  X(IoDestroyHandle, "comm")                                                                 \
+  X(IoOperationBegin,                                                                        \
+    "comm, peer = IoOperation, tag = operation bits, bytes requested, "                      \
+    "request = matching id")                                                                 \
+  X(IoOperationComplete, "comm, bytes transferred, request = matching id")                   \
+  /* MPI_T: comm = the value's local metric id (MetricInfo), tag = 1 for a double, */        \
+  X(PvarValue, "bytes = the value's bits (int64 or double)")                                 \
+  /* A sample (lib/sampler.hpp): comm = its local calling context (ContextInfo), event = */  \
+  /* the MPI state, tag = the activity, region = the MPI function (kNoRegion: none), */      \
+  X(Sample, "bytes = the context's depth, aux = the periods it stands for")                  \
+  /* Annotations (lib/annotations.hpp): comm = the local id of the "ATTRIBUTE=VALUE" pair */ \
+  /* (ProcessInfo::annotations), tag = the attribute's id. */                                \
+  X(AnnotationBegin, "comm, tag")                                                            \
+  X(AnnotationEnd, "comm, tag")                                                              \
+  /* An integer value set: comm = the attribute's local metric id (MetricInfo). */           \
+  X(AnnotationSet, "comm, bytes = the value's bits (int64)")
 
 enum class RecordKind : std::uint8_t {
 #define PERUSETRACE_KIND_NAME(name, fields) name,
