@@ -283,6 +283,7 @@ struct ArchiveReader::Impl {
     OTF2_StringRef name, description, unit;
     OTF2_MetricMode mode;
     OTF2_Type type;
+    OTF2_MetricType metric_type;
   };
   std::map<OTF2_MetricMemberRef, RawMember> metric_members;
   std::map<OTF2_MetricRef, OTF2_MetricMemberRef> metric_classes;
@@ -432,11 +433,11 @@ OTF2_CallbackCode def_comm(void* d, OTF2_CommRef ref, OTF2_StringRef name, OTF2_
   return guarded(d, [&](Impl& s) { s.comms[ref] = {name, group}; });
 }
 OTF2_CallbackCode def_metric_member(void* d, OTF2_MetricMemberRef ref, OTF2_StringRef name,
-                                    OTF2_StringRef description, OTF2_MetricType,
+                                    OTF2_StringRef description, OTF2_MetricType metric_type,
                                     OTF2_MetricMode mode, OTF2_Type type, OTF2_Base, int64_t,
                                     OTF2_StringRef unit) {
   return guarded(d, [&](Impl& s) {
-    s.metric_members[ref] = {name, description, unit, mode, type};
+    s.metric_members[ref] = {name, description, unit, mode, type, metric_type};
   });
 }
 OTF2_CallbackCode def_metric_class(void* d, OTF2_MetricRef ref, uint8_t n,
@@ -770,6 +771,12 @@ void build_definitions(ArchiveReader::Impl& s, Definitions& defs_, const std::st
       out.peruse_index = peruse_count++;
       defs_.peruse_events.push_back(
           out.name.substr(std::char_traits<char>::length(kPeruseRegionPrefix)));
+    } else if (r.paradigm == OTF2_PARADIGM_USER &&
+               out.name.find(trace::kAnnotationSeparator) != std::string::npos) {
+      out.kind = RegionKind::Annotation;
+      const std::size_t eq = out.name.find(trace::kAnnotationSeparator);
+      out.attribute = out.name.substr(0, eq);
+      out.value = out.name.substr(eq + 1);
     } else if (out.name == kTracerRegion) {
       out.kind = RegionKind::Tracer;
     } else if (out.name.rfind("MPI_", 0) == 0 && !out.sampled) {
@@ -805,6 +812,7 @@ void build_definitions(ArchiveReader::Impl& s, Definitions& defs_, const std::st
     out.description = s.str(raw.description);
     out.unit = s.str(raw.unit);
     out.mode = raw.mode == OTF2_METRIC_RELATIVE_LAST ? MetricMode::Delta : MetricMode::Value;
+    out.annotation = raw.metric_type == OTF2_METRIC_TYPE_USER;
     out.type = raw.type == OTF2_TYPE_DOUBLE   ? MetricType::Double
                : raw.type == OTF2_TYPE_UINT64 ? MetricType::Uint64
                                               : MetricType::Int64;

@@ -146,6 +146,24 @@ std::string mpit(const Mpit& m) {
       }));
 }
 
+std::string by_context(const ByContext& by) {
+  auto strings = [](const std::vector<std::string>& list) {
+    return array(list, [](const std::string& s) { return quote(s); });
+  };
+  return fmt::format(
+      R"({{"attributes":{},"found":{},"contexts":{}}})", strings(by.attributes), strings(by.found),
+      array(by.contexts, [&](const ContextStat& c) {
+        return fmt::format(
+            R"({{"values":{},"mpi_ns":{},"sent":{},"sent_bytes":{},"late_sender_count":{},)"
+            R"("late_sender_ns":{},"functions":{}}})",
+            strings(c.values), c.mpi_ns, c.sent, c.sent_bytes, c.late_sender_count,
+            c.late_sender_ns, array(c.functions, [](const auto& f) {
+              return fmt::format(R"({{"name":{},"calls":{},"ns":{}}})", quote(f.first),
+                                 f.second.calls, f.second.ns);
+            }));
+      }));
+}
+
 }  // namespace
 
 std::string to_json(const Report& r) {
@@ -274,6 +292,9 @@ std::string to_json(const Report& r) {
   j += fmt::format(R"("requests_in_flight_max":{})", r.requests_in_flight_max);
   // Only an archive with MPI_T in it has the section: other reports stay as they were.
   if (r.mpit.present) j += R"(,"mpit":)" + mpit(r.mpit);
+  // Only an archive with annotations, or a report asked --by, has the section.
+  if (!r.by_context.attributes.empty() || !r.by_context.found.empty())
+    j += R"(,"by_context":)" + by_context(r.by_context);
   return j + "}\n";
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/report/context_text.hpp"
 #include "tools/report/mpit_text.hpp"
 
 namespace perusetrace::report {
@@ -243,6 +244,7 @@ void write_text(std::FILE* out, const Report& report) {
   }
 
   write_mpit_text(out, report.mpit);
+  write_context_text(out, report.by_context);
 }
 
 }  // namespace perusetrace::report

@@ -1,0 +1,69 @@
+// `perusetrace report --by ATTRIBUTE[,ATTRIBUTE]`: the time in MPI per function, the messages and
+// bytes sent and the late-sender time, per context. The archive does not copy the context into
+// each event: it is rebuilt by time, per thread, from the annotation regions entered and left
+// on the thread (nested values) and the annotation metrics written there (set values).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "tools/archive/archive_reader.hpp"
+#include "tools/report/report_data.hpp"
+
+namespace perusetrace::report {
+
+// Splits "phase,iteration" into its attributes.
+std::vector<std::string> attribute_list(const std::string& text);
+
+class ContextAnalysis : public archive::EventSink {
+ public:
+  // `attributes`: as asked for, by full name: "NAME" is the program's own attribute,
+  // "MODULE:NAME" a module's, so two modules' "phase" stay apart.
+  ContextAnalysis(const archive::Definitions& defs, const std::vector<std::string>& attributes,
+                  ByContext& out);
+
+  void enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
+  void leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
+  void peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
+              const archive::PeruseFields& f) override;
+  void send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
+            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override;
+  void send_complete(std::uint32_t, std::uint64_t, std::uint64_t) override {}
+  void recv_request(std::uint32_t, std::uint64_t, std::uint64_t) override {}
+  void recv(std::uint32_t, std::uint64_t, std::uint32_t, std::uint32_t, std::uint32_t,
+            std::uint64_t, std::uint64_t, bool) override {}
+  void request_cancelled(std::uint32_t, std::uint64_t, std::uint64_t) override {}
+  void metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
+              std::int64_t value) override;
+
+ private:
+  static constexpr std::uint32_t kNone = 0xffffffffu;
+  struct Location {
+    std::uint32_t rank = 0;
+    std::vector<std::uint32_t> annotations;            // open annotation regions, innermost last
+    std::map<std::uint32_t, std::int64_t> set_values;  // annotation metric -> latest value
+    std::uint32_t context = kNone;                     // of the current values; kNone: changed
+    std::uint32_t mpi_depth = 0;
+    std::uint64_t mpi_since = 0;
+    std::uint32_t mpi_context = kNone;  // the context the outermost MPI call began in
+  };
+  struct Posted {
+    std::uint64_t since;
+    std::uint32_t context;
+  };
+  // The id of the location's context now (ByContext::contexts).
+  std::uint32_t context_of(Location& l);
+  bool matches(const std::string& attribute, std::size_t asked) const;
+
+  const archive::Definitions& defs_;
+  ByContext& out_;
+  std::vector<Location> locations_;
+  std::vector<int> event_of_region_;                               // PeruseEvent, or -1
+  std::vector<std::unordered_map<std::uint64_t, Posted>> posted_;  // by rank, by request
+  std::map<std::vector<std::string>, std::uint32_t> ids_;
+};
+
+}  // namespace perusetrace::report

@@ -1,0 +1,61 @@
+#include "tools/report/context_text.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace perusetrace::report {
+
+namespace {
+
+constexpr std::size_t kFunctionsShown = 3;
+
+std::string label(const ByContext& by, const ContextStat& c) {
+  std::string out;
+  for (std::size_t a = 0; a < by.attributes.size(); ++a)
+    out += fmt::format("{}{}={}", a ? " " : "", by.attributes[a],
+                       c.values[a].empty() ? "(none)" : c.values[a]);
+  return out;
+}
+
+double ms(std::uint64_t ns) {
+  return static_cast<double>(ns) / 1e6;
+}
+
+}  // namespace
+
+void write_context_text(std::FILE* out, const ByContext& by) {
+  if (by.attributes.empty()) {
+    if (by.found.empty()) return;
+    std::string names;
+    for (const std::string& a : by.found) names += (names.empty() ? "" : ", ") + a;
+    fmt::print(out, "\nAnnotations: {} (group every analysis by them with --by {})\n", names,
+               by.found.front());
+    return;
+  }
+  std::string asked;
+  for (const std::string& a : by.attributes) asked += (asked.empty() ? "" : ",") + a;
+  fmt::print(out, "\nBy context ({}): the context in force on the thread\n", asked);
+  std::vector<const ContextStat*> rows;
+  for (const ContextStat& c : by.contexts) rows.push_back(&c);
+  std::stable_sort(rows.begin(), rows.end(), [](const ContextStat* a, const ContextStat* b) {
+    return a->values < b->values;
+  });
+  fmt::print(out, "  {:<36} {:>12} {:>9} {:>12} {:>9} {:>12}  {}\n", "context", "MPI ms", "sent",
+             "bytes sent", "late snd", "late snd ms", "top MPI functions (ms)");
+  for (const ContextStat* c : rows) {
+    std::vector<std::pair<std::string, FunctionStat>> fns(c->functions.begin(), c->functions.end());
+    std::stable_sort(fns.begin(), fns.end(),
+                     [](const auto& a, const auto& b) { return a.second.ns > b.second.ns; });
+    std::string top;
+    for (std::size_t i = 0; i < fns.size() && i < kFunctionsShown; ++i)
+      top += fmt::format("{}{} {:.1f}", i ? ", " : "", fns[i].first, ms(fns[i].second.ns));
+    fmt::print(out, "  {:<36} {:>12.3f} {:>9} {:>12} {:>9} {:>12.3f}  {}\n", label(by, *c),
+               ms(c->mpi_ns), c->sent, c->sent_bytes, c->late_sender_count, ms(c->late_sender_ns),
+               top);
+  }
+}
+
+}  // namespace perusetrace::report
