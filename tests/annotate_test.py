@@ -1,0 +1,162 @@
+#!/usr/bin/python3
+"""Context annotations (include/perusetrace/annotate.h), on real ranks.
+
+    annotate_test.py --mpirun MPIRUN --preload LIB --perusetrace EXE --build BUILD CASE
+
+tests/apps/annotated_phases on 2 ranks: per iteration a "compute" phase without messages and an
+"exchange" phase in which rank 0 sends MESSAGES messages to rank 1, 200 ms late in iteration 3.
+CASE:
+  phases      `perusetrace report --by phase,iteration --json`: every exchange context holds
+              MESSAGES messages, exchange/3 holds the late-sender time 200 ms (within 10 %),
+              no compute context holds a message or a late sender; the library's own "phase"
+              (lib:phase) is an attribute of its own; the integer `set` attribute "step" groups
+              the messages too; otf2-print reads the archive without a warning.
+  mismatch    rank 0 ends "phase" while "region=inner" is open: one message on stderr naming
+              both, the archive nested (otf2-print reads it), the report unharmed.
+  no_tracer   the same program without the tracer runs and exits 0.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import case_result  # noqa: E402
+import mpi_launch  # noqa: E402
+
+ITERATIONS, MESSAGES, LATE_NS = 6, 20, 200e6
+
+
+def run_app(opts, work, extra=(), preload=True):
+    out = os.path.join(work, "trace")
+    env = {"MPITRACE_OUTPUT": out, "MPITRACE_PERUSE_EVENTS": "all"}
+    command = mpi_launch.command(opts.mpirun, 2, env, opts.preload if preload else None)
+    run = subprocess.run(command + [os.path.join(opts.build, "tests", "annotated_phases"),
+                                    str(ITERATIONS), str(MESSAGES), *extra],
+                         env=mpi_launch.launcher_env(env), cwd=work, capture_output=True,
+                         text=True, timeout=300)
+    return run, out
+
+
+def report(opts, work, archive, by):
+    path = os.path.join(work, f"report-{by.replace(',', '_').replace(':', '_')}.json")
+    run = subprocess.run([opts.perusetrace, "report", archive, "--by", by, "--json", path, "-q"],
+                         capture_output=True, text=True, timeout=300)
+    if run.returncode != 0:
+        raise AssertionError(f"perusetrace report --by {by} failed: {run.stderr[-1500:]}")
+    with open(path) as f:
+        return json.load(f)["by_context"], run.stdout
+
+
+def otf2_print(archive):
+    printed = subprocess.run(["otf2-print", os.path.join(archive, "traces.otf2")],
+                             capture_output=True, text=True, timeout=300)
+    if printed.returncode != 0 or "warning" in printed.stderr.lower():
+        return [f"otf2-print ({printed.returncode}): {printed.stderr[:1500]}"]
+    return []
+
+
+def check_phases(by):
+    failures = []
+    contexts = {tuple(c["values"]): c for c in by["contexts"]}
+    for it in range(ITERATIONS):
+        c = contexts.get(("exchange", str(it)))
+        if c is None:
+            failures.append(f"no context exchange/{it}: {sorted(contexts)}")
+            continue
+        if c["sent"] != MESSAGES:
+            failures.append(f"exchange/{it} holds {c['sent']} messages, not {MESSAGES}")
+        if it == 3 and abs(c["late_sender_ns"] - LATE_NS) > 0.1 * LATE_NS:
+            failures.append(f"exchange/3 holds {c['late_sender_ns'] / 1e6:.1f} ms of late "
+                            "sender, not 200 ms within 10 %")
+        if it != 3 and c["late_sender_ns"] > 0.1 * LATE_NS:
+            failures.append(f"exchange/{it} holds {c['late_sender_ns'] / 1e6:.1f} ms of late "
+                            "sender: the 200 ms belong to iteration 3")
+    for values, c in contexts.items():
+        if values[0] == "compute" and (c["sent"] or c["late_sender_ns"] or c["mpi_ns"]):
+            failures.append(f"compute context {values} holds MPI: {c}")
+    total = sum(c["sent"] for c in by["contexts"])
+    if total != ITERATIONS * MESSAGES:
+        failures.append(f"{total} messages over all contexts, not {ITERATIONS * MESSAGES}")
+    return failures
+
+
+def case_phases(opts, work):
+    run, archive = run_app(opts, work)
+    if run.returncode != 0:
+        return [f"the run failed (exit {run.returncode}): {run.stderr[-1500:]}"]
+    if "perusetrace: annotation" in run.stderr:
+        return [f"a balanced program was told of a mismatch: {run.stderr[-1500:]}"]
+    failures = otf2_print(archive)
+    by, text = report(opts, work, archive, "phase,iteration")
+    failures += check_phases(by)
+    for name in ("phase", "iteration", "step", "lib:phase"):
+        if name not in by["found"]:
+            failures.append(f"attribute {name} not among the archive's: {by['found']}")
+    if "By context (phase,iteration)" not in text:
+        failures.append(f"the text report has no per-context table: {text[-1500:]}")
+    # The library's phase is its own: its one value holds no exchange messages of the program's
+    # phase, and the program's "phase" never takes the library's value.
+    lib, _ = report(opts, work, archive, "lib:phase")
+    lib_values = {c["values"][0] for c in lib["contexts"]}
+    if not lib_values <= {"library", ""}:
+        failures.append(f"lib:phase takes values {lib_values}")
+    if any(c["values"][0] == "library" for c in by["contexts"]):
+        failures.append("the program's phase took the library's value")
+    # The integer attribute set per iteration groups the messages the same way.
+    step, _ = report(opts, work, archive, "step,phase")
+    for c in step["contexts"]:
+        if c["values"][1] == "exchange" and c["sent"] != MESSAGES:
+            failures.append(f"step {c['values'][0]} exchange holds {c['sent']} messages")
+    if len([c for c in step["contexts"] if c["values"][1] == "exchange"]) != ITERATIONS:
+        failures.append(f"not {ITERATIONS} step values in exchange: {step['contexts']}")
+    return failures
+
+
+def case_mismatch(opts, work):
+    run, archive = run_app(opts, work, ["mismatch"])
+    if run.returncode != 0:
+        return [f"the run failed (exit {run.returncode}): {run.stderr[-1500:]}"]
+    lines = [line for line in run.stderr.splitlines() if "perusetrace: annotation" in line]
+    failures = []
+    if len(lines) != 1:
+        failures.append(f"{len(lines)} mismatch messages, not one: {lines}")
+    elif "phase" not in lines[0] or "region=inner" not in lines[0]:
+        failures.append(f"the message does not name both: {lines[0]}")
+    failures += otf2_print(archive)
+    by, _ = report(opts, work, archive, "phase,iteration")
+    failures += check_phases(by)
+    return failures
+
+
+def case_no_tracer(opts, work):
+    run, _ = run_app(opts, work, preload=False)
+    if run.returncode != 0 or "annotated_phases: done" not in run.stdout:
+        return [f"without the tracer the run failed (exit {run.returncode}): "
+                f"{run.stdout[-500:]} {run.stderr[-1500:]}"]
+    return []
+
+
+CASES = {"phases": case_phases, "mismatch": case_mismatch, "no_tracer": case_no_tracer}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--mpirun", required=True)
+    parser.add_argument("--preload", required=True)
+    parser.add_argument("--perusetrace", required=True)
+    parser.add_argument("--build", required=True)
+    parser.add_argument("case", choices=sorted(CASES))
+    opts = parser.parse_args()
+    work = tempfile.mkdtemp(prefix="perusetrace-annotate-")
+    try:
+        failures = CASES[opts.case](opts, work)
+    except AssertionError as e:
+        failures = [str(e)]
+    case_result.finish(f"annotate case '{opts.case}'", failures, work)
+
+
+if __name__ == "__main__":
+    main()
