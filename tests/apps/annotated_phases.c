@@ -1,6 +1,6 @@
 /* Known phases for the annotation tests (tests/annotate_test.py), on 2 ranks.
  *
- *   annotated_phases ITERATIONS MESSAGES [mismatch]
+ *   annotated_phases ITERATIONS MESSAGES [mismatch | die]
  *
  * Each iteration (attribute "iteration", set as an integer and begun as a nested value) runs
  * phase "compute" (no message, 20 ms of work) and then phase "exchange": rank 0 sends MESSAGES
@@ -8,7 +8,8 @@
  * more before its first send, inside "exchange": rank 1 waits for it (a late sender). A second
  * module's own "phase" attribute ("lib:phase") brackets the run on rank 1 and must not mix with
  * the program's. With `mismatch`, rank 0 ends "phase" while "region=inner" is open in
- * iteration 1: the tracer reports it once and repairs it.
+ * iteration 1: the tracer reports it once and repairs it. With `die`, both ranks exit(3) after
+ * the loop with values open, without MPI_Finalize.
  * Built against include/perusetrace/annotate.h only: it runs without the tracer too. */
 #include <mpi.h>
 #include <perusetrace/annotate.h>
@@ -27,6 +28,7 @@ int main(int argc, char** argv) {
   const int iterations = argc > 1 ? atoi(argv[1]) : 5;
   const int messages = argc > 2 ? atoi(argv[2]) : 10;
   const int mismatch = argc > 3 && strcmp(argv[3], "mismatch") == 0;
+  const int die = argc > 3 && strcmp(argv[3], "die") == 0;
   int rank = 0;
   char payload[1024];
   memset(payload, 1, sizeof payload);
@@ -61,6 +63,11 @@ int main(int argc, char** argv) {
     perusetrace_end(phase); /* with `mismatch`: "region=inner" is still open on rank 0 */
     perusetrace_end(iteration);
     MPI_Barrier(MPI_COMM_WORLD);
+  }
+  if (die) {
+    /* Values left open, no MPI_Finalize: the journal is all there is (perusetrace recover). */
+    perusetrace_begin(phase, "dying");
+    exit(3);
   }
   if (rank == 1) perusetrace_end(lib_phase);
   MPI_Finalize();
