@@ -21,6 +21,9 @@ CASE:
   recover     both ranks exit without MPI_Finalize, values left open: `perusetrace recover`
               rebuilds the archive from the journal, which names the annotations; otf2-print
               reads it and the report --by phase,iteration is the same as above.
+  threads     tests/apps/annotated_threads (C++ scopes) with 4 threads per rank under
+              MPI_THREAD_MULTIPLE: thread t's t + 1 messages count in worker=t<t> only, with both
+              modules' "phase" (solver:phase, lib:phase) and a region open at once.
 """
 import argparse
 import json
@@ -38,7 +41,7 @@ import report_test  # noqa: E402
 SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs",
                       "report.schema.json")
 
-ITERATIONS, MESSAGES, LATE_NS = 6, 20, 200e6
+ITERATIONS, MESSAGES, LATE_NS, THREADS = 6, 20, 200e6, 4
 
 
 def run_app(opts, work, extra=(), preload=True):
@@ -229,7 +232,32 @@ def case_recover(opts, work):
     return failures
 
 
-CASES = {"phases": case_phases, "mismatch": case_mismatch, "no_tracer": case_no_tracer,
+def case_threads(opts, work):
+    out = os.path.join(work, "trace")
+    env = {"MPITRACE_OUTPUT": out, "MPITRACE_PERUSE_EVENTS": "all",
+           "OMPI_MCA_mpi_yield_when_idle": "1"}
+    command = mpi_launch.command(opts.mpirun, 2, env, opts.preload)
+    run = subprocess.run(command + [os.path.join(opts.build, "tests", "annotated_threads"),
+                                    str(THREADS)],
+                         env=mpi_launch.launcher_env(env), cwd=work, capture_output=True,
+                         text=True, timeout=300)
+    if run.returncode != 0 or "annotated_threads: done" not in run.stdout:
+        return [f"the run failed (exit {run.returncode}): {run.stderr[-1500:]}"]
+    if "perusetrace: annotation" in run.stderr:
+        return [f"balanced scopes were told of a mismatch: {run.stderr[-1500:]}"]
+    failures = otf2_print(out)
+    by, _ = report(opts, work, out, "worker,solver:phase,lib:phase,region")
+    sent = {}
+    for c in by["contexts"]:
+        if c["sent"]:
+            sent[tuple(c["values"])] = c["sent"]
+    expected = {(f"t{t}", "solve", "pack", "messages"): t + 1 for t in range(THREADS)}
+    if sent != expected:
+        failures.append(f"messages per context {sent}, expected {expected}")
+    return failures
+
+
+CASES = {"threads": case_threads, "phases": case_phases, "mismatch": case_mismatch, "no_tracer": case_no_tracer,
          "recover": case_recover}
 
 
