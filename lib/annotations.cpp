@@ -41,10 +41,12 @@ struct Registry {
   std::unordered_map<std::string, std::uint32_t> pair_ids;  // attribute id, '\0', value
   std::vector<trace::MetricInfo> metrics;
   std::atomic<std::uint32_t> metric_of[kMaxAttributes + 1];
-  std::atomic<std::uint32_t> count{0};  // attributes created: ids 1..count are valid
+  std::atomic<int> flags_of[kMaxAttributes + 1];  // set before the attribute's id is handed out
+  std::atomic<std::uint32_t> count{0};            // attributes created: ids 1..count are valid
   std::atomic<bool> mismatch_reported{false}, full_reported{false};
   Registry() {
     for (auto& m : metric_of) m.store(kNoMetric, std::memory_order_relaxed);
+    for (auto& f : flags_of) f.store(0, std::memory_order_relaxed);
   }
 };
 
@@ -158,9 +160,19 @@ bool valid(std::uint32_t attribute) noexcept {
   return attribute >= 1 && attribute <= registry().count.load(std::memory_order_acquire);
 }
 
+void close_innermost(ThreadAnnotations& t) noexcept {
+  const Open o = t.open[--t.depth];
+  if (o.pair != kNotRecorded) emit_annotation(RecordKind::AnnotationEnd, o.pair, o.attribute);
+}
+
 void begin(std::uint32_t attribute, const char* value) noexcept {
   ThreadAnnotations* t = thread_state();
   if (t == nullptr || !valid(attribute)) return;
+  // An as-value attribute's values replace each other: its innermost value ends first.
+  if ((registry().flags_of[attribute].load(std::memory_order_relaxed) &
+       PERUSETRACE_ATTR_AS_VALUE) != 0 &&
+      t->beyond == 0 && t->depth > 0 && t->open[t->depth - 1].attribute == attribute)
+    close_innermost(*t);
   if (t->depth == kMaxDepth) {
     ++t->beyond;
     return;
@@ -174,11 +186,6 @@ void begin(std::uint32_t attribute, const char* value) noexcept {
   }
   t->open[t->depth++] = Open{attribute, pair};
   if (pair != kNotRecorded) emit_annotation(RecordKind::AnnotationBegin, pair, attribute);
-}
-
-void close_innermost(ThreadAnnotations& t) noexcept {
-  const Open o = t.open[--t.depth];
-  if (o.pair != kNotRecorded) emit_annotation(RecordKind::AnnotationEnd, o.pair, o.attribute);
 }
 
 // `value`: the one expected to be ended, or nullptr for any.
@@ -257,6 +264,7 @@ PERUSETRACE_API perusetrace_attribute_t perusetrace_annotate_attribute(const cha
       return 0;
     }
     r.attributes.push_back(Attribute{full, flags});
+    r.flags_of[it->second].store(flags, std::memory_order_relaxed);
     r.count.store(it->second, std::memory_order_release);
     return it->second;
   } catch (...) {

@@ -12,7 +12,8 @@ CASE:
               little), and the most; no compute context holds an MPI call, a message or a late
               sender; the library's own "phase"
               (lib:phase) is an attribute of its own; the integer `set` attribute "step" groups
-              the messages too; otf2-print reads the archive without a warning; `perusetrace
+              the messages too, and so does "round", an as-value attribute begun each
+              iteration without an end; otf2-print reads the archive without a warning; `perusetrace
               prv` names phase's values in the .pcf and shows exchange begin once per iteration
               and rank, read back by prv_check.py.
   mismatch    rank 0 ends "phase" while "region=inner" is open: one message on stderr naming
@@ -145,6 +146,11 @@ def case_phases(opts, work):
             failures.append(f"step {c['values'][0]} exchange holds {c['sent']} messages")
     if len([c for c in step["contexts"] if c["values"][1] == "exchange"]) != ITERATIONS:
         failures.append(f"not {ITERATIONS} step values in exchange: {step['contexts']}")
+    # So does the as-value attribute begun each iteration without an end.
+    rounds, _ = report(opts, work, archive, "round")
+    sent = {c["values"][0]: c["sent"] for c in rounds["contexts"] if c["sent"]}
+    if sent != {str(it): MESSAGES for it in range(ITERATIONS)}:
+        failures.append(f"messages per round {sent}")
     return failures
 
 

@@ -34,7 +34,8 @@ enum perusetrace_attribute_flags {
   /* Scope: a value belongs to the thread that set it (the default), or to the whole process. */
   PERUSETRACE_ATTR_THREAD_SCOPE = 0,
   PERUSETRACE_ATTR_PROCESS_SCOPE = 1,
-  /* Values nest (begin/end, the default), or each value replaces the previous one (set). */
+  /* Values nest (begin/end, the default), or a begin replaces the attribute's value when it is
+   * the innermost open one, as set does. */
   PERUSETRACE_ATTR_NESTED = 0,
   PERUSETRACE_ATTR_AS_VALUE = 2
 };

@@ -2,7 +2,8 @@
  *
  *   annotated_phases ITERATIONS MESSAGES [mismatch | die]
  *
- * Each iteration (attribute "iteration", set as an integer and begun as a nested value) runs
+ * Each iteration (attribute "iteration" begun as a nested value, "step" set as an integer,
+ * "round" begun as an as-value attribute whose values replace each other) runs
  * phase "compute" (no message, 20 ms of work) and then phase "exchange": rank 0 sends MESSAGES
  * messages of 1 KiB to rank 1, which receives them. In iteration 3 only, rank 0 computes 200 ms
  * more before its first send, inside "exchange": rank 1 waits for it (a late sender). A second
@@ -16,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static void busy(double seconds) {
   const double until = MPI_Wtime() + seconds;
@@ -38,6 +38,8 @@ int main(int argc, char** argv) {
   const perusetrace_attribute_t counter =
       perusetrace_attribute("", "step", PERUSETRACE_ATTR_AS_VALUE);
   const perusetrace_attribute_t lib_phase = perusetrace_attribute("lib", "phase", 0);
+  const perusetrace_attribute_t round =
+      perusetrace_attribute("", "round", PERUSETRACE_ATTR_AS_VALUE);
   perusetrace_begin(phase, "startup");
   perusetrace_end(phase);
   MPI_Init(&argc, &argv);
@@ -45,6 +47,7 @@ int main(int argc, char** argv) {
   if (rank == 1) perusetrace_begin(lib_phase, "library");
   MPI_Barrier(MPI_COMM_WORLD);
   for (int it = 0; it < iterations; ++it) {
+    perusetrace_begin_int(round, it); /* as-value: replaces the previous round, no end */
     perusetrace_begin_int(iteration, it);
     perusetrace_set_int(counter, it);
     perusetrace_begin(phase, "compute");
@@ -64,6 +67,7 @@ int main(int argc, char** argv) {
     perusetrace_end(iteration);
     MPI_Barrier(MPI_COMM_WORLD);
   }
+  perusetrace_end(round);
   if (die) {
     /* Values left open, no MPI_Finalize: the journal is all there is (perusetrace recover). */
     perusetrace_begin(phase, "dying");
