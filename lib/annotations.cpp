@@ -65,14 +65,17 @@ struct Open {
 struct CacheSlot {
   std::uint32_t attribute = 0;
   std::uint32_t pair = 0;
-  std::uint64_t hash = 0;
+  std::uint64_t key = 0;        // the value's hash, or the caller's pointer to it
   const char* value = nullptr;  // the interned value (Registry::values)
 };
 struct ThreadAnnotations {
   Open open[kMaxDepth];
   std::uint32_t depth = 0;
   std::uint32_t beyond = 0;  // begins past kMaxDepth, neither recorded nor kept
-  CacheSlot cache[kCacheSlots];
+  // Two caches: by the caller's pointer (a string literal is at one address: no hashing), then
+  // by the value's hash (a buffer reused for other values). Both compare the strings.
+  CacheSlot by_pointer[kCacheSlots];
+  CacheSlot by_content[kCacheSlots];
 };
 
 // A pointer, not the state itself: the initial-exec TLS block of a library stays small. The
@@ -111,12 +114,22 @@ std::string pair_name(const Open& o) {
 }
 
 // The pair's local id, interned at its first use on this process.
+bool hit(const CacheSlot& slot, std::uint32_t attribute, std::uint64_t key, const char* value) {
+  return slot.value != nullptr && slot.attribute == attribute && slot.key == key &&
+         std::strcmp(slot.value, value) == 0;
+}
+
 std::uint32_t intern(ThreadAnnotations& t, std::uint32_t attribute, const char* value) {
-  const std::uint64_t hash = hash_of(value) ^ (attribute * 0x9e3779b97f4a7c15ull);
-  CacheSlot& slot = t.cache[hash % kCacheSlots];
-  if (slot.value != nullptr && slot.attribute == attribute && slot.hash == hash &&
-      std::strcmp(slot.value, value) == 0)
+  constexpr std::uint64_t kMix = 0x9e3779b97f4a7c15ull;
+  const auto address = reinterpret_cast<std::uintptr_t>(value);
+  CacheSlot& by_pointer = t.by_pointer[((address >> 3) ^ attribute * kMix) % kCacheSlots];
+  if (hit(by_pointer, attribute, address, value)) return by_pointer.pair;
+  const std::uint64_t hash = hash_of(value) ^ (attribute * kMix);
+  CacheSlot& slot = t.by_content[hash % kCacheSlots];
+  if (hit(slot, attribute, hash, value)) {
+    by_pointer = CacheSlot{attribute, slot.pair, address, slot.value};
     return slot.pair;
+  }
   Registry& r = registry();
   std::string key = std::to_string(attribute);
   key += '\0';
@@ -134,6 +147,7 @@ std::uint32_t intern(ThreadAnnotations& t, std::uint32_t attribute, const char* 
     r.values.emplace_back(value);
   }
   slot = CacheSlot{attribute, it->second, hash, r.values[it->second].c_str()};
+  by_pointer = CacheSlot{attribute, it->second, address, slot.value};
   return it->second;
 }
 

@@ -22,6 +22,8 @@ CASE:
   recover     both ranks exit without MPI_Finalize, values left open: `perusetrace recover`
               rebuilds the archive from the journal, which names the annotations; otf2-print
               reads it and the report --by phase,iteration is the same as above.
+  bench       bench/annotations (ns per begin/end pair, traced and not) on a short run prints
+              its figures (not judged: tests never judge speed).
   threads     tests/apps/annotated_threads (C++ scopes) with 4 threads per rank under
               MPI_THREAD_MULTIPLE: thread t's t + 1 messages count in worker=t<t> only, with both
               modules' "phase" (solver:phase, lib:phase) and a region open at once.
@@ -29,6 +31,7 @@ CASE:
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -263,7 +266,25 @@ def case_threads(opts, work):
     return failures
 
 
-CASES = {"threads": case_threads, "phases": case_phases, "mismatch": case_mismatch, "no_tracer": case_no_tracer,
+def case_bench(opts, work):
+    # The cost per annotation (bench/annotations.cpp) on a short run: its output, not its speed.
+    env = {"MPITRACE_OUTPUT": os.path.join(work, "trace")}
+    command = mpi_launch.command(opts.mpirun, 1, env)
+    run = subprocess.run(command + [os.path.join(opts.build, "bench", "annotations"), "100"],
+                         env=mpi_launch.launcher_env(env), cwd=work, capture_output=True,
+                         text=True, timeout=300)
+    if run.returncode != 0:
+        return [f"bench/annotations failed (exit {run.returncode}): {run.stderr[-1500:]}"]
+    failures = []
+    for pattern in (r"ns per begin/end pair \(2 records\), [\d.]+ ns per Peruse-shaped record",
+                    r"ns per begin/end pair with tracing off"):
+        if not re.search(pattern, run.stdout):
+            failures.append(f"bench/annotations printed no line matching {pattern}: "
+                            f"{run.stdout[-800:]}")
+    return failures
+
+
+CASES = {"bench": case_bench, "threads": case_threads, "phases": case_phases, "mismatch": case_mismatch, "no_tracer": case_no_tracer,
          "recover": case_recover}
 
 
