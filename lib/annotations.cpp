@@ -28,6 +28,7 @@ constexpr std::uint32_t kNotRecorded = 0xffffffffu;
 struct Attribute {
   std::string name;  // "MODULE:NAME", or "NAME" for the program's own
   int flags = 0;
+  bool noted = false;  // a process-scope attribute's journal line is written
 };
 
 // Everything here is written under `mutex`, off the hot path: an attribute's creation, a value's
@@ -137,7 +138,12 @@ std::uint32_t intern(ThreadAnnotations& t, std::uint32_t attribute, const char* 
   std::lock_guard lock(r.mutex);
   auto [it, fresh] = r.pair_ids.try_emplace(key, static_cast<std::uint32_t>(r.pairs.size()));
   if (fresh) {
-    std::string pair = r.attributes[attribute - 1].name;
+    Attribute& a = r.attributes[attribute - 1];
+    if ((a.flags & PERUSETRACE_ATTR_PROCESS_SCOPE) != 0 && !a.noted) {
+      journal::note_process_attribute(a.name);
+      a.noted = true;
+    }
+    std::string pair = a.name;
     pair += trace::kAnnotationSeparator;
     pair += value;
     for (char& c : pair)  // one line per fact in the journal
@@ -239,6 +245,15 @@ std::vector<std::string> recorded_annotations() {
   Registry& r = registry();
   std::lock_guard lock(r.mutex);
   return r.pairs;
+}
+
+std::vector<std::string> process_attributes() {
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  std::vector<std::string> names;
+  for (const Attribute& a : r.attributes)
+    if ((a.flags & PERUSETRACE_ATTR_PROCESS_SCOPE) != 0) names.push_back(a.name);
+  return names;
 }
 
 std::vector<trace::MetricInfo> recorded_metrics() {

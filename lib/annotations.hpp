@@ -14,5 +14,7 @@ namespace perusetrace::annotate {
 // At MPI_Finalize: the "ATTRIBUTE=VALUE" pairs by local id, and the integer attributes' metrics.
 std::vector<std::string> recorded_annotations();
 std::vector<trace::MetricInfo> recorded_metrics();
+// The attributes created with process scope.
+std::vector<std::string> process_attributes();
 
 }  // namespace perusetrace::annotate

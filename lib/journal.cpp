@@ -167,6 +167,10 @@ void note_annotation(std::uint32_t local_id, const std::string& pair) {
   append_line("annotation " + std::to_string(local_id) + ' ' + one_line(pair));
 }
 
+void note_process_attribute(const std::string& name) {
+  append_line("processattribute " + one_line(name));
+}
+
 void note_cvars(const std::string& cvars, const std::string& cvars_set) {
   note_lines("cvar", cvars);
   note_lines("cvarset", cvars_set);

@@ -226,6 +226,7 @@ void on_finalize() {
   process.metrics = mpit::recorded_metrics();
   for (trace::MetricInfo& m : annotate::recorded_metrics()) process.metrics.push_back(std::move(m));
   process.annotations = annotate::recorded_annotations();
+  process.process_attributes = annotate::process_attributes();
   process.cvars = mpit::recorded_cvars();
   process.cvars_set = mpit::cvar_settings();
   GlobalClock clock;

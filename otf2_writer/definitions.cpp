@@ -128,15 +128,21 @@ void write_regions(OTF2_GlobalDefWriter* w, Strings& str, const ArchiveSpec& spe
 
 // The nested annotations' "ATTRIBUTE=VALUE" pairs, right after the static regions.
 void write_annotations(OTF2_GlobalDefWriter* w, Strings& str, const ArchiveSpec& spec,
-                       const std::vector<std::string>& annotations) {
+                       const std::vector<std::string>& annotations,
+                       const std::vector<std::string>& process_attributes) {
   if (annotations.empty()) return;
   OTF2_GlobalDefWriter_WriteParadigm(w, OTF2_PARADIGM_USER, str("user"),
                                      OTF2_PARADIGM_CLASS_PROCESS);
   for (std::size_t i = 0; i < annotations.size(); ++i) {
     const OTF2_StringRef name = str(annotations[i]);
-    OTF2_GlobalDefWriter_WriteRegion(w, static_cast<OTF2_RegionRef>(spec.regions.size() + i), name,
-                                     name, str(kAnnotationDescription), OTF2_REGION_ROLE_FUNCTION,
-                                     OTF2_PARADIGM_USER, OTF2_REGION_FLAG_NONE, str(""), 0, 0);
+    const std::string attribute =
+        annotations[i].substr(0, annotations[i].find(kAnnotationSeparator));
+    const bool process = std::find(process_attributes.begin(), process_attributes.end(),
+                                   attribute) != process_attributes.end();
+    OTF2_GlobalDefWriter_WriteRegion(
+        w, static_cast<OTF2_RegionRef>(spec.regions.size() + i), name, name,
+        str(process ? kProcessAnnotationDescription : kAnnotationDescription),
+        OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER, OTF2_REGION_FLAG_NONE, str(""), 0, 0);
   }
 }
 
@@ -371,7 +377,7 @@ void write_global_definitions(OTF2_GlobalDefWriter* w, const ArchiveSpec& spec, 
   OTF2_GlobalDefWriter_WriteParadigm(w, OTF2_PARADIGM_MPI, str("MPI"), OTF2_PARADIGM_CLASS_PROCESS);
   write_system_tree(w, str, spec.size, u.ranks);
   write_regions(w, str, spec);
-  write_annotations(w, str, spec, u.annotations);
+  write_annotations(w, str, spec, u.annotations, u.process_attributes);
   write_attributes_and_metrics(w, str, u.metrics);
   write_comms(w, str, spec.size, u.comms, spec.comm_layout);
   write_contexts(w, str, spec, u);

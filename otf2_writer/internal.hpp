@@ -122,6 +122,7 @@ struct Unified {
   // Nested annotations: region spec.regions.size() + i is annotations[i] (rank 0).
   std::vector<std::string> annotations;
   std::unordered_map<std::string, std::uint64_t> annotation_ids;  // rank 0: pair -> i
+  std::vector<std::string> process_attributes;                    // rank 0
   std::vector<std::uint64_t> region_map;  // this rank: local -> global region id; empty: same
 };
 void write_local_definitions(OTF2_DefWriter* defs, const Unified& unified);
@@ -159,6 +160,7 @@ struct Contribution {
   std::vector<HandleEntry> handles;      // in rank order, each rank's in opening order
   std::vector<MetricInfo> metrics;       // MPI_T metrics, each name once, in order of appearance
   std::vector<std::string> annotations;  // "ATTRIBUTE=VALUE" pairs, each once
+  std::vector<std::string> process_attributes;  // each once
 };
 // One rank's part; `ids` gets the identity of each of its local communicator ids.
 Contribution contribution_of(int rank, const RankReport& report, const ProcessInfo& process,

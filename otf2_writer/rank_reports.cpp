@@ -212,6 +212,7 @@ Contribution contribution_of(int rank, const RankReport& report, const ProcessIn
   std::unordered_set<std::string> pairs;
   for (const std::string& a : process.annotations)
     if (!a.empty() && pairs.insert(a).second) c.annotations.push_back(a);
+  c.process_attributes = process.process_attributes;
   const std::vector<CommId> context_ids = context_ids_of(process.contexts);
   std::unordered_set<CommId, CommIdHash> seen;
   for (const ContextInfo& info : process.contexts) {
@@ -278,6 +279,10 @@ void merge(Contribution& into, Contribution&& next) {
   for (const std::string& a : into.annotations) names.insert(a);
   for (std::string& a : next.annotations)
     if (names.insert(a).second) into.annotations.push_back(std::move(a));
+  names.clear();
+  for (const std::string& a : into.process_attributes) names.insert(a);
+  for (std::string& a : next.process_attributes)
+    if (names.insert(a).second) into.process_attributes.push_back(std::move(a));
 }
 
 std::vector<char> serialize(const Contribution& c) {
@@ -310,6 +315,8 @@ std::vector<char> serialize(const Contribution& c) {
   }
   w.u64(c.annotations.size());
   for (const std::string& a : c.annotations) w.str(a);
+  w.u64(c.process_attributes.size());
+  for (const std::string& a : c.process_attributes) w.str(a);
   return std::move(w.bytes);
 }
 
@@ -353,6 +360,9 @@ Contribution deserialize(const char* data, std::size_t length) {
   const std::uint64_t annotations = in.left() > 0 ? in.u64() : 0;
   for (std::uint64_t i = 0; i < annotations && in.left() > 0; ++i)
     c.annotations.push_back(in.str());
+  const std::uint64_t process_attributes = in.left() > 0 ? in.u64() : 0;
+  for (std::uint64_t i = 0; i < process_attributes && in.left() > 0; ++i)
+    c.process_attributes.push_back(in.str());
   return c;
 }
 
@@ -390,6 +400,7 @@ Unified unified_of(Contribution&& all) {
   }
   u.context_ids = std::move(context_ids);
   u.annotations = std::move(all.annotations);
+  u.process_attributes = std::move(all.process_attributes);
   for (std::size_t i = 0; i < u.annotations.size(); ++i)
     u.annotation_ids.emplace(u.annotations[i], i);
   u.metrics = std::move(all.metrics);

@@ -144,6 +144,8 @@ struct ProcessInfo {
   // The nested annotations' "ATTRIBUTE=VALUE" pairs by local id (records AnnotationBegin/End):
   // regions of paradigm USER, unified by name (archive_schema.hpp).
   std::vector<std::string> annotations;
+  // The attributes among them of process scope: their values hold for every thread of the rank.
+  std::vector<std::string> process_attributes;
   // MPI_T control variables, "NAME=VALUE" lines (archive_schema.hpp): rank 0 gives them all,
   // every other rank those that differ from rank 0's; rank 0 also what MPITRACE_CVARS set.
   std::string cvars, cvars_set;

@@ -6,7 +6,8 @@
 // Thread t of each rank opens worker=t<t> (a perusetrace::Scope) and, inside it, rank 0's thread
 // sends t + 1 messages with tag t to rank 1's thread t. Each thread's messages must count in its
 // own worker value only. Two modules' "phase" (solver:phase and lib:phase) are open at once on
-// every thread, and a Region too.
+// every thread, and a Region too. The main thread opens stage=threaded, of process scope, around
+// the threads' work: it holds for each of them.
 #include <mpi.h>
 #include <perusetrace/annotate.hpp>
 
@@ -20,6 +21,7 @@ namespace {
 const perusetrace::Attribute worker("", "worker");
 const perusetrace::Attribute solver_phase("solver", "phase");
 const perusetrace::Attribute lib_phase("lib", "phase");
+const perusetrace::Attribute stage("", "stage", PERUSETRACE_ATTR_PROCESS_SCOPE);
 
 void work(int rank, int t) {
   const std::string name = "t" + std::to_string(t);
@@ -48,8 +50,12 @@ int main(int argc, char** argv) {
   }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t) pool.emplace_back(work, rank, t);
-  for (std::thread& th : pool) th.join();
+  {
+    // Begun by the main thread, in force on every thread of the rank.
+    perusetrace::Scope s(stage, "threaded");
+    for (int t = 0; t < threads; ++t) pool.emplace_back(work, rank, t);
+    for (std::thread& th : pool) th.join();
+  }
   MPI_Barrier(MPI_COMM_WORLD);
   MPI_Finalize();
   if (rank == 0) std::printf("annotated_threads: done\n");

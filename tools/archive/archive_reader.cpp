@@ -266,6 +266,7 @@ struct ArchiveReader::Impl {
     OTF2_StringRef name;
     OTF2_RegionRole role;
     OTF2_Paradigm paradigm;
+    OTF2_StringRef description;
   };
   std::map<OTF2_RegionRef, RawRegion> regions;
   std::map<std::string, OTF2_AttributeRef> attributes;
@@ -393,9 +394,10 @@ OTF2_CallbackCode def_location(void* d, OTF2_LocationRef ref, OTF2_StringRef nam
   return guarded(d, [&](Impl& s) { s.locations[ref] = {name, group, events}; });
 }
 OTF2_CallbackCode def_region(void* d, OTF2_RegionRef ref, OTF2_StringRef name, OTF2_StringRef,
-                             OTF2_StringRef, OTF2_RegionRole role, OTF2_Paradigm paradigm,
-                             OTF2_RegionFlag, OTF2_StringRef, uint32_t, uint32_t) {
-  return guarded(d, [&](Impl& s) { s.regions[ref] = {name, role, paradigm}; });
+                             OTF2_StringRef description, OTF2_RegionRole role,
+                             OTF2_Paradigm paradigm, OTF2_RegionFlag, OTF2_StringRef, uint32_t,
+                             uint32_t) {
+  return guarded(d, [&](Impl& s) { s.regions[ref] = {name, role, paradigm, description}; });
 }
 OTF2_CallbackCode def_context(void* d, OTF2_CallingContextRef ref, OTF2_RegionRef region,
                               OTF2_SourceCodeLocationRef place, OTF2_CallingContextRef parent) {
@@ -777,6 +779,7 @@ void build_definitions(ArchiveReader::Impl& s, Definitions& defs_, const std::st
       const std::size_t eq = out.name.find(trace::kAnnotationSeparator);
       out.attribute = out.name.substr(0, eq);
       out.value = out.name.substr(eq + 1);
+      out.process_scope = s.str(r.description) == trace::kProcessAnnotationDescription;
     } else if (out.name == kTracerRegion) {
       out.kind = RegionKind::Tracer;
     } else if (out.name.rfind("MPI_", 0) == 0 && !out.sampled) {

@@ -31,6 +31,7 @@ struct RegionDef {
   std::uint32_t peruse_index = 0;  // RegionKind::Peruse: position among the Peruse regions
   bool sampled = false;          // a function of the samples' call stacks (OTF2 paradigm SAMPLING)
   std::string attribute, value;  // RegionKind::Annotation: the name's two parts
+  bool process_scope = false;    // RegionKind::Annotation: the value holds for the whole rank
 };
 
 struct NodeDef {

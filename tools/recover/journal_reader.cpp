@@ -132,6 +132,9 @@ void read_definitions(const std::string& path, RankJournal& j) {
         if (j.process.annotations.size() <= id) j.process.annotations.resize(id + 1);
         j.process.annotations[id] = pair;
       }
+    } else if (key == "processattribute") {
+      const std::string name = rest_of(in);
+      if ((ok = !name.empty())) j.process.process_attributes.push_back(name);
     } else if (key == "cvar") {
       j.process.cvars += rest_of(in) + '\n';
     } else if (key == "cvarset") {

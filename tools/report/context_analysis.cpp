@@ -30,6 +30,11 @@ ContextAnalysis::ContextAnalysis(const archive::Definitions& defs,
   for (std::size_t l = 0; l < defs.locations.size(); ++l)
     locations_[l].rank = defs.locations[l].rank;
   posted_.resize(defs.ranks.size());
+  process_annotations_.resize(defs.ranks.size());
+  locations_of_rank_.resize(defs.ranks.size());
+  for (std::size_t l = 0; l < defs.locations.size(); ++l)
+    if (defs.locations[l].rank < defs.ranks.size())
+      locations_of_rank_[defs.locations[l].rank].push_back(static_cast<std::uint32_t>(l));
   event_of_region_.assign(defs.regions.size(), -1);
   for (std::size_t r = 0; r < defs.regions.size(); ++r) {
     if (defs.regions[r].kind != archive::RegionKind::Peruse) continue;
@@ -49,13 +54,15 @@ std::uint32_t ContextAnalysis::context_of(Location& l) {
   std::vector<std::string> values(out_.attributes.size());
   std::vector<bool> nested(out_.attributes.size(), false);
   for (std::size_t a = 0; a < out_.attributes.size(); ++a) {
-    // The innermost open value of the attribute; else its latest set value.
-    for (auto it = l.annotations.rbegin(); it != l.annotations.rend(); ++it) {
-      const archive::RegionDef& r = defs_.regions[*it];
-      if (matches(r.attribute, a)) {
-        values[a] = r.value;
-        nested[a] = true;
-        break;
+    // The innermost open value of the attribute on the thread, or of the rank for a process-
+    // scope one; else its latest set value.
+    for (const auto* open : {&l.annotations, &process_annotations_[l.rank]}) {
+      for (auto it = open->rbegin(); it != open->rend() && !nested[a]; ++it) {
+        const archive::RegionDef& r = defs_.regions[*it];
+        if (matches(r.attribute, a)) {
+          values[a] = r.value;
+          nested[a] = true;
+        }
       }
     }
     if (nested[a]) continue;
@@ -76,7 +83,10 @@ void ContextAnalysis::enter(std::uint32_t loc, std::uint64_t t, std::uint32_t re
   if (region >= defs_.regions.size()) return;
   Location& l = locations_[loc];
   const archive::RegionDef& r = defs_.regions[region];
-  if (r.kind == archive::RegionKind::Annotation) {
+  if (r.kind == archive::RegionKind::Annotation && r.process_scope) {
+    process_annotations_[l.rank].push_back(region);
+    for (const std::uint32_t other : locations_of_rank_[l.rank]) locations_[other].context = kNone;
+  } else if (r.kind == archive::RegionKind::Annotation) {
     l.annotations.push_back(region);
     l.context = kNone;
   } else if (r.kind == archive::RegionKind::MpiFunction && l.mpi_depth++ == 0) {
@@ -91,8 +101,12 @@ void ContextAnalysis::leave(std::uint32_t loc, std::uint64_t t, std::uint32_t re
   const archive::RegionDef& r = defs_.regions[region];
   if (r.kind == archive::RegionKind::Annotation) {
     // The writer keeps them nested; a damaged archive may not: the innermost of that region.
-    const auto it = std::find(l.annotations.rbegin(), l.annotations.rend(), region);
-    if (it != l.annotations.rend()) l.annotations.erase(std::next(it).base());
+    auto& open = r.process_scope ? process_annotations_[l.rank] : l.annotations;
+    const auto it = std::find(open.rbegin(), open.rend(), region);
+    if (it != open.rend()) open.erase(std::next(it).base());
+    if (r.process_scope)
+      for (const std::uint32_t other : locations_of_rank_[l.rank])
+        locations_[other].context = kNone;
     l.context = kNone;
   } else if (r.kind == archive::RegionKind::MpiFunction && l.mpi_depth > 0) {
     // Outermost calls only, in the context they began in: inside MPI the program annotates

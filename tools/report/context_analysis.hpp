@@ -1,7 +1,8 @@
 // `perusetrace report --by ATTRIBUTE[,ATTRIBUTE]`: the time in MPI per function, the messages and
 // bytes sent and the late-sender time, per context. The archive does not copy the context into
 // each event: it is rebuilt by time, per thread, from the annotation regions entered and left
-// on the thread (nested values) and the annotation metrics written there (set values).
+// on the thread (nested values), those of process-scope attributes entered on any thread of the
+// rank, and the annotation metrics written on the thread (set values).
 #pragma once
 
 #include <cstdint>
@@ -63,6 +64,10 @@ class ContextAnalysis : public archive::EventSink {
   std::vector<Location> locations_;
   std::vector<int> event_of_region_;                               // PeruseEvent, or -1
   std::vector<std::unordered_map<std::uint64_t, Posted>> posted_;  // by rank, by request
+  // Open values of process-scope attributes, innermost last, by rank: they hold for each of the
+  // rank's threads, whichever began them.
+  std::vector<std::vector<std::uint32_t>> process_annotations_;
+  std::vector<std::vector<std::uint32_t>> locations_of_rank_;
   std::map<std::vector<std::string>, std::uint32_t> ids_;
 };
 
