@@ -16,16 +16,35 @@ std::vector<std::string> attribute_list(const std::string& text) {
   return out;
 }
 
-ContextAnalysis::ContextAnalysis(const archive::Definitions& defs,
-                                 const std::vector<std::string>& attributes, ByContext& out)
-    : defs_(defs), out_(out) {
-  out_.attributes = attributes;
+std::vector<std::string> annotation_attributes(const archive::Definitions& defs) {
   std::set<std::string> found;
   for (const archive::RegionDef& r : defs.regions)
     if (r.kind == archive::RegionKind::Annotation) found.insert(r.attribute);
   for (const archive::MetricDef& m : defs.metrics)
     if (m.annotation) found.insert(m.name);
-  out_.found.assign(found.begin(), found.end());
+  return {found.begin(), found.end()};
+}
+
+ContextAnalyses::ContextAnalyses(const archive::Definitions& defs, const std::string& by,
+                                 Report& out) {
+  if (!by.empty()) {
+    all_.push_back(std::make_unique<ContextAnalysis>(defs, attribute_list(by), out.by_context));
+    return;
+  }
+  std::vector<std::string> found = annotation_attributes(defs);
+  out.by_context.found = found;
+  if (found.size() > kShownAlone) found.resize(kShownAlone);
+  out.by_attribute.resize(found.size());  // not resized again: the analyses hold references
+  for (std::size_t a = 0; a < found.size(); ++a)
+    all_.push_back(std::make_unique<ContextAnalysis>(defs, std::vector<std::string>{found[a]},
+                                                     out.by_attribute[a]));
+}
+
+ContextAnalysis::ContextAnalysis(const archive::Definitions& defs,
+                                 const std::vector<std::string>& attributes, ByContext& out)
+    : defs_(defs), out_(out) {
+  out_.attributes = attributes;
+  out_.found = annotation_attributes(defs);
   locations_.resize(defs.locations.size());
   for (std::size_t l = 0; l < defs.locations.size(); ++l)
     locations_[l].rank = defs.locations[l].rank;

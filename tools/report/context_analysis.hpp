@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -18,6 +19,8 @@ namespace perusetrace::report {
 
 // Splits "phase,iteration" into its attributes.
 std::vector<std::string> attribute_list(const std::string& text);
+// The archive's annotation attributes, "MODULE:NAME" or "NAME", sorted.
+std::vector<std::string> annotation_attributes(const archive::Definitions& defs);
 
 class ContextAnalysis : public archive::EventSink {
  public:
@@ -69,6 +72,42 @@ class ContextAnalysis : public archive::EventSink {
   std::vector<std::vector<std::uint32_t>> process_annotations_;
   std::vector<std::vector<std::uint32_t>> locations_of_rank_;
   std::map<std::vector<std::string>, std::uint32_t> ids_;
+};
+
+// The report's per-context analyses: with `by`, one for those attributes together
+// (Report::by_context); without, one per attribute of the archive, the first kShownAlone
+// (Report::by_attribute).
+class ContextAnalyses : public archive::EventSink {
+ public:
+  static constexpr std::size_t kShownAlone = 8;
+  ContextAnalyses(const archive::Definitions& defs, const std::string& by, Report& out);
+
+  void enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override {
+    for (auto& a : all_) a->enter(loc, t, region);
+  }
+  void leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override {
+    for (auto& a : all_) a->leave(loc, t, region);
+  }
+  void peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
+              const archive::PeruseFields& f) override {
+    for (auto& a : all_) a->peruse(loc, t, region, f);
+  }
+  void send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
+            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override {
+    for (auto& a : all_) a->send(loc, t, peer, comm, tag, bytes, request, blocking);
+  }
+  void send_complete(std::uint32_t, std::uint64_t, std::uint64_t) override {}
+  void recv_request(std::uint32_t, std::uint64_t, std::uint64_t) override {}
+  void recv(std::uint32_t, std::uint64_t, std::uint32_t, std::uint32_t, std::uint32_t,
+            std::uint64_t, std::uint64_t, bool) override {}
+  void request_cancelled(std::uint32_t, std::uint64_t, std::uint64_t) override {}
+  void metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
+              std::int64_t value) override {
+    for (auto& a : all_) a->metric(loc, t, metric, value);
+  }
+
+ private:
+  std::vector<std::unique_ptr<ContextAnalysis>> all_;
 };
 
 }  // namespace perusetrace::report

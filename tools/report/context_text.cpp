@@ -11,6 +11,7 @@ namespace perusetrace::report {
 namespace {
 
 constexpr std::size_t kFunctionsShown = 3;
+constexpr std::size_t kValuesShown = 10;  // per attribute alone
 
 std::string label(const ByContext& by, const ContextStat& c) {
   std::string out;
@@ -24,22 +25,16 @@ double ms(std::uint64_t ns) {
   return static_cast<double>(ns) / 1e6;
 }
 
-}  // namespace
-
-void write_context_text(std::FILE* out, const ByContext& by) {
-  if (by.attributes.empty()) {
-    if (by.found.empty()) return;
-    std::string names;
-    for (const std::string& a : by.found) names += (names.empty() ? "" : ", ") + a;
-    fmt::print(out, "\nAnnotations: {} (group every analysis by them with --by {})\n", names,
-               by.found.front());
-    return;
-  }
-  std::string asked;
-  for (const std::string& a : by.attributes) asked += (asked.empty() ? "" : ",") + a;
-  fmt::print(out, "\nBy context ({}): the context in force on the thread\n", asked);
+// Up to `most` contexts, those with the most MPI time, in the order of their values.
+void table(std::FILE* out, const ByContext& by, std::size_t most) {
   std::vector<const ContextStat*> rows;
   for (const ContextStat& c : by.contexts) rows.push_back(&c);
+  if (rows.size() > most) {
+    std::stable_sort(rows.begin(), rows.end(), [](const ContextStat* a, const ContextStat* b) {
+      return a->mpi_ns > b->mpi_ns;
+    });
+    rows.resize(most);
+  }
   std::stable_sort(rows.begin(), rows.end(), [](const ContextStat* a, const ContextStat* b) {
     return a->values < b->values;
   });
@@ -56,6 +51,31 @@ void write_context_text(std::FILE* out, const ByContext& by) {
                ms(c->mpi_ns), c->sent, c->sent_bytes, c->late_sender_count, ms(c->late_sender_ns),
                top);
   }
+  if (rows.size() < by.contexts.size())
+    fmt::print(out, "  and {} more values (--by {} lists them all)\n",
+               by.contexts.size() - rows.size(), by.attributes.front());
+}
+
+}  // namespace
+
+void write_context_text(std::FILE* out, const Report& report) {
+  const ByContext& by = report.by_context;
+  if (!by.attributes.empty()) {
+    std::string asked;
+    for (const std::string& a : by.attributes) asked += (asked.empty() ? "" : ",") + a;
+    fmt::print(out, "\nBy context ({}): the context in force on the thread\n", asked);
+    table(out, by, by.contexts.size());
+    return;
+  }
+  if (report.by_attribute.empty()) return;
+  fmt::print(out, "\nBy annotation: each attribute alone (--by A,B combines them)\n");
+  for (const ByContext& alone : report.by_attribute) {
+    fmt::print(out, "{}\n", alone.attributes.front());
+    table(out, alone, kValuesShown);
+  }
+  if (report.by_attribute.size() < by.found.size())
+    fmt::print(out, "and {} more attributes (--by NAME for one of them)\n",
+               by.found.size() - report.by_attribute.size());
 }
 
 }  // namespace perusetrace::report

@@ -1,4 +1,4 @@
-// The report's per-context section as text (`--by`), after the other sections.
+// The report's per-context sections as text (`--by`, or each attribute alone), after the others.
 #pragma once
 
 #include <cstdio>
@@ -7,7 +7,8 @@
 
 namespace perusetrace::report {
 
-// Without --by: names the archive's attributes, if any, and how to group by them.
-void write_context_text(std::FILE* out, const ByContext& by);
+// With --by, every context of those attributes; without, each of the archive's attributes alone,
+// its values with the most MPI time first.
+void write_context_text(std::FILE* out, const Report& report);
 
 }  // namespace perusetrace::report

@@ -295,6 +295,9 @@ std::string to_json(const Report& r) {
   // Only an archive with annotations, or a report asked --by, has the section.
   if (!r.by_context.attributes.empty() || !r.by_context.found.empty())
     j += R"(,"by_context":)" + by_context(r.by_context);
+  if (!r.by_attribute.empty())
+    j += R"(,"by_attribute":)" +
+         array(r.by_attribute, [](const ByContext& b) { return by_context(b); });
   return j + "}\n";
 }
 

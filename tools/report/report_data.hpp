@@ -249,7 +249,8 @@ struct Report {
   ClockCondition clock;
   std::uint64_t requests_in_flight_max = 0;  // the analysis' own state, for the record
   Mpit mpit;
-  ByContext by_context;
+  ByContext by_context;                 // --by
+  std::vector<ByContext> by_attribute;  // without --by: each of the archive's attributes alone
 
   const Missing* missing_for(const std::string& analysis) const {
     for (const auto& m : missing)

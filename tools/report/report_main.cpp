@@ -63,8 +63,7 @@ int run_report(const std::string& path, const std::string& by, const std::string
   result.archive = reader.anchor();
   report::Analysis peruse_analysis(reader.definitions(), result);
   report::MpitAnalysis mpit_analysis(reader.definitions(), result);
-  report::ContextAnalysis context_analysis(reader.definitions(), report::attribute_list(by),
-                                           result.by_context);
+  report::ContextAnalyses context_analysis(reader.definitions(), by, result);
   archive::TeeSink first_two(peruse_analysis, mpit_analysis);
   archive::TeeSink analysis(first_two, context_analysis);
   const bool bar = !quiet && ::isatty(2) == 1;

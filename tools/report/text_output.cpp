@@ -244,7 +244,7 @@ void write_text(std::FILE* out, const Report& report) {
   }
 
   write_mpit_text(out, report.mpit);
-  write_context_text(out, report.by_context);
+  write_context_text(out, report);
 }
 
 }  // namespace perusetrace::report
