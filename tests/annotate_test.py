@@ -13,7 +13,8 @@ CASE:
               sender; the library's own "phase"
               (lib:phase) is an attribute of its own; the integer `set` attribute "step" groups
               the messages too, and so does "round", an as-value attribute begun each
-              iteration without an end; otf2-print reads the archive without a warning; `perusetrace
+              iteration without an end; without --by the report has a table per attribute
+              alone; otf2-print reads the archive without a warning; `perusetrace
               prv` names phase's values in the .pcf and shows exchange begin once per iteration
               and rank, read back by prv_check.py.
   mismatch    rank 0 ends "phase" while "region=inner" is open: one message on stderr naming
@@ -22,6 +23,9 @@ CASE:
   recover     both ranks exit without MPI_Finalize, values left open: `perusetrace recover`
               rebuilds the archive from the journal, which names the annotations; otf2-print
               reads it and the report --by phase,iteration is the same as above.
+  python      python/perusetrace.py in a Python program on 2 ranks (MPI through ctypes, as
+              mpi4py is not on the test machines): its messages in py:phase=exchange,
+              region=solve and iteration=7 (set); without the tracer the module does nothing.
   bench       bench/annotations (ns per begin/end pair, traced and not) on a short run prints
               its figures (not judged: tests never judge speed).
   threads     tests/apps/annotated_threads (C++ scopes) with 4 threads per rank under
@@ -63,10 +67,12 @@ def run_app(opts, work, extra=(), preload=True):
     return run, out
 
 
-def report(opts, work, archive, by):
-    path = os.path.join(work, f"report-{by.replace(',', '_').replace(':', '_')}.json")
-    run = subprocess.run([opts.perusetrace, "report", archive, "--by", by, "--json", path, "-q"],
-                         capture_output=True, text=True, timeout=300)
+def report(opts, work, archive, by, whole=False):
+    """The report's by_context (its whole JSON with `whole`) and its text; by None: no --by."""
+    name = (by or "none").replace(",", "_").replace(":", "_")
+    path = os.path.join(work, f"report-{name}.json")
+    run = subprocess.run([opts.perusetrace, "report", archive, *(["--by", by] if by else []),
+                          "--json", path, "-q"], capture_output=True, text=True, timeout=300)
     if run.returncode != 0:
         raise AssertionError(f"perusetrace report --by {by} failed: {run.stderr[-1500:]}")
     with open(path) as f:
@@ -77,7 +83,7 @@ def report(opts, work, archive, by):
     if problems:
         raise AssertionError(f"the JSON of --by {by} breaks docs/report.schema.json: "
                              f"{problems[:5]}")
-    return data["by_context"], run.stdout
+    return (data if whole else data["by_context"]), run.stdout
 
 
 def otf2_print(archive):
@@ -150,6 +156,16 @@ def case_phases(opts, work):
             failures.append(f"step {c['values'][0]} exchange holds {c['sent']} messages")
     if len([c for c in step["contexts"] if c["values"][1] == "exchange"]) != ITERATIONS:
         failures.append(f"not {ITERATIONS} step values in exchange: {step['contexts']}")
+    # Without --by, each attribute alone.
+    plain, text = report(opts, work, archive, None, whole=True)
+    alone = {b["attributes"][0]: b for b in plain.get("by_attribute", [])}
+    if set(alone) != {"iteration", "lib:phase", "phase", "round", "step"}:
+        failures.append(f"without --by the attributes alone are {sorted(alone)}")
+    elif {c["values"][0]: c["sent"] for c in alone["phase"]["contexts"]}.get("exchange") != \
+            ITERATIONS * MESSAGES:
+        failures.append(f"phase alone: {alone['phase']['contexts']}")
+    if "By annotation: each attribute alone" not in text:
+        failures.append(f"the text without --by has no per-attribute tables: {text[-1500:]}")
     # So does the as-value attribute begun each iteration without an end.
     rounds, _ = report(opts, work, archive, "round")
     sent = {c["values"][0]: c["sent"] for c in rounds["contexts"] if c["sent"]}
@@ -285,7 +301,40 @@ def case_bench(opts, work):
     return failures
 
 
-CASES = {"bench": case_bench, "threads": case_threads, "phases": case_phases, "mismatch": case_mismatch, "no_tracer": case_no_tracer,
+def case_python(opts, work):
+    here = os.path.dirname(os.path.abspath(__file__))
+    module = os.path.join(here, "..", "python")
+    out = os.path.join(work, "trace")
+    env = {"MPITRACE_OUTPUT": out, "MPITRACE_PERUSE_EVENTS": "all", "PYTHONPATH": module}
+    command = mpi_launch.command(opts.mpirun, 2, env, opts.preload)
+    run = subprocess.run(command + ["/usr/bin/python3",
+                                    os.path.join(here, "apps", "annotated_python.py"), "5"],
+                         env=mpi_launch.launcher_env(env), cwd=work, capture_output=True,
+                         text=True, timeout=300)
+    if run.returncode != 0 or "done, tracer present" not in run.stdout or \
+            "trace written" not in run.stderr:
+        return [f"the Python run failed (exit {run.returncode}): {run.stdout[-500:]} "
+                f"{run.stderr[-1500:]}"]
+    failures = otf2_print(out)
+    by, _ = report(opts, work, out, "py:phase,region,iteration")
+    sent = {tuple(c["values"]): c["sent"] for c in by["contexts"] if c["sent"]}
+    if sent != {("exchange", "solve", "7"): 5}:
+        failures.append(f"messages per context {sent}, expected exchange/solve/7: 5")
+    # Without the tracer the module does nothing, and says so.
+    bare = subprocess.run(["/usr/bin/python3", "-c",
+                           "import perusetrace as p\n"
+                           "a = p.Attribute('phase', module='py')\n"
+                           "with a.scope('x'), p.region('r'):\n    a.set(3)\n"
+                           "print(p.available())"],
+                          env=dict(os.environ, PYTHONPATH=module), capture_output=True, text=True,
+                          timeout=60)
+    if bare.returncode != 0 or bare.stdout.strip() != "False":
+        failures.append(f"the module without the tracer: exit {bare.returncode}, "
+                        f"{bare.stdout} {bare.stderr[-800:]}")
+    return failures
+
+
+CASES = {"python": case_python, "bench": case_bench, "threads": case_threads, "phases": case_phases, "mismatch": case_mismatch, "no_tracer": case_no_tracer,
          "recover": case_recover}
 
 
