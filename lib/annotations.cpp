@@ -62,6 +62,7 @@ constexpr std::uint32_t kCacheSlots = 64;
 struct Open {
   std::uint32_t attribute;
   std::uint32_t pair;  // kNotRecorded: begun while tracing was off, so no record to close
+  const char* value;   // the interned value (Registry::values); nullptr when not recorded
 };
 struct CacheSlot {
   std::uint32_t attribute = 0;
@@ -120,15 +121,21 @@ bool hit(const CacheSlot& slot, std::uint32_t attribute, std::uint64_t key, cons
          std::strcmp(slot.value, value) == 0;
 }
 
-std::uint32_t intern(ThreadAnnotations& t, std::uint32_t attribute, const char* value) {
+// `interned` gets the value's interned copy, which lives as long as the process.
+std::uint32_t intern(ThreadAnnotations& t, std::uint32_t attribute, const char* value,
+                     const char*& interned) {
   constexpr std::uint64_t kMix = 0x9e3779b97f4a7c15ull;
   const auto address = reinterpret_cast<std::uintptr_t>(value);
   CacheSlot& by_pointer = t.by_pointer[((address >> 3) ^ attribute * kMix) % kCacheSlots];
-  if (hit(by_pointer, attribute, address, value)) return by_pointer.pair;
+  if (hit(by_pointer, attribute, address, value)) {
+    interned = by_pointer.value;
+    return by_pointer.pair;
+  }
   const std::uint64_t hash = hash_of(value) ^ (attribute * kMix);
   CacheSlot& slot = t.by_content[hash % kCacheSlots];
   if (hit(slot, attribute, hash, value)) {
     by_pointer = CacheSlot{attribute, slot.pair, address, slot.value};
+    interned = slot.value;
     return slot.pair;
   }
   Registry& r = registry();
@@ -154,6 +161,7 @@ std::uint32_t intern(ThreadAnnotations& t, std::uint32_t attribute, const char* 
   }
   slot = CacheSlot{attribute, it->second, hash, r.values[it->second].c_str()};
   by_pointer = CacheSlot{attribute, it->second, address, slot.value};
+  interned = slot.value;
   return it->second;
 }
 
@@ -198,13 +206,14 @@ void begin(std::uint32_t attribute, const char* value) noexcept {
     return;
   }
   std::uint32_t pair = kNotRecorded;
+  const char* interned = nullptr;
   if (tracing()) {
     try {
-      pair = intern(*t, attribute, value != nullptr ? value : "");
+      pair = intern(*t, attribute, value != nullptr ? value : "", interned);
     } catch (...) {  // out of memory: this value goes unrecorded
     }
   }
-  t->open[t->depth++] = Open{attribute, pair};
+  t->open[t->depth++] = Open{attribute, pair, pair != kNotRecorded ? interned : nullptr};
   if (pair != kNotRecorded) emit_annotation(RecordKind::AnnotationBegin, pair, attribute);
 }
 
@@ -226,9 +235,9 @@ void end(std::uint32_t attribute, const char* value) noexcept {
       return;
     }
     const Open& found = t->open[i - 1];
+    // By the interned copy: no lock on the way of a matching end.
     const bool other_value =
-        value != nullptr && found.pair != kNotRecorded &&
-        pair_name(found) != attribute_name(attribute) + trace::kAnnotationSeparator + value;
+        value != nullptr && found.value != nullptr && std::strcmp(found.value, value) != 0;
     if (i != t->depth || other_value) {
       std::string ended = attribute_name(attribute);
       if (value != nullptr) ended += trace::kAnnotationSeparator + std::string(value);

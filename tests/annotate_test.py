@@ -18,7 +18,8 @@ CASE:
               prv` names phase's values in the .pcf and shows exchange begin once per iteration
               and rank, read back by prv_check.py.
   mismatch    rank 0 ends "phase" while "region=inner" is open: one message on stderr naming
-              both, the archive nested (otf2-print reads it), the report unharmed.
+              both, the archive nested (otf2-print reads it), the report unharmed; and, in
+              another run, region "outer" ended while region=inner is open: one message.
   no_tracer   the same program without the tracer runs and exits 0.
   recover     both ranks exit without MPI_Finalize, values left open: `perusetrace recover`
               rebuilds the archive from the journal, which names the annotations; otf2-print
@@ -228,6 +229,15 @@ def case_mismatch(opts, work):
     failures += otf2_print(archive)
     by, _ = report(opts, work, archive, "phase,iteration")
     failures += check_phases(by)
+    # A region ended by another name than the open one's.
+    os.makedirs(os.path.join(work, "wrongname"))
+    run, archive = run_app(opts, os.path.join(work, "wrongname"), ["wrongname"])
+    lines = [line for line in run.stderr.splitlines() if "perusetrace: annotation" in line]
+    if run.returncode != 0 or len(lines) != 1 or "region=outer" not in lines[0] or \
+            "region=inner" not in lines[0]:
+        failures.append(f"region_end(\"outer\") with region=inner open: exit "
+                        f"{run.returncode}, messages {lines}")
+    failures += otf2_print(archive)
     return failures
 
 

@@ -1,6 +1,6 @@
 /* Known phases for the annotation tests (tests/annotate_test.py), on 2 ranks.
  *
- *   annotated_phases ITERATIONS MESSAGES [mismatch | die]
+ *   annotated_phases ITERATIONS MESSAGES [mismatch | wrongname | die]
  *
  * Each iteration (attribute "iteration" begun as a nested value, "step" set as an integer,
  * "round" begun as an as-value attribute whose values replace each other) runs
@@ -9,9 +9,10 @@
  * more before its first send, inside "exchange": rank 1 waits for it (a late sender). A second
  * module's own "phase" attribute ("lib:phase") brackets the run on rank 1 and must not mix with
  * the program's. With `mismatch`, rank 0 ends "phase" while "region=inner" is open in
- * iteration 1: the tracer reports it once and repairs it. With `die`, both ranks exit(3) after
- * the loop with values open, without MPI_Finalize.
- * Built against include/perusetrace/annotate.h only: it runs without the tracer too. */
+ * iteration 1: the tracer reports it once and repairs it; with `wrongname` it ends region "outer"
+ * while region=inner is open, which ends region=inner and is reported. With `die`, both ranks
+ * exit(3) after the loop with values open, without MPI_Finalize. Built against
+ * include/perusetrace/annotate.h only: it runs without the tracer too. */
 #include <mpi.h>
 #include <perusetrace/annotate.h>
 #include <stdio.h>
@@ -29,6 +30,7 @@ int main(int argc, char** argv) {
   const int messages = argc > 2 ? atoi(argv[2]) : 10;
   const int mismatch = argc > 3 && strcmp(argv[3], "mismatch") == 0;
   const int die = argc > 3 && strcmp(argv[3], "die") == 0;
+  const int wrong_name = argc > 3 && strcmp(argv[3], "wrongname") == 0;
   int rank = 0;
   char payload[1024];
   memset(payload, 1, sizeof payload);
@@ -56,9 +58,10 @@ int main(int argc, char** argv) {
     perusetrace_begin(phase, "exchange");
     if (rank == 0) {
       if (it == 3) busy(0.2);
-      if (mismatch && it == 1) perusetrace_region_begin("inner");
+      if ((mismatch || wrong_name) && it == 1) perusetrace_region_begin("inner");
       for (int m = 0; m < messages; ++m)
         MPI_Send(payload, sizeof payload, MPI_CHAR, 1, m, MPI_COMM_WORLD);
+      if (wrong_name && it == 1) perusetrace_region_end("outer"); /* ends region=inner */
     } else {
       for (int m = 0; m < messages; ++m)
         MPI_Recv(payload, sizeof payload, MPI_CHAR, 0, m, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
