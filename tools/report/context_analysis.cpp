@@ -154,6 +154,19 @@ void ContextAnalysis::send(std::uint32_t loc, std::uint64_t, std::uint32_t, std:
   c.sent_bytes += bytes;
 }
 
+void ContextAnalysis::recv(std::uint32_t loc, std::uint64_t, std::uint32_t, std::uint32_t,
+                           std::uint32_t, std::uint64_t bytes, std::uint64_t, bool) {
+  ContextStat& c = out_.contexts[context_of(locations_[loc])];
+  ++c.received;
+  c.received_bytes += bytes;
+}
+
+void ContextAnalysis::sample(std::uint32_t loc, std::uint64_t, const archive::Sample& s) {
+  if (s.state >= 3) return;  // a damaged archive's
+  out_.contexts[context_of(locations_[loc])].sampled_ns[s.state] +=
+      std::uint64_t{s.weight} * defs_.sampling_period_ns;
+}
+
 // A receive's wait in the posted queue, as the report's late-sender pattern measures it
 // (Analysis::posted_queue), counted in the context the receive was posted in.
 void ContextAnalysis::peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,

@@ -1,8 +1,9 @@
 // `perusetrace report --by ATTRIBUTE[,ATTRIBUTE]`: the time in MPI per function, the messages and
-// bytes sent and the late-sender time, per context. The archive does not copy the context into
-// each event: it is rebuilt by time, per thread, from the annotation regions entered and left
-// on the thread (nested values), those of process-scope attributes entered on any thread of the
-// rank, and the annotation metrics written on the thread (set values).
+// bytes sent and received, the late-sender time and the sampled MPI states, per context. The
+// archive does not copy the context into each event: it is rebuilt by time, per thread, from the
+// annotation regions entered and left on the thread (nested values), those of process-scope
+// attributes entered on any thread of the rank, and the annotation metrics written on the thread
+// (set values).
 #pragma once
 
 #include <cstdint>
@@ -37,11 +38,12 @@ class ContextAnalysis : public archive::EventSink {
             std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override;
   void send_complete(std::uint32_t, std::uint64_t, std::uint64_t) override {}
   void recv_request(std::uint32_t, std::uint64_t, std::uint64_t) override {}
-  void recv(std::uint32_t, std::uint64_t, std::uint32_t, std::uint32_t, std::uint32_t,
-            std::uint64_t, std::uint64_t, bool) override {}
+  void recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
+            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override;
   void request_cancelled(std::uint32_t, std::uint64_t, std::uint64_t) override {}
   void metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
               std::int64_t value) override;
+  void sample(std::uint32_t loc, std::uint64_t t, const archive::Sample& s) override;
 
  private:
   static constexpr std::uint32_t kNone = 0xffffffffu;
@@ -98,12 +100,17 @@ class ContextAnalyses : public archive::EventSink {
   }
   void send_complete(std::uint32_t, std::uint64_t, std::uint64_t) override {}
   void recv_request(std::uint32_t, std::uint64_t, std::uint64_t) override {}
-  void recv(std::uint32_t, std::uint64_t, std::uint32_t, std::uint32_t, std::uint32_t,
-            std::uint64_t, std::uint64_t, bool) override {}
+  void recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
+            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override {
+    for (auto& a : all_) a->recv(loc, t, peer, comm, tag, bytes, request, blocking);
+  }
   void request_cancelled(std::uint32_t, std::uint64_t, std::uint64_t) override {}
   void metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
               std::int64_t value) override {
     for (auto& a : all_) a->metric(loc, t, metric, value);
+  }
+  void sample(std::uint32_t loc, std::uint64_t t, const archive::Sample& s) override {
+    for (auto& a : all_) a->sample(loc, t, s);
   }
 
  private:

@@ -154,10 +154,12 @@ std::string by_context(const ByContext& by) {
       R"({{"attributes":{},"found":{},"contexts":{}}})", strings(by.attributes), strings(by.found),
       array(by.contexts, [&](const ContextStat& c) {
         return fmt::format(
-            R"({{"values":{},"mpi_ns":{},"sent":{},"sent_bytes":{},"late_sender_count":{},)"
-            R"("late_sender_ns":{},"functions":{}}})",
-            strings(c.values), c.mpi_ns, c.sent, c.sent_bytes, c.late_sender_count,
-            c.late_sender_ns, array(c.functions, [](const auto& f) {
+            R"({{"values":{},"mpi_ns":{},"sent":{},"sent_bytes":{},"received":{},)"
+            R"("received_bytes":{},"late_sender_count":{},"late_sender_ns":{},)"
+            R"("sampled_ns":{{"not_in_mpi":{},"mpi_work":{},"mpi_stall":{}}},"functions":{}}})",
+            strings(c.values), c.mpi_ns, c.sent, c.sent_bytes, c.received, c.received_bytes,
+            c.late_sender_count, c.late_sender_ns, c.sampled_ns[0], c.sampled_ns[1],
+            c.sampled_ns[2], array(c.functions, [](const auto& f) {
               return fmt::format(R"({{"name":{},"calls":{},"ns":{}}})", quote(f.first),
                                  f.second.calls, f.second.ns);
             }));

@@ -224,6 +224,10 @@ struct ContextStat {
   std::map<std::string, FunctionStat> functions;  // outermost calls, by function
   std::uint64_t sent = 0, sent_bytes = 0;         // MPI send records, as RankStats counts them
   std::uint64_t late_sender_count = 0, late_sender_ns = 0;  // on the receiver, at its posting
+  std::uint64_t received = 0, received_bytes = 0;           // MPI receive records
+  // Samples (MPITRACE_SAMPLING): thread time by the sampled MPI state (mpi_state.h's order: not
+  // in MPI, MPI work, MPI stall), the samples' periods times the sampling period.
+  std::array<std::uint64_t, 3> sampled_ns{};
 };
 
 struct ByContext {
