@@ -29,6 +29,8 @@ CASE:
   python      python/perusetrace.py in a Python program on 2 ranks (MPI through ctypes, as
               mpi4py is not on the test machines): its messages in py:phase=exchange,
               region=solve and iteration=7 (set); without the tracer the module does nothing.
+  example     examples/annotated_stencil on 2 ranks: its sends in the library's halo:phase=post
+              inside the program's phase=halo; it runs without the tracer too.
   bench       bench/annotations (ns per begin/end pair, traced and not) on a short run prints
               its figures (not judged: tests never judge speed).
   threads     tests/apps/annotated_threads (C++ scopes) with 4 threads per rank under
@@ -357,7 +359,31 @@ def case_python(opts, work):
     return failures
 
 
-CASES = {"python": case_python, "bench": case_bench, "threads": case_threads, "phases": case_phases, "mismatch": case_mismatch, "no_tracer": case_no_tracer,
+def case_example(opts, work):
+    out = os.path.join(work, "trace")
+    env = {"MPITRACE_OUTPUT": out}
+    stencil = os.path.join(opts.build, "examples", "annotated_stencil")
+    run = subprocess.run(mpi_launch.command(opts.mpirun, 2, env, opts.preload) + [stencil, "10",
+                                                                                  "1000"],
+                         env=mpi_launch.launcher_env(env), cwd=work, capture_output=True,
+                         text=True, timeout=300)
+    if run.returncode != 0 or "10 iterations" not in run.stdout:
+        return [f"the traced example failed (exit {run.returncode}): {run.stderr[-1500:]}"]
+    failures = otf2_print(out)
+    by, _ = report(opts, work, out, "phase,halo:phase")
+    sent = {tuple(c["values"]): c["sent"] for c in by["contexts"] if c["sent"]}
+    # Each rank posts 2 sends per iteration, in the library's "post" inside the program's "halo".
+    if sent != {("halo", "post"): 2 * 2 * 10}:
+        failures.append(f"the example's sends by context: {sent}")
+    bare = subprocess.run(mpi_launch.command(opts.mpirun, 2) + [stencil, "3", "1000"],
+                          env=mpi_launch.launcher_env(), cwd=work, capture_output=True,
+                          text=True, timeout=300)
+    if bare.returncode != 0 or "3 iterations" not in bare.stdout:
+        failures.append(f"the example without the tracer failed (exit {bare.returncode})")
+    return failures
+
+
+CASES = {"example": case_example, "python": case_python, "bench": case_bench, "threads": case_threads, "phases": case_phases, "mismatch": case_mismatch, "no_tracer": case_no_tracer,
          "recover": case_recover}
 
 

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,23 @@ double ms(std::uint64_t ns) {
   return static_cast<double>(ns) / 1e6;
 }
 
+// Values in their natural order: numbers (iterations) by value, before other text.
+bool value_before(const std::string& a, const std::string& b) {
+  char* end_a = nullptr;
+  char* end_b = nullptr;
+  const long long x = std::strtoll(a.c_str(), &end_a, 10);
+  const long long y = std::strtoll(b.c_str(), &end_b, 10);
+  const bool number_a = !a.empty() && *end_a == '\0', number_b = !b.empty() && *end_b == '\0';
+  if (number_a && number_b) return x < y;
+  if (number_a != number_b) return number_a;
+  return a < b;
+}
+
+bool values_before(const ContextStat* a, const ContextStat* b) {
+  return std::lexicographical_compare(a->values.begin(), a->values.end(), b->values.begin(),
+                                      b->values.end(), value_before);
+}
+
 // Up to `most` contexts, those with the most MPI time, in the order of their values.
 void table(std::FILE* out, const ByContext& by, std::size_t most) {
   std::vector<const ContextStat*> rows;
@@ -35,9 +53,7 @@ void table(std::FILE* out, const ByContext& by, std::size_t most) {
     });
     rows.resize(most);
   }
-  std::stable_sort(rows.begin(), rows.end(), [](const ContextStat* a, const ContextStat* b) {
-    return a->values < b->values;
-  });
+  std::stable_sort(rows.begin(), rows.end(), values_before);
   fmt::print(out, "  {:<36} {:>12} {:>9} {:>12} {:>9} {:>12}  {}\n", "context", "MPI ms", "sent",
              "bytes sent", "late snd", "late snd ms", "top MPI functions (ms)");
   for (const ContextStat* c : rows) {
