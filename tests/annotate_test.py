@@ -16,7 +16,7 @@ CASE:
               (lib:phase) is an attribute of its own; the integer `set` attribute "step" groups
               the messages too, and so does "round", an as-value attribute begun each
               iteration without an end; without --by the report has a table per attribute
-              alone; otf2-print reads the archive without a warning; `perusetrace
+              alone, and the HTML page a per-context chart; otf2-print reads the archive without a warning; `perusetrace
               prv` names phase's values in the .pcf and shows exchange begin once per iteration
               and rank, read back by prv_check.py.
   mismatch    rank 0 ends "phase" while "region=inner" is open: one message on stderr naming
@@ -155,6 +155,11 @@ def case_phases(opts, work):
                         "200 ms")
     if sum(c["received"] for c in by["contexts"]) != ITERATIONS * MESSAGES:
         failures.append("the contexts do not hold every message received")
+    page = os.path.join(work, "report.html")
+    html = subprocess.run([opts.perusetrace, "report", archive, "--by", "phase", "--html", page,
+                           "-q"], capture_output=True, text=True, timeout=300)
+    if html.returncode != 0 or 'id="plot-contexts"' not in open(page).read():
+        failures.append(f"the HTML report has no per-context chart (exit {html.returncode})")
     if "By context (phase,iteration)" not in text:
         failures.append(f"the text report has no per-context table: {text[-1500:]}")
     # The library's phase is its own: its one value holds no exchange messages of the program's
