@@ -343,7 +343,9 @@ PERUSETRACE_API void perusetrace_annotate_set_int(perusetrace_attribute_t attrib
         trace::MetricInfo m;
         m.local_id = next_metric_id();
         m.name = r.attributes[attribute - 1].name;
-        m.description = trace::kAnnotationDescription;
+        m.description = (r.attributes[attribute - 1].flags & PERUSETRACE_ATTR_PROCESS_SCOPE) != 0
+                            ? trace::kProcessAnnotationDescription
+                            : trace::kAnnotationDescription;
         m.annotation = true;
         journal::note_metric(m);
         r.metrics.push_back(m);

@@ -41,8 +41,8 @@ inline constexpr const char* kPvarMetricPrefix = "MPI_T ";
 // the attribute), entered and left on the thread that began and ended them.
 inline constexpr char kAnnotationSeparator = '=';
 inline constexpr const char* kAnnotationDescription = "perusetrace annotation";
-// The description of the regions of a process-scope attribute: the value holds for every thread
-// of the rank, whichever thread began it.
+// The description of the regions and the metric of a process-scope attribute: the value holds
+// for every thread of the rank, whichever thread began or set it.
 inline constexpr const char* kProcessAnnotationDescription =
     "perusetrace annotation, process scope";
 

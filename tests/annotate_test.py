@@ -36,7 +36,7 @@ CASE:
   threads     tests/apps/annotated_threads (C++ scopes) with 4 threads per rank under
               MPI_THREAD_MULTIPLE: thread t's t + 1 messages count in worker=t<t> only, with both
               modules' "phase" (solver:phase, lib:phase) and a region open at once, and in the
-              main thread's stage=threaded, a process-scope value.
+              main thread's stage=threaded and epoch=5 (set), process-scope values.
 """
 import argparse
 import json
@@ -302,12 +302,13 @@ def case_threads(opts, work):
     if "perusetrace: annotation" in run.stderr:
         return [f"balanced scopes were told of a mismatch: {run.stderr[-1500:]}"]
     failures = otf2_print(out)
-    by, _ = report(opts, work, out, "worker,solver:phase,lib:phase,region,stage")
+    by, _ = report(opts, work, out, "worker,solver:phase,lib:phase,region,stage,epoch")
     sent = {}
     for c in by["contexts"]:
         if c["sent"]:
             sent[tuple(c["values"])] = c["sent"]
-    expected = {(f"t{t}", "solve", "pack", "messages", "threaded"): t + 1 for t in range(THREADS)}
+    expected = {(f"t{t}", "solve", "pack", "messages", "threaded", "5"): t + 1
+                for t in range(THREADS)}
     if sent != expected:
         failures.append(f"messages per context {sent}, expected {expected}")
     return failures

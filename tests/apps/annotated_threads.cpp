@@ -7,7 +7,7 @@
 // sends t + 1 messages with tag t to rank 1's thread t. Each thread's messages must count in its
 // own worker value only. Two modules' "phase" (solver:phase and lib:phase) are open at once on
 // every thread, and a Region too. The main thread opens stage=threaded, of process scope, around
-// the threads' work: it holds for each of them.
+// the threads' work, and sets epoch=5, a process-scope integer: both hold for each of them.
 #include <mpi.h>
 #include <perusetrace/annotate.hpp>
 
@@ -22,6 +22,7 @@ const perusetrace::Attribute worker("", "worker");
 const perusetrace::Attribute solver_phase("solver", "phase");
 const perusetrace::Attribute lib_phase("lib", "phase");
 const perusetrace::Attribute stage("", "stage", PERUSETRACE_ATTR_PROCESS_SCOPE);
+const perusetrace::Attribute epoch("", "epoch", PERUSETRACE_ATTR_PROCESS_SCOPE);
 
 void work(int rank, int t) {
   const std::string name = "t" + std::to_string(t);
@@ -53,6 +54,7 @@ int main(int argc, char** argv) {
   {
     // Begun by the main thread, in force on every thread of the rank.
     perusetrace::Scope s(stage, "threaded");
+    epoch.set(std::int64_t{5});
     for (int t = 0; t < threads; ++t) pool.emplace_back(work, rank, t);
     for (std::thread& th : pool) th.join();
   }

@@ -816,6 +816,7 @@ void build_definitions(ArchiveReader::Impl& s, Definitions& defs_, const std::st
     out.unit = s.str(raw.unit);
     out.mode = raw.mode == OTF2_METRIC_RELATIVE_LAST ? MetricMode::Delta : MetricMode::Value;
     out.annotation = raw.metric_type == OTF2_METRIC_TYPE_USER;
+    out.process_scope = out.annotation && out.description == trace::kProcessAnnotationDescription;
     out.type = raw.type == OTF2_TYPE_DOUBLE   ? MetricType::Double
                : raw.type == OTF2_TYPE_UINT64 ? MetricType::Uint64
                                               : MetricType::Int64;

@@ -69,7 +69,8 @@ struct MetricDef {
   std::string name, description, unit;
   MetricMode mode = MetricMode::Value;
   MetricType type = MetricType::Int64;
-  bool annotation = false;  // an annotation's integer values, named after its attribute
+  bool annotation = false;     // an annotation's integer values, named after its attribute
+  bool process_scope = false;  // an annotation's: the values hold for the whole rank
 };
 
 inline constexpr std::uint32_t kNoContext = 0xffffffffu;

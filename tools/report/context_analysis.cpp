@@ -50,6 +50,7 @@ ContextAnalysis::ContextAnalysis(const archive::Definitions& defs,
     locations_[l].rank = defs.locations[l].rank;
   posted_.resize(defs.ranks.size());
   process_annotations_.resize(defs.ranks.size());
+  process_set_values_.resize(defs.ranks.size());
   locations_of_rank_.resize(defs.ranks.size());
   for (std::size_t l = 0; l < defs.locations.size(); ++l)
     if (defs.locations[l].rank < defs.ranks.size())
@@ -85,8 +86,9 @@ std::uint32_t ContextAnalysis::context_of(Location& l) {
       }
     }
     if (nested[a]) continue;
-    for (const auto& [metric, value] : l.set_values)
-      if (matches(defs_.metrics[metric].name, a)) values[a] = std::to_string(value);
+    for (const auto* set : {&process_set_values_[l.rank], &l.set_values})
+      for (const auto& [metric, value] : *set)
+        if (matches(defs_.metrics[metric].name, a)) values[a] = std::to_string(value);
   }
   auto [it, fresh] = ids_.try_emplace(values, static_cast<std::uint32_t>(out_.contexts.size()));
   if (fresh) {
@@ -143,6 +145,11 @@ void ContextAnalysis::metric(std::uint32_t loc, std::uint64_t, std::uint32_t met
                              std::int64_t value) {
   if (metric >= defs_.metrics.size() || !defs_.metrics[metric].annotation) return;
   Location& l = locations_[loc];
+  if (defs_.metrics[metric].process_scope) {
+    process_set_values_[l.rank][metric] = value;
+    for (const std::uint32_t other : locations_of_rank_[l.rank]) locations_[other].context = kNone;
+    return;
+  }
   l.set_values[metric] = value;
   l.context = kNone;
 }

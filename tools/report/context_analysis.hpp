@@ -72,6 +72,7 @@ class ContextAnalysis : public archive::EventSink {
   // Open values of process-scope attributes, innermost last, by rank: they hold for each of the
   // rank's threads, whichever began them.
   std::vector<std::vector<std::uint32_t>> process_annotations_;
+  std::vector<std::map<std::uint32_t, std::int64_t>> process_set_values_;  // by rank
   std::vector<std::vector<std::uint32_t>> locations_of_rank_;
   std::map<std::vector<std::string>, std::uint32_t> ids_;
 };
