@@ -157,9 +157,18 @@ void note_metric(const trace::MetricInfo& m) {
   std::string unit = m.unit.empty() ? "-" : one_line(m.unit);
   for (char& c : unit)
     if (c == ' ' || c == '\t') c = '_';
+  // A third flag only for an annotation's metric: journals of MPI_T metrics read as before.
   append_line("metric " + std::to_string(m.local_id) + ' ' + (m.delta ? '1' : '0') +
-              (m.real ? '1' : '0') + ' ' + unit + ' ' + one_line(m.name) + '\t' +
-              one_line(m.description));
+              (m.real ? '1' : '0') + (m.annotation ? "1" : "") + ' ' + unit + ' ' +
+              one_line(m.name) + '\t' + one_line(m.description));
+}
+
+void note_annotation(std::uint32_t local_id, const std::string& pair) {
+  append_line("annotation " + std::to_string(local_id) + ' ' + one_line(pair));
+}
+
+void note_process_attribute(const std::string& name) {
+  append_line("processattribute " + one_line(name));
 }
 
 void note_cvars(const std::string& cvars, const std::string& cvars_set) {

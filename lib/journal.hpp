@@ -35,6 +35,10 @@ bool open(const std::string& trace_dir, const Header& header, std::string& error
 void note_comm(const trace::CommInfo& comm);
 void note_file(const trace::FileInfo& file);
 void note_metric(const trace::MetricInfo& metric);
+// A nested annotation's "ATTRIBUTE=VALUE" pair at its first use (lib/annotations.hpp).
+void note_annotation(std::uint32_t local_id, const std::string& pair);
+// An attribute of process scope, before its first pair.
+void note_process_attribute(const std::string& name);
 // MPI_T control variables: ProcessInfo's `cvars` and `cvars_set` texts, line by line.
 void note_cvars(const std::string& cvars, const std::string& cvars_set);
 // The clock this rank reads (clock_sync.hpp): the world rank leading its domain, and its name.

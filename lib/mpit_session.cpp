@@ -15,6 +15,7 @@
 
 #include "events/selection.hpp"
 #include "lib/journal.hpp"
+#include "lib/metric_ids.hpp"
 #include "lib/mpit_variables.hpp"
 #include "lib/thread_buffer.hpp"
 #include "lib/world.hpp"
@@ -120,7 +121,7 @@ void report_failure_once(const PvarInfo& p, const char* what, int rc) {
 std::uint32_t add_metric(const std::string& name, const PvarInfo& p, const char* note, bool delta,
                          bool real) {
   trace::MetricInfo m;
-  m.local_id = trace::kFirstPvarMetric + static_cast<std::uint32_t>(g_session.metrics.size());
+  m.local_id = next_metric_id();
   m.name = name;
   m.description =
       p.description + " [MPI_T " + class_name(p.var_class) + ", " + bind_name(p.bind) + "]" + note;

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "lib/annotations.hpp"
 #include "lib/clock_sync.hpp"
 #include "lib/comm_registry.hpp"
 #include "lib/crash_guard.hpp"
@@ -223,6 +224,9 @@ void on_finalize() {
   process.comms = g_comms.snapshot();
   process.files = g_files.snapshot();
   process.metrics = mpit::recorded_metrics();
+  for (trace::MetricInfo& m : annotate::recorded_metrics()) process.metrics.push_back(std::move(m));
+  process.annotations = annotate::recorded_annotations();
+  process.process_attributes = annotate::process_attributes();
   process.cvars = mpit::recorded_cvars();
   process.cvars_set = mpit::cvar_settings();
   GlobalClock clock;

@@ -35,6 +35,16 @@ inline constexpr const char* kCvarsSetProperty = "PERUSETRACE::MPI_T_CVARS_SET";
 // are written only when they changed, at the read: before the Enter of an MPI call (what
 // happened outside MPI) and before its Leave (what the call caused).
 inline constexpr const char* kPvarMetricPrefix = "MPI_T ";
+// An annotation's integer values (perusetrace/annotate.h, set) are a member of type USER named
+// after the attribute ("MODULE:NAME", or "NAME" for the program's own), ABSOLUTE_POINT, INT64.
+// Its nested values are regions of paradigm USER named "ATTRIBUTE=VALUE" (the first '=' ends
+// the attribute), entered and left on the thread that began and ended them.
+inline constexpr char kAnnotationSeparator = '=';
+inline constexpr const char* kAnnotationDescription = "perusetrace annotation";
+// The description of the regions and the metric of a process-scope attribute: the value holds
+// for every thread of the rank, whichever thread began or set it.
+inline constexpr const char* kProcessAnnotationDescription =
+    "perusetrace annotation, process scope";
 
 // The attributes of Peruse events: their ids, and their names by id.
 enum Attribute : unsigned {

@@ -126,6 +126,26 @@ void write_regions(OTF2_GlobalDefWriter* w, Strings& str, const ArchiveSpec& spe
   }
 }
 
+// The nested annotations' "ATTRIBUTE=VALUE" pairs, right after the static regions.
+void write_annotations(OTF2_GlobalDefWriter* w, Strings& str, const ArchiveSpec& spec,
+                       const std::vector<std::string>& annotations,
+                       const std::vector<std::string>& process_attributes) {
+  if (annotations.empty()) return;
+  OTF2_GlobalDefWriter_WriteParadigm(w, OTF2_PARADIGM_USER, str("user"),
+                                     OTF2_PARADIGM_CLASS_PROCESS);
+  for (std::size_t i = 0; i < annotations.size(); ++i) {
+    const OTF2_StringRef name = str(annotations[i]);
+    const std::string attribute =
+        annotations[i].substr(0, annotations[i].find(kAnnotationSeparator));
+    const bool process = std::find(process_attributes.begin(), process_attributes.end(),
+                                   attribute) != process_attributes.end();
+    OTF2_GlobalDefWriter_WriteRegion(
+        w, static_cast<OTF2_RegionRef>(spec.regions.size() + i), name, name,
+        str(process ? kProcessAnnotationDescription : kAnnotationDescription),
+        OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER, OTF2_REGION_FLAG_NONE, str(""), 0, 0);
+  }
+}
+
 void write_attributes_and_metrics(OTF2_GlobalDefWriter* w, Strings& str,
                                   const std::vector<MetricInfo>& pvars) {
   struct Attr {
@@ -172,7 +192,8 @@ void write_attributes_and_metrics(OTF2_GlobalDefWriter* w, Strings& str,
     const MetricInfo& m = pvars[i];
     OTF2_GlobalDefWriter_WriteMetricMember(
         w, static_cast<OTF2_MetricMemberRef>(kFirstPvarMetric + i), str(m.name), str(m.description),
-        OTF2_METRIC_TYPE_OTHER, m.delta ? OTF2_METRIC_RELATIVE_LAST : OTF2_METRIC_ABSOLUTE_POINT,
+        m.annotation ? OTF2_METRIC_TYPE_USER : OTF2_METRIC_TYPE_OTHER,
+        m.delta ? OTF2_METRIC_RELATIVE_LAST : OTF2_METRIC_ABSOLUTE_POINT,
         m.real ? OTF2_TYPE_DOUBLE : OTF2_TYPE_INT64, OTF2_BASE_DECIMAL, 0, str(m.unit));
   }
   const auto metrics = static_cast<std::uint32_t>(kFirstPvarMetric + pvars.size());
@@ -268,7 +289,7 @@ void write_contexts(OTF2_GlobalDefWriter* w, Strings& str, const ArchiveSpec& sp
   for (std::size_t r = 0; r < spec.regions.size(); ++r)
     if (spec.regions[r].paradigm == Paradigm::Mpi)
       regions.emplace(spec.regions[r].name, static_cast<OTF2_RegionRef>(r));
-  auto next_region = static_cast<OTF2_RegionRef>(spec.regions.size());
+  auto next_region = static_cast<OTF2_RegionRef>(spec.regions.size() + u.annotations.size());
   std::map<std::pair<std::string, std::uint32_t>, OTF2_SourceCodeLocationRef> places;
   for (std::size_t i = 0; i < u.contexts.size(); ++i) {
     const UnifiedContext& c = u.contexts[i];
@@ -356,6 +377,7 @@ void write_global_definitions(OTF2_GlobalDefWriter* w, const ArchiveSpec& spec, 
   OTF2_GlobalDefWriter_WriteParadigm(w, OTF2_PARADIGM_MPI, str("MPI"), OTF2_PARADIGM_CLASS_PROCESS);
   write_system_tree(w, str, spec.size, u.ranks);
   write_regions(w, str, spec);
+  write_annotations(w, str, spec, u.annotations, u.process_attributes);
   write_attributes_and_metrics(w, str, u.metrics);
   write_comms(w, str, spec.size, u.comms, spec.comm_layout);
   write_contexts(w, str, spec, u);

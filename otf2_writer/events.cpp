@@ -1,5 +1,7 @@
 // Records to OTF2 events, read back from the journal at MPI_Finalize or by `perusetrace recover`.
 // How Peruse events are shown is explained in docs/otf2-mapping.md.
+#include <algorithm>
+
 #include "events/catalogue.hpp"
 #include "otf2_writer/internal.hpp"
 
@@ -152,6 +154,23 @@ OTF2_ErrorCode one(Location& loc, const ArchiveSpec& spec, const Record& r) {
           r.peer < 0 ? OTF2_UNDEFINED_UINT32 : static_cast<std::uint32_t>(r.peer), r.bytes, r.aux,
           r.request);
     }
+    case RecordKind::AnnotationBegin: {
+      loc.annotations.push_back(r.comm);
+      return OTF2_EvtWriter_Enter(w, nullptr, r.time, annotation_region(spec, r.comm));
+    }
+    case RecordKind::AnnotationEnd: {
+      // The runtime keeps them nested; a damaged journal may not: an end that is not the
+      // innermost open annotation's is dropped (close_location ends what stays open).
+      if (loc.annotations.empty() || loc.annotations.back() != r.comm) return OTF2_SUCCESS;
+      loc.annotations.pop_back();
+      return OTF2_EvtWriter_Leave(w, nullptr, r.time, annotation_region(spec, r.comm));
+    }
+    case RecordKind::AnnotationSet: {
+      const OTF2_Type type = OTF2_TYPE_INT64;
+      OTF2_MetricValue value;
+      value.unsigned_int = r.bytes;
+      return OTF2_EvtWriter_Metric(w, nullptr, r.time, r.comm, 1, &type, &value);
+    }
     case RecordKind::PvarValue: {
       const OTF2_Type type = r.tag == 1 ? OTF2_TYPE_DOUBLE : OTF2_TYPE_INT64;
       OTF2_MetricValue value;
@@ -167,6 +186,7 @@ OTF2_ErrorCode one(Location& loc, const ArchiveSpec& spec, const Record& r) {
 void encode(Location& loc, const Record* records, std::size_t count) {
   const ArchiveSpec& spec = state().spec;
   for (std::size_t i = 0; i < count; ++i) {
+    loc.last_time = std::max(loc.last_time, records[i].time);
     const OTF2_ErrorCode rc = one(loc, spec, records[i]);
     if (rc != OTF2_SUCCESS) {
       fail(std::string("writing the trace failed: ") + OTF2_Error_GetDescription(rc) +
@@ -174,6 +194,17 @@ void encode(Location& loc, const Record* records, std::size_t count) {
       return;
     }
   }
+}
+
+OTF2_ErrorCode end_annotations(Location& loc) {
+  const ArchiveSpec& spec = state().spec;
+  OTF2_ErrorCode rc = OTF2_SUCCESS;
+  while (rc == OTF2_SUCCESS && !loc.annotations.empty()) {
+    rc = OTF2_EvtWriter_Leave(loc.writer, nullptr, loc.last_time,
+                              annotation_region(spec, loc.annotations.back()));
+    loc.annotations.pop_back();
+  }
+  return rc;
 }
 
 }  // namespace perusetrace::trace::detail

@@ -22,7 +22,15 @@ struct Location {
   std::uint64_t id = 0;
   std::uint64_t events = 0;
   bool closed = false;
+  std::vector<std::uint32_t> annotations;  // open ones, innermost last (local pair ids)
+  std::uint64_t last_time = 0;             // of the latest record
 };
+
+// A nested annotation's local region ref: after the static regions (mapped to its global id by
+// the location's region mapping table, write_local_definitions).
+inline OTF2_RegionRef annotation_region(const ArchiveSpec& spec, std::uint32_t pair) {
+  return static_cast<OTF2_RegionRef>(spec.regions.size() + pair);
+}
 
 struct State {
   ArchiveSpec spec;
@@ -51,6 +59,9 @@ Location* open_stream(int rank, std::uint32_t thread_index);
 
 // events.cpp
 void encode(Location& location, const Record* records, std::size_t count);
+// Leaves, at the location's last time, the annotations its thread left open (a program that
+// ended without closing them, a run cut short): every Enter gets its Leave.
+OTF2_ErrorCode end_annotations(Location& location);
 
 // definitions.cpp: everything rank 0 writes into the global definitions.
 struct RankReport {
@@ -107,6 +118,11 @@ struct Unified {
   std::vector<UnifiedContext> contexts;    // rank 0: global calling context id = index
   CommIds context_ids;                     // rank 0: path hash -> global id
   std::vector<std::uint64_t> context_map;  // this rank: local -> global calling context id
+  // Nested annotations: region spec.regions.size() + i is annotations[i] (rank 0).
+  std::vector<std::string> annotations;
+  std::unordered_map<std::string, std::uint64_t> annotation_ids;  // rank 0: pair -> i
+  std::vector<std::string> process_attributes;                    // rank 0
+  std::vector<std::uint64_t> region_map;  // this rank: local -> global region id; empty: same
 };
 void write_local_definitions(OTF2_DefWriter* defs, const Unified& unified);
 // Rank 0, before closing: the properties only the unified reports can tell.
@@ -137,11 +153,13 @@ struct ContextEntry {
 };
 struct Contribution {
   int first_rank = 0;
-  std::vector<ContextEntry> contexts;  // each path once, parents before children
-  std::vector<RankReport> ranks;       // first_rank, first_rank + 1, ...
-  std::vector<CommEntry> comms;        // in order of first appearance
-  std::vector<HandleEntry> handles;    // in rank order, each rank's in opening order
-  std::vector<MetricInfo> metrics;     // MPI_T metrics, each name once, in order of appearance
+  std::vector<ContextEntry> contexts;    // each path once, parents before children
+  std::vector<RankReport> ranks;         // first_rank, first_rank + 1, ...
+  std::vector<CommEntry> comms;          // in order of first appearance
+  std::vector<HandleEntry> handles;      // in rank order, each rank's in opening order
+  std::vector<MetricInfo> metrics;       // MPI_T metrics, each name once, in order of appearance
+  std::vector<std::string> annotations;  // "ATTRIBUTE=VALUE" pairs, each once
+  std::vector<std::string> process_attributes;  // each once
 };
 // One rank's part; `ids` gets the identity of each of its local communicator ids.
 Contribution contribution_of(int rank, const RankReport& report, const ProcessInfo& process,
@@ -156,6 +174,11 @@ Unified unified_of(Contribution&& all);
 std::vector<std::uint64_t> comm_map_of(const std::vector<CommId>& ids, const CommIds& global);
 // A rank's local metric ids as global ones: the Peruse counters keep theirs, MPI_T's go by name.
 std::vector<std::uint64_t> metric_map_of(const std::vector<MetricInfo>& metrics,
+                                         const std::unordered_map<std::string, std::uint64_t>& ids);
+// A rank's local region refs as global ones: the static regions keep theirs, its annotations
+// (ProcessInfo::annotations) go by name; empty when it has none.
+std::vector<std::uint64_t> region_map_of(const ArchiveSpec& spec,
+                                         const std::vector<std::string>& annotations,
                                          const std::unordered_map<std::string, std::uint64_t>& ids);
 // A rank's calling contexts' identities, by local id (the path's hash).
 std::vector<CommId> context_ids_of(const std::vector<ContextInfo>& contexts);

@@ -77,6 +77,7 @@ bool write_archive_offline(const ArchiveSpec& spec, const std::vector<OfflineRan
     unified.metric_map = metric_map_of(ranks[r].process.metrics, unified.metric_ids);
     unified.context_map =
         context_map_of(context_ids_of(ranks[r].process.contexts), unified.context_ids);
+    unified.region_map = region_map_of(spec, ranks[r].process.annotations, unified.annotation_ids);
     handle_base += ranks[r].process.files.size();
     for (std::size_t t = 0; t < unified.ranks[r].location_events.size(); ++t) {
       OTF2_DefWriter* defs = OTF2_Archive_GetDefWriter(

@@ -136,7 +136,7 @@ void write_metric(Writer& w, const MetricInfo& m) {
   w.str(m.name);
   w.str(m.description);
   w.str(m.unit);
-  w.u64((m.delta ? 1u : 0u) | (m.real ? 2u : 0u));
+  w.u64((m.delta ? 1u : 0u) | (m.real ? 2u : 0u) | (m.annotation ? 4u : 0u));
 }
 
 MetricInfo read_metric(Reader& in) {
@@ -147,6 +147,7 @@ MetricInfo read_metric(Reader& in) {
   const std::uint64_t flags = in.u64();
   m.delta = flags & 1;
   m.real = flags & 2;
+  m.annotation = flags & 4;
   return m;
 }
 
@@ -208,6 +209,10 @@ Contribution contribution_of(int rank, const RankReport& report, const ProcessIn
   c.first_rank = rank;
   c.ranks.push_back(report);
   c.metrics = process.metrics;
+  std::unordered_set<std::string> pairs;
+  for (const std::string& a : process.annotations)
+    if (!a.empty() && pairs.insert(a).second) c.annotations.push_back(a);
+  c.process_attributes = process.process_attributes;
   const std::vector<CommId> context_ids = context_ids_of(process.contexts);
   std::unordered_set<CommId, CommIdHash> seen;
   for (const ContextInfo& info : process.contexts) {
@@ -270,6 +275,14 @@ void merge(Contribution& into, Contribution&& next) {
   for (const MetricInfo& m : into.metrics) names.insert(m.name);
   for (MetricInfo& m : next.metrics)
     if (names.insert(m.name).second) into.metrics.push_back(std::move(m));
+  names.clear();
+  for (const std::string& a : into.annotations) names.insert(a);
+  for (std::string& a : next.annotations)
+    if (names.insert(a).second) into.annotations.push_back(std::move(a));
+  names.clear();
+  for (const std::string& a : into.process_attributes) names.insert(a);
+  for (std::string& a : next.process_attributes)
+    if (names.insert(a).second) into.process_attributes.push_back(std::move(a));
 }
 
 std::vector<char> serialize(const Contribution& c) {
@@ -300,6 +313,10 @@ std::vector<char> serialize(const Contribution& c) {
     w.str(e.file);
     w.u64(e.line);
   }
+  w.u64(c.annotations.size());
+  for (const std::string& a : c.annotations) w.str(a);
+  w.u64(c.process_attributes.size());
+  for (const std::string& a : c.process_attributes) w.str(a);
   return std::move(w.bytes);
 }
 
@@ -340,6 +357,12 @@ Contribution deserialize(const char* data, std::size_t length) {
     e.line = static_cast<std::uint32_t>(in.u64());
     c.contexts.push_back(std::move(e));
   }
+  const std::uint64_t annotations = in.left() > 0 ? in.u64() : 0;
+  for (std::uint64_t i = 0; i < annotations && in.left() > 0; ++i)
+    c.annotations.push_back(in.str());
+  const std::uint64_t process_attributes = in.left() > 0 ? in.u64() : 0;
+  for (std::uint64_t i = 0; i < process_attributes && in.left() > 0; ++i)
+    c.process_attributes.push_back(in.str());
   return c;
 }
 
@@ -376,6 +399,10 @@ Unified unified_of(Contribution&& all) {
          parent != context_ids.end() ? parent->second : OTF2_UNDEFINED_CALLING_CONTEXT});
   }
   u.context_ids = std::move(context_ids);
+  u.annotations = std::move(all.annotations);
+  u.process_attributes = std::move(all.process_attributes);
+  for (std::size_t i = 0; i < u.annotations.size(); ++i)
+    u.annotation_ids.emplace(u.annotations[i], i);
   u.metrics = std::move(all.metrics);
   for (std::size_t i = 0; i < u.metrics.size(); ++i)
     u.metric_ids.emplace(u.metrics[i].name, kFirstPvarMetric + i);
@@ -391,6 +418,20 @@ std::vector<std::uint64_t> metric_map_of(
     if (map.size() <= m.local_id) map.resize(m.local_id + 1, OTF2_UNDEFINED_METRIC);
     const auto it = ids.find(m.name);
     map[m.local_id] = it != ids.end() ? it->second : OTF2_UNDEFINED_METRIC;
+  }
+  return map;
+}
+
+std::vector<std::uint64_t> region_map_of(
+    const ArchiveSpec& spec, const std::vector<std::string>& annotations,
+    const std::unordered_map<std::string, std::uint64_t>& ids) {
+  if (annotations.empty()) return {};
+  const std::size_t base = spec.regions.size();
+  std::vector<std::uint64_t> map(base + annotations.size(), OTF2_UNDEFINED_REGION);
+  for (std::size_t i = 0; i < base; ++i) map[i] = i;
+  for (std::size_t i = 0; i < annotations.size(); ++i) {
+    const auto it = ids.find(annotations[i]);
+    if (it != ids.end()) map[base + i] = base + it->second;
   }
   return map;
 }

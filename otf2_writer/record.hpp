@@ -46,7 +46,13 @@ namespace perusetrace {
   /* Test completes it (a Leave carries it: the MPI function goes in tag, not region) */         \
   X(NbCollectiveRequest, "request")                                                              \
   X(NbCollectiveComplete,                                                                        \
-    "comm, peer = root, tag = MPI function, bytes = sent, request, aux = received")
+    "comm, peer = root, tag = MPI function, bytes = sent, request, aux = received")              \
+  /* Annotations (lib/annotations.hpp): comm = the local id of the "ATTRIBUTE=VALUE" pair */     \
+  /* (ProcessInfo::annotations), tag = the attribute's id. */                                    \
+  X(AnnotationBegin, "comm, tag")                                                                \
+  X(AnnotationEnd, "comm, tag")                                                                  \
+  /* An integer value set: comm = the attribute's local metric id (MetricInfo). */               \
+  X(AnnotationSet, "comm, bytes = the value's bits (int64)")
 
 enum class RecordKind : std::uint8_t {
 #define PERUSETRACE_KIND_NAME(name, fields) name,

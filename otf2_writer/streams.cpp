@@ -110,6 +110,7 @@ void write_local_definitions(OTF2_DefWriter* defs, const Unified& unified) {
   if (unified.metric_map.size() > kFirstPvarMetric)
     write_mapping(defs, OTF2_MAPPING_METRIC, unified.metric_map);
   write_mapping(defs, OTF2_MAPPING_CALLING_CONTEXT, unified.context_map);
+  write_mapping(defs, OTF2_MAPPING_REGION, unified.region_map);
 }
 
 // "a\nb\n" -> "a; b": otf2-print shows a property's first line only. An item's own ';'
@@ -174,6 +175,11 @@ void close_location(void* location) noexcept {
   // After a failed write OTF2's buffers are in no state to be flushed again: closing the
   // writer would crash the program. The writer is left as it is.
   if (state().failed) return;
+  if (end_annotations(*loc) != OTF2_SUCCESS) {
+    fail("writing the end of thread " + std::to_string(loc->thread_index) +
+         "'s open annotations failed. " + write_remedy(state().spec.directory));
+    return;
+  }
   OTF2_EvtWriter_GetNumberOfEvents(loc->writer, &loc->events);
   // Closing flushes what OTF2 still holds.
   if (OTF2_Archive_CloseEvtWriter(state().archive, loc->writer) != OTF2_SUCCESS)

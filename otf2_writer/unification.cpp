@@ -57,6 +57,7 @@ struct Child {
   std::vector<CommId> sent;  // the communicators of the child's subtree, in the order it sent them
   std::vector<std::string> sent_metrics;  // and its MPI_T metrics
   std::vector<CommId> sent_contexts;      // and its calling contexts
+  std::vector<std::string> sent_annotations;
 };
 
 }  // namespace
@@ -81,7 +82,7 @@ Unified unify(const ProcessInfo& process, const RankReport& mine) {
     if (rank + mask < size) {
       const std::vector<char> bytes = receive_bytes(rank + mask);
       Contribution child = deserialize(bytes.data(), bytes.size());
-      Child c{rank + mask, {}, {}, {}};
+      Child c{rank + mask, {}, {}, {}, child.annotations};
       for (const CommEntry& e : child.comms) c.sent.push_back(e.id);
       for (const MetricInfo& m : child.metrics) c.sent_metrics.push_back(m.name);
       for (const ContextEntry& e : child.contexts) c.sent_contexts.push_back(e.id);
@@ -94,11 +95,13 @@ Unified unify(const ProcessInfo& process, const RankReport& mine) {
   CommIds global;
   std::unordered_map<std::string, std::uint64_t> metric_ids;
   CommIds contexts;
+  std::unordered_map<std::string, std::uint64_t> annotation_ids;
   if (parent < 0) {
     u = unified_of(std::move(subtree));
     global = u.comm_ids;
     metric_ids = u.metric_ids;
     contexts = u.context_ids;
+    annotation_ids = u.annotation_ids;
   } else {
     // Down: the global ids of what this rank sent up, in that order.
     const std::vector<std::uint64_t> ids = receive_ids(parent);
@@ -110,6 +113,9 @@ Unified unify(const ProcessInfo& process, const RankReport& mine) {
     const std::vector<std::uint64_t> context_ids = receive_ids(parent);
     for (std::size_t i = 0; i < subtree.contexts.size() && i < context_ids.size(); ++i)
       contexts.emplace(subtree.contexts[i].id, context_ids[i]);
+    const std::vector<std::uint64_t> annotations = receive_ids(parent);
+    for (std::size_t i = 0; i < subtree.annotations.size() && i < annotations.size(); ++i)
+      annotation_ids.emplace(subtree.annotations[i], annotations[i]);
   }
   for (auto it = children.rbegin(); it != children.rend(); ++it) {
     std::vector<std::uint64_t> ids;
@@ -131,10 +137,17 @@ Unified unify(const ProcessInfo& process, const RankReport& mine) {
       ids.push_back(found != contexts.end() ? found->second : OTF2_UNDEFINED_CALLING_CONTEXT);
     }
     send_ids(ids, it->rank);
+    ids.clear();
+    for (const std::string& pair : it->sent_annotations) {
+      const auto found = annotation_ids.find(pair);
+      ids.push_back(found != annotation_ids.end() ? found->second : OTF2_UNDEFINED_REGION);
+    }
+    send_ids(ids, it->rank);
   }
   u.comm_map = comm_map_of(local_ids, global);
   u.metric_map = metric_map_of(process.metrics, metric_ids);
   u.context_map = context_map_of(context_ids_of(process.contexts), contexts);
+  u.region_map = region_map_of(state().spec, process.annotations, annotation_ids);
 
   // Handles are numbered in rank order: this rank's first is the count of all ranks' before it.
   std::uint64_t handles = process.files.size(), base = 0;

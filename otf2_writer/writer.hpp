@@ -106,6 +106,9 @@ struct MetricInfo {
   std::string name, description, unit;
   bool delta = false;  // the change since the previous read (RELATIVE_LAST), else the value
   bool real = false;   // DOUBLE values, else INT64
+  // An annotation's integer values (perusetrace/annotate.h, set), named after the attribute;
+  // written as a metric of type USER, which is how the tools tell it from MPI_T's.
+  bool annotation = false;
 };
 
 // A node of a rank's calling context tree (the samples' call paths, outermost first), symbolised.
@@ -138,6 +141,11 @@ struct ProcessInfo {
   std::vector<ClockOffset> clock_offsets;  // measured at MPI_Init and MPI_Finalize
   std::vector<MetricInfo> metrics;         // MPI_T PVAR values recorded, in local id order
   std::vector<ContextInfo> contexts;       // the samples' calling contexts, parents first
+  // The nested annotations' "ATTRIBUTE=VALUE" pairs by local id (records AnnotationBegin/End):
+  // regions of paradigm USER, unified by name (archive_schema.hpp).
+  std::vector<std::string> annotations;
+  // The attributes among them of process scope: their values hold for every thread of the rank.
+  std::vector<std::string> process_attributes;
   // MPI_T control variables, "NAME=VALUE" lines (archive_schema.hpp): rank 0 gives them all,
   // every other rank those that differ from rank 0's; rank 0 also what MPITRACE_CVARS set.
   std::string cvars, cvars_set;

@@ -17,7 +17,9 @@ def main():
     library, wrappers, headers = sys.argv[1], sys.argv[2], sys.argv[3:]
     api = set()
     for header in headers:
-        api |= set(re.findall(r"^\w[\w ]*\b(perusetrace_\w+)\(", open(header).read(), re.M))
+        # A header's static inline functions are the program's own, not the library's.
+        api |= set(re.findall(r"^(?!static )\w[\w ]*\b(perusetrace_\w+)\(", open(header).read(),
+                              re.M))
     nm = subprocess.run(["nm", "-D", "--defined-only", library], capture_output=True, text=True)
     if nm.returncode != 0:
         sys.exit(f"nm -D {library} failed: {nm.stderr.strip()}")

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """ThreadSanitizer on perusetrace's own code: the library built with -fsanitize=thread in a
-build directory of its own, preloaded into the 8-thread communicator test (also instrumented)
-under the Peruse Open MPI, which is not instrumented. Open MPI's internals race as far as TSan
+build directory of its own, preloaded into the 8-thread communicator test and the 8-thread
+annotation test (also instrumented) under the Peruse Open MPI, which is not instrumented. Open MPI's internals race as far as TSan
 can tell (it cannot see their atomics), so a report counts against us only when one of its
 racing accesses, or a lock it names, is in libperusetrace.
 
@@ -54,7 +54,8 @@ def main():
     if not os.path.exists(LIBTSAN):
         sys.exit(f"{LIBTSAN} is missing: apt-get install libtsan2 (tools/setup does)")
     build = sanitized_build.build(source, build_root, "tsan", prefix, "thread",
-                                  ["lib/libperusetrace.so", "tests/comm_threads"])
+                                  ["lib/libperusetrace.so", "tests/comm_threads",
+                                   "tests/annotated_threads"])
     library = os.path.join(build, "lib", "libperusetrace.so")
     failures = []
     with tempfile.TemporaryDirectory(prefix="perusetrace-tsan-") as work:
@@ -90,6 +91,22 @@ def main():
                                     "recorded: the reads were not exercised")
             for report in own[:3]:
                 failures.append(f"run {run + 1}: a race in perusetrace:\n{report}")
+        # Annotations from 8 threads at once: the first uses of each pair (the registry's lock)
+        # race with the other threads' cache hits, next to a process-scope value.
+        env = {"MPITRACE_OUTPUT": os.path.join(work, "annotated"),
+               "TSAN_OPTIONS": "exitcode=0 report_signal_unsafe=0 history_size=4"}
+        cmd = mpi_launch.command(os.path.join(prefix, "bin", "mpirun"), 2, env,
+                                 f"{LIBTSAN}:{library}")
+        done = subprocess.run(cmd + [os.path.join(build, "tests", "annotated_threads"), "8"],
+                              env=mpi_launch.launcher_env(), capture_output=True, text=True,
+                              timeout=300)
+        own, total = own_reports(done.stderr)
+        print(f"annotated threads: {total} ThreadSanitizer reports, {len(own)} in perusetrace")
+        if done.returncode != 0 or "annotated_threads: done" not in done.stdout:
+            failures.append(f"annotated threads: the program failed (exit {done.returncode}):\n"
+                            f"{done.stderr[-2000:]}")
+        for report in own[:3]:
+            failures.append(f"annotated threads: a race in perusetrace:\n{report}")
     if failures:
         print("\n".join(failures), file=sys.stderr)
         sys.exit(1)

@@ -266,6 +266,7 @@ struct ArchiveReader::Impl {
     OTF2_StringRef name;
     OTF2_RegionRole role;
     OTF2_Paradigm paradigm;
+    OTF2_StringRef description;
   };
   std::map<OTF2_RegionRef, RawRegion> regions;
   std::map<std::string, OTF2_AttributeRef> attributes;
@@ -283,6 +284,7 @@ struct ArchiveReader::Impl {
     OTF2_StringRef name, description, unit;
     OTF2_MetricMode mode;
     OTF2_Type type;
+    OTF2_MetricType metric_type;
   };
   std::map<OTF2_MetricMemberRef, RawMember> metric_members;
   std::map<OTF2_MetricRef, OTF2_MetricMemberRef> metric_classes;
@@ -392,9 +394,10 @@ OTF2_CallbackCode def_location(void* d, OTF2_LocationRef ref, OTF2_StringRef nam
   return guarded(d, [&](Impl& s) { s.locations[ref] = {name, group, events}; });
 }
 OTF2_CallbackCode def_region(void* d, OTF2_RegionRef ref, OTF2_StringRef name, OTF2_StringRef,
-                             OTF2_StringRef, OTF2_RegionRole role, OTF2_Paradigm paradigm,
-                             OTF2_RegionFlag, OTF2_StringRef, uint32_t, uint32_t) {
-  return guarded(d, [&](Impl& s) { s.regions[ref] = {name, role, paradigm}; });
+                             OTF2_StringRef description, OTF2_RegionRole role,
+                             OTF2_Paradigm paradigm, OTF2_RegionFlag, OTF2_StringRef, uint32_t,
+                             uint32_t) {
+  return guarded(d, [&](Impl& s) { s.regions[ref] = {name, role, paradigm, description}; });
 }
 OTF2_CallbackCode def_context(void* d, OTF2_CallingContextRef ref, OTF2_RegionRef region,
                               OTF2_SourceCodeLocationRef place, OTF2_CallingContextRef parent) {
@@ -432,11 +435,11 @@ OTF2_CallbackCode def_comm(void* d, OTF2_CommRef ref, OTF2_StringRef name, OTF2_
   return guarded(d, [&](Impl& s) { s.comms[ref] = {name, group}; });
 }
 OTF2_CallbackCode def_metric_member(void* d, OTF2_MetricMemberRef ref, OTF2_StringRef name,
-                                    OTF2_StringRef description, OTF2_MetricType,
+                                    OTF2_StringRef description, OTF2_MetricType metric_type,
                                     OTF2_MetricMode mode, OTF2_Type type, OTF2_Base, int64_t,
                                     OTF2_StringRef unit) {
   return guarded(d, [&](Impl& s) {
-    s.metric_members[ref] = {name, description, unit, mode, type};
+    s.metric_members[ref] = {name, description, unit, mode, type, metric_type};
   });
 }
 OTF2_CallbackCode def_metric_class(void* d, OTF2_MetricRef ref, uint8_t n,
@@ -770,6 +773,13 @@ void build_definitions(ArchiveReader::Impl& s, Definitions& defs_, const std::st
       out.peruse_index = peruse_count++;
       defs_.peruse_events.push_back(
           out.name.substr(std::char_traits<char>::length(kPeruseRegionPrefix)));
+    } else if (r.paradigm == OTF2_PARADIGM_USER &&
+               out.name.find(trace::kAnnotationSeparator) != std::string::npos) {
+      out.kind = RegionKind::Annotation;
+      const std::size_t eq = out.name.find(trace::kAnnotationSeparator);
+      out.attribute = out.name.substr(0, eq);
+      out.value = out.name.substr(eq + 1);
+      out.process_scope = s.str(r.description) == trace::kProcessAnnotationDescription;
     } else if (out.name == kTracerRegion) {
       out.kind = RegionKind::Tracer;
     } else if (out.name.rfind("MPI_", 0) == 0 && !out.sampled) {
@@ -805,6 +815,8 @@ void build_definitions(ArchiveReader::Impl& s, Definitions& defs_, const std::st
     out.description = s.str(raw.description);
     out.unit = s.str(raw.unit);
     out.mode = raw.mode == OTF2_METRIC_RELATIVE_LAST ? MetricMode::Delta : MetricMode::Value;
+    out.annotation = raw.metric_type == OTF2_METRIC_TYPE_USER;
+    out.process_scope = out.annotation && out.description == trace::kProcessAnnotationDescription;
     out.type = raw.type == OTF2_TYPE_DOUBLE   ? MetricType::Double
                : raw.type == OTF2_TYPE_UINT64 ? MetricType::Uint64
                                               : MetricType::Int64;

@@ -20,7 +20,8 @@ class ArchiveError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class RegionKind : std::uint8_t { MpiFunction, Peruse, Tracer, Other };
+// Annotation: a nested annotation's value (perusetrace/annotate.h), "ATTRIBUTE=VALUE".
+enum class RegionKind : std::uint8_t { MpiFunction, Peruse, Tracer, Other, Annotation };
 enum class RegionRole : std::uint8_t { Function, PointToPoint, Barrier, Collective, FileIo, Other };
 
 struct RegionDef {
@@ -28,7 +29,9 @@ struct RegionDef {
   RegionKind kind = RegionKind::Other;
   RegionRole role = RegionRole::Other;
   std::uint32_t peruse_index = 0;  // RegionKind::Peruse: position among the Peruse regions
-  bool sampled = false;  // a function of the samples' call stacks (OTF2 paradigm SAMPLING)
+  bool sampled = false;          // a function of the samples' call stacks (OTF2 paradigm SAMPLING)
+  std::string attribute, value;  // RegionKind::Annotation: the name's two parts
+  bool process_scope = false;    // RegionKind::Annotation: the value holds for the whole rank
 };
 
 struct NodeDef {
@@ -66,6 +69,8 @@ struct MetricDef {
   std::string name, description, unit;
   MetricMode mode = MetricMode::Value;
   MetricType type = MetricType::Int64;
+  bool annotation = false;     // an annotation's integer values, named after its attribute
+  bool process_scope = false;  // an annotation's: the values hold for the whole rank
 };
 
 inline constexpr std::uint32_t kNoContext = 0xffffffffu;

@@ -17,7 +17,7 @@ bool is_mpit(const MetricDef& m) {
 
 std::vector<std::uint64_t> metric_types(const Definitions& defs) {
   std::vector<std::uint64_t> types;
-  std::uint64_t next = kTypeMpitFirst;
+  std::uint64_t next = kTypeMpitFirst, next_set = kTypeAnnotationSetFirst;
   for (const MetricDef& m : defs.metrics) {
     std::uint64_t type = 0;
     if (m.name == "posted queue depth") {
@@ -28,6 +28,8 @@ std::vector<std::uint64_t> metric_types(const Definitions& defs) {
       type = kTypeBytesInFlight;
     } else if (is_mpit(m) && next <= kTypeMpitLast) {
       type = next++;
+    } else if (m.annotation && next_set <= kTypeAnnotationSetLast) {
+      type = next_set++;
     }
     types.push_back(type);
   }
@@ -39,6 +41,10 @@ std::size_t mpit_metrics_dropped(const Definitions& defs) {
   for (const MetricDef& m : defs.metrics) mpit += is_mpit(m);
   const std::size_t room = kTypeMpitLast - kTypeMpitFirst + 1;
   return mpit > room ? mpit - room : 0;
+}
+
+std::string annotation_set_label(const MetricDef& m) {
+  return fmt::format("annotation {} (the value set; below 0 shown as 0)", m.name);
 }
 
 std::string mpit_label(const MetricDef& m) {

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "tools/prv/annotation_types.hpp"
 #include "tools/prv/metric_types.hpp"
 #include "tools/prv/prv_codes.hpp"
 
@@ -115,8 +116,17 @@ void write_pcf(const std::string& path, const Definitions& defs) {
   event_type(o, kTypeBytesInFlight, "Bytes in flight (Peruse)");
   event_type(o, kTypeFragmentBytes, "Fragment bytes (Peruse REQ_XFER_CONTINUE)");
   const std::vector<std::uint64_t> types = metric_types(defs);
-  for (std::size_t m = 0; m < types.size(); ++m)
-    if (types[m] >= kTypeMpitFirst) event_type(o, types[m], mpit_label(defs.metrics[m]));
+  for (std::size_t m = 0; m < types.size(); ++m) {
+    if (types[m] >= kTypeAnnotationSetFirst)
+      event_type(o, types[m], annotation_set_label(defs.metrics[m]));
+    else if (types[m] >= kTypeMpitFirst)
+      event_type(o, types[m], mpit_label(defs.metrics[m]));
+  }
+  for (const AnnotationTypes::Attribute& a : annotation_types(defs).attributes) {
+    Values values{{0, "(none)"}};
+    for (std::size_t v = 0; v < a.values.size(); ++v) values.emplace_back(v + 1, a.values[v]);
+    event_type(o, a.type, "annotation " + a.name, values);
+  }
   write_file(path, o);
 }
 

@@ -52,5 +52,12 @@ inline constexpr std::uint64_t kTypeLast = 64000999;
 // their own, since a run can have thousands (per-peer variables of every communicator).
 inline constexpr std::uint64_t kTypeMpitFirst = 64100000;
 inline constexpr std::uint64_t kTypeMpitLast = 64199999;
+// Annotations (perusetrace/annotate.h): a nested attribute's value, one type per attribute in
+// the order the archive's regions name them, the value numbered in that order from 1 (0: none in
+// force); an integer attribute's set values, one type per attribute, the value itself.
+inline constexpr std::uint64_t kTypeAnnotationFirst = 64200000;
+inline constexpr std::uint64_t kTypeAnnotationLast = 64249999;
+inline constexpr std::uint64_t kTypeAnnotationSetFirst = 64250000;
+inline constexpr std::uint64_t kTypeAnnotationSetLast = 64299999;
 
 }  // namespace perusetrace::prv

@@ -51,6 +51,7 @@ Translator::Translator(const Definitions& defs, PrvWriter& out,
     threads_[i].state = defs.locations[i].thread == 0 ? kStateRunning : kStateNotCreated;
   for (const RegionDef& r : defs.regions) region_state_.push_back(state_of(r));
   metric_type_ = metric_types(defs);
+  annotations_ = annotation_types(defs);
   for (std::size_t i = 0; i < defs.peruse_events.size(); ++i)
     if (defs.peruse_events[i] == "REQ_XFER_CONTINUE")
       xfer_continue_ = static_cast<std::uint32_t>(i);
@@ -90,10 +91,25 @@ void Translator::update(std::uint32_t loc, std::uint64_t t) {
   }
 }
 
+void Translator::annotation_event(std::uint32_t loc, std::uint64_t t, std::uint32_t attribute) {
+  std::uint64_t value = 0;
+  const Thread& th = threads_[loc];
+  for (auto it = th.stack.rbegin(); it != th.stack.rend(); ++it) {
+    if (annotations_.attribute_of_region[*it] == attribute) {
+      value = annotations_.value_of_region[*it];
+      break;
+    }
+  }
+  const std::pair<std::uint64_t, std::uint64_t> e{annotations_.attributes[attribute].type, value};
+  out_.event(objects_[loc], t, &e, 1);
+}
+
 void Translator::enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) {
   touch(loc, t);
   Thread& th = threads_[loc];
   th.stack.push_back(region);
+  if (const std::uint32_t a = annotations_.attribute_of_region[region]; a != AnnotationTypes::kNone)
+    annotation_event(loc, t, a);
   if (defs_.regions[region].kind == RegionKind::MpiFunction && th.mpi_depth++ == 0)
     messages_.call_enter(loc);
   update(loc, t);
@@ -111,8 +127,14 @@ void Translator::leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region)
         --th.mpi_depth == 0)
       messages_.call_leave(loc);
   }
+  std::vector<std::uint32_t> ended;  // the annotation attributes whose value changes
+  for (std::size_t i = keep; i < th.stack.size(); ++i)
+    if (const std::uint32_t a = annotations_.attribute_of_region[th.stack[i]];
+        a != AnnotationTypes::kNone && std::find(ended.begin(), ended.end(), a) == ended.end())
+      ended.push_back(a);
   th.stack.resize(keep);
   update(loc, t);
+  for (const std::uint32_t a : ended) annotation_event(loc, t, a);
 }
 
 void Translator::peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,

@@ -1,11 +1,12 @@
 // OTF2 events of a perusetrace archive to Paraver records: per-thread states from the MPI
 // regions, the MPI call in progress, Peruse events with their fields, the derived counters,
-// and (through MessageMatcher) the communications.
+// the annotations in force, and (through MessageMatcher) the communications.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "tools/prv/annotation_types.hpp"
 #include "tools/prv/prv_archive.hpp"
 #include "tools/prv/messages.hpp"
 #include "tools/prv/prv_writer.hpp"
@@ -50,13 +51,16 @@ class Translator : public EventSink {
   void touch(std::uint32_t loc, std::uint64_t t);
   void set_state(std::uint32_t loc, std::uint64_t t, std::uint32_t state);
   void update(std::uint32_t loc, std::uint64_t t);
+  // The value of the annotation attribute `attribute` now in force on the thread, as an event.
+  void annotation_event(std::uint32_t loc, std::uint64_t t, std::uint32_t attribute);
 
   const Definitions& defs_;
   PrvWriter& out_;
   const std::vector<PrvObject>& objects_;
   std::vector<Thread> threads_;
   std::vector<std::uint32_t> region_state_;
-  std::vector<std::uint64_t> metric_type_;     // by metric id, 0: not shown
+  std::vector<std::uint64_t> metric_type_;  // by metric id, 0: not shown
+  AnnotationTypes annotations_;
   std::uint32_t xfer_continue_ = 0xffffffffu;  // peruse index of REQ_XFER_CONTINUE
   MessageMatcher messages_;
 };

@@ -116,11 +116,25 @@ void read_definitions(const std::string& path, RankJournal& j) {
       m.name = rest.substr(0, tab);
       if (tab != std::string::npos) m.description = rest.substr(tab + 1);
       if (m.unit == "-") m.unit.clear();
-      m.delta = flags.size() == 2 && flags[0] == '1';
-      m.real = flags.size() == 2 && flags[1] == '1';
-      ok = !in.fail() && flags.size() == 2 && !m.name.empty() &&
-           m.local_id >= trace::kFirstPvarMetric && m.local_id < journal::kMaxLocalIds;
+      const bool sized = flags.size() == 2 || flags.size() == 3;  // 3: an annotation's
+      m.delta = sized && flags[0] == '1';
+      m.real = sized && flags[1] == '1';
+      m.annotation = flags.size() == 3 && flags[2] == '1';
+      ok = !in.fail() && sized && !m.name.empty() && m.local_id >= trace::kFirstPvarMetric &&
+           m.local_id < journal::kMaxLocalIds;
       if (ok) j.process.metrics.push_back(std::move(m));
+    } else if (key == "annotation") {
+      std::uint32_t id = 0;
+      in >> id;
+      const std::string pair = rest_of(in);
+      ok = !in.fail() && id < journal::kMaxLocalIds && !pair.empty();
+      if (ok) {
+        if (j.process.annotations.size() <= id) j.process.annotations.resize(id + 1);
+        j.process.annotations[id] = pair;
+      }
+    } else if (key == "processattribute") {
+      const std::string name = rest_of(in);
+      if ((ok = !name.empty())) j.process.process_attributes.push_back(name);
     } else if (key == "cvar") {
       j.process.cvars += rest_of(in) + '\n';
     } else if (key == "cvarset") {

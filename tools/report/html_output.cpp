@@ -189,6 +189,53 @@ std::string mpit_plot(const Report& r, double span_s) {
                    span_s, series);
 }
 
+// Per context (--by, or else the archive's first attribute alone): a bar of its time in MPI and,
+// under it, one of its late-sender time, on one scale; the contexts with the most MPI time.
+std::string context_chart(const Report& r) {
+  const ByContext* by = !r.by_context.attributes.empty() ? &r.by_context
+                        : !r.by_attribute.empty()        ? &r.by_attribute.front()
+                                                         : nullptr;
+  if (by == nullptr || by->contexts.empty()) return "";
+  constexpr std::size_t kShown = 30;
+  constexpr int kLabel = 220, kRow = 22, kBar = 9;
+  std::vector<const ContextStat*> rows;
+  for (const ContextStat& c : by->contexts) rows.push_back(&c);
+  std::stable_sort(rows.begin(), rows.end(), [](const ContextStat* a, const ContextStat* b) {
+    return a->mpi_ns > b->mpi_ns;
+  });
+  if (rows.size() > kShown) rows.resize(kShown);
+  std::uint64_t top = 1;
+  for (const ContextStat* c : rows) top = std::max({top, c->mpi_ns, c->late_sender_ns});
+  std::string names;
+  for (const std::string& a : by->attributes) names += (names.empty() ? "" : ",") + a;
+  const int height = kTop + kRow * static_cast<int>(rows.size()) + kBottom;
+  std::string svg = fmt::format(
+      R"svg(<h3>By context ({}): time in MPI (blue) and late-sender time (red)</h3><svg id="plot-contexts" xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" viewBox="0 0 {} {}">)svg",
+      escape(names), kWidth, height, kWidth, height);
+  const double scale = static_cast<double>(kWidth - kLabel - kRight) / static_cast<double>(top);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const ContextStat& c = *rows[i];
+    std::string label;
+    for (std::size_t a = 0; a < c.values.size(); ++a)
+      label += (a ? " " : "") + (c.values[a].empty() ? std::string("(none)") : c.values[a]);
+    const int y = kTop + kRow * static_cast<int>(i);
+    svg +=
+        fmt::format(R"svg(<text x="4" y="{}" font-size="11">{}</text>)svg", y + 12, escape(label));
+    const std::pair<std::uint64_t, const char*> bars[] = {{c.mpi_ns, "#1f77b4"},
+                                                          {c.late_sender_ns, "#d62728"}};
+    for (int b = 0; b < 2; ++b)
+      svg += fmt::format(
+          R"svg(<rect x="{}" y="{}" width="{:.1f}" height="{}" fill="{}"><title>{}: {:.3f} ms</title></rect>)svg",
+          kLabel, y + 2 + b * (kBar + 1), static_cast<double>(bars[b].first) * scale, kBar,
+          bars[b].second, b == 0 ? "time in MPI" : "late sender",
+          static_cast<double>(bars[b].first) / 1e6);
+  }
+  svg +=
+      fmt::format(R"svg(<text x="{}" y="{}" font-size="11" text-anchor="end">{:.3f} ms</text>)svg",
+                  kWidth - kRight, height - 8, static_cast<double>(top) / 1e6);
+  return svg + "</svg>\n";
+}
+
 }  // namespace
 
 std::string to_html(const Report& r) {
@@ -236,6 +283,7 @@ std::string to_html(const Report& r) {
   page += heat_map(r);
   page += placement_table(r);
   page += mpit_plot(r, span_s);
+  page += context_chart(r);
   page += "<h2>Full report</h2><pre>" + escape(text) + "</pre>\n</body></html>\n";
   return page;
 }

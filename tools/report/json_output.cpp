@@ -149,6 +149,26 @@ std::string mpit(const Mpit& m) {
       }));
 }
 
+std::string by_context(const ByContext& by) {
+  auto strings = [](const std::vector<std::string>& list) {
+    return array(list, [](const std::string& s) { return quote(s); });
+  };
+  return fmt::format(
+      R"({{"attributes":{},"found":{},"contexts":{}}})", strings(by.attributes), strings(by.found),
+      array(by.contexts, [&](const ContextStat& c) {
+        return fmt::format(
+            R"({{"values":{},"mpi_ns":{},"sent":{},"sent_bytes":{},"received":{},)"
+            R"("received_bytes":{},"late_sender_count":{},"late_sender_ns":{},)"
+            R"("sampled_ns":{{"not_in_mpi":{},"mpi_work":{},"mpi_stall":{}}},"functions":{}}})",
+            strings(c.values), c.mpi_ns, c.sent, c.sent_bytes, c.received, c.received_bytes,
+            c.late_sender_count, c.late_sender_ns, c.sampled_ns[0], c.sampled_ns[1],
+            c.sampled_ns[2], array(c.functions, [](const auto& f) {
+              return fmt::format(R"({{"name":{},"calls":{},"ns":{}}})", quote(f.first),
+                                 f.second.calls, f.second.ns);
+            }));
+      }));
+}
+
 }  // namespace
 
 std::string to_json(const Report& r) {
@@ -280,6 +300,12 @@ std::string to_json(const Report& r) {
   j += fmt::format(R"("requests_in_flight_max":{})", r.requests_in_flight_max);
   // Only an archive with MPI_T in it has the section: other reports stay as they were.
   if (r.mpit.present) j += R"(,"mpit":)" + mpit(r.mpit);
+  // Only an archive with annotations, or a report asked --by, has the section.
+  if (!r.by_context.attributes.empty() || !r.by_context.found.empty())
+    j += R"(,"by_context":)" + by_context(r.by_context);
+  if (!r.by_attribute.empty())
+    j += R"(,"by_attribute":)" +
+         array(r.by_attribute, [](const ByContext& b) { return by_context(b); });
   return j + "}\n";
 }
 

@@ -224,6 +224,26 @@ struct Mpit {
   std::vector<CvarItem> differ, set;
 };
 
+// `--by ATTRIBUTE[,ATTRIBUTE]` (context_analysis.hpp): the analyses per context, a context being
+// the values of the attributes in force on the thread (perusetrace/annotate.h).
+struct ContextStat {
+  std::vector<std::string> values;  // one per attribute asked for; "" where none was in force
+  std::uint64_t mpi_ns = 0;         // outermost MPI calls only
+  std::map<std::string, FunctionStat> functions;  // outermost calls, by function
+  std::uint64_t sent = 0, sent_bytes = 0;         // MPI send records, as RankStats counts them
+  std::uint64_t late_sender_count = 0, late_sender_ns = 0;  // on the receiver, at its posting
+  std::uint64_t received = 0, received_bytes = 0;           // MPI receive records
+  // Samples (MPITRACE_SAMPLING): thread time by the sampled MPI state (mpi_state.h's order: not
+  // in MPI, MPI work, MPI stall), the samples' periods times the sampling period.
+  std::array<std::uint64_t, 3> sampled_ns{};
+};
+
+struct ByContext {
+  std::vector<std::string> attributes;  // as asked for; empty: no --by
+  std::vector<std::string> found;       // the archive's attributes, "MODULE:NAME" or "NAME"
+  std::vector<ContextStat> contexts;    // in order of first appearance
+};
+
 struct Report {
   std::string archive, creator, settings;
   std::uint64_t events = 0;
@@ -244,6 +264,8 @@ struct Report {
   ClockCondition clock;
   std::uint64_t requests_in_flight_max = 0;  // the analysis' own state, for the record
   Mpit mpit;
+  ByContext by_context;                 // --by
+  std::vector<ByContext> by_attribute;  // without --by: each of the archive's attributes alone
 
   const Missing* missing_for(const std::string& analysis) const {
     for (const auto& m : missing)

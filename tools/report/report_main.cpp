@@ -12,6 +12,7 @@
 
 #include "tools/archive/command_line.hpp"
 #include "tools/report/analysis.hpp"
+#include "tools/report/context_analysis.hpp"
 #include "tools/archive/archive_reader.hpp"
 #include "tools/archive/clock_repair.hpp"
 #include "tools/report/html_output.hpp"
@@ -21,7 +22,8 @@
 
 namespace {
 
-constexpr const char* kUsage = R"(usage: perusetrace report ARCHIVE [--json FILE] [--html FILE]
+constexpr const char* kUsage =
+    R"(usage: perusetrace report ARCHIVE [--by ATTRIBUTE[,ATTRIBUTE]] [--json FILE] [--html FILE]
 
 Analyses an OTF2 trace written by perusetrace and prints, per rank, per message, per wait
 pattern (late sender, late receiver, late wait), per queue and per collective, what its
@@ -30,6 +32,10 @@ A trace with MPI_T values (MPITRACE_PVARS) also gets their changes per rank and 
 function, and the control variables that differ between ranks or were set.
 
   ARCHIVE        the trace directory (PROGRAM-trace) or its traces.otf2
+  --by ATTRS     also the time in MPI per function, the messages and bytes sent and the
+                 late-sender time per context: the values of these annotation attributes
+                 (perusetrace/annotate.h) in force on the thread: NAME for the
+                 program's own attribute, MODULE:NAME for a module's
   --json FILE    also write the report as JSON (docs/report-schema.md)
   --html FILE    also write one self-contained HTML page with plots
   -q, --quiet    no progress bar
@@ -41,14 +47,16 @@ bool write_file(const std::string& path, const std::string& content) {
   return archive::write_output_file("report", path, content);
 }
 
-int run_report(const std::string& path, const std::string& json, const std::string& html,
-               bool quiet) {
+int run_report(const std::string& path, const std::string& by, const std::string& json,
+               const std::string& html, bool quiet) {
   archive::ArchiveReader reader(path);
   report::Report result;
   result.archive = reader.anchor();
   report::Analysis peruse_analysis(reader.definitions(), result);
   report::MpitAnalysis mpit_analysis(reader.definitions(), result);
-  archive::TeeSink analysis(peruse_analysis, mpit_analysis);
+  report::ContextAnalyses context_analysis(reader.definitions(), by, result);
+  archive::TeeSink first_two(peruse_analysis, mpit_analysis);
+  archive::TeeSink analysis(first_two, context_analysis);
   const bool bar = !quiet && ::isatty(2) == 1;
   int shown = -1;
   auto progress = [&](std::uint64_t done, std::uint64_t total) {
@@ -98,16 +106,17 @@ int run_report(const std::string& path, const std::string& json, const std::stri
 }  // namespace
 
 int report_main(int argc, char** argv) {
-  std::string path, json, html;
+  std::string path, by, json, html;
   bool quiet = false;
   const int rc = perusetrace::archive::parse_command_line("report", kUsage, argc, argv,
-                                                          {{"", "--json", &json, nullptr},
+                                                          {{"", "--by", &by, nullptr},
+                                                           {"", "--json", &json, nullptr},
                                                            {"", "--html", &html, nullptr},
                                                            {"-q", "--quiet", nullptr, &quiet}},
                                                           path);
   if (rc >= 0) return rc;
   try {
-    return run_report(path, json, html, quiet);
+    return run_report(path, by, json, html, quiet);
   } catch (const archive::ArchiveError& e) {
     fmt::print(stderr, "perusetrace report: {}\n", e.what());
     return 1;

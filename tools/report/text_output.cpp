@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/report/context_text.hpp"
 #include "tools/report/mpit_text.hpp"
 
 namespace perusetrace::report {
@@ -310,6 +311,7 @@ void write_text(std::FILE* out, const Report& report) {
   }
 
   write_mpit_text(out, report.mpit);
+  write_context_text(out, report);
 }
 
 }  // namespace perusetrace::report
