@@ -10,6 +10,7 @@ namespace perusetrace::state {
 namespace detail {
 constinit thread_local ThreadState t_state __attribute__((tls_model("initial-exec"))) = {};
 Activity g_waits[static_cast<std::size_t>(Fn::Count)] = {};
+bool g_clock_only[static_cast<std::size_t>(Fn::Count)] = {};
 std::uint64_t g_progress_window_ticks = 0;
 bool g_peruse = false;
 }  // namespace detail
@@ -62,15 +63,17 @@ Activity waits_of(const FunctionInfo& f) {
 }  // namespace
 
 void configure(const TickScale& scale, bool peruse) {
-  for (std::size_t i = 0; i < static_cast<std::size_t>(Fn::Count); ++i)
+  for (std::size_t i = 0; i < static_cast<std::size_t>(Fn::Count); ++i) {
     detail::g_waits[i] = waits_of(kMpiFunctions[i]);
+    detail::g_clock_only[i] = kMpiFunctions[i].group == Group::timer;
+  }
   detail::g_progress_window_ticks = scale.to_ticks(scale.a.ns + kProgressWindowNs) - scale.a.ticks;
   detail::g_peruse = peruse;
 }
 
 Classified classify(int mpi_depth) noexcept {
   const ThreadState s = detail::t_state;
-  if (mpi_depth <= 0) return {State::NotInMpi, Activity::None, 0};
+  if (mpi_depth <= 0 || detail::g_clock_only[s.fn]) return {State::NotInMpi, Activity::None, 0};
   if (s.waits == Activity::None) return {State::Work, Activity::None, s.fn};
   // Inside a collective its messages' transfers are the collective's.
   const Activity activity =

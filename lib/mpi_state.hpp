@@ -24,6 +24,8 @@ struct ThreadState {
 namespace detail {
 extern constinit thread_local ThreadState t_state __attribute__((tls_model("initial-exec")));
 extern Activity g_waits[static_cast<std::size_t>(Fn::Count)];
+// MPI_Wtime and MPI_Wtick read a clock: a program that times its own loops with them is not in MPI.
+extern bool g_clock_only[static_cast<std::size_t>(Fn::Count)];
 // Peruse said something for the thread this recently: MPI is working for it.
 extern std::uint64_t g_progress_window_ticks;
 extern bool g_peruse;  // Peruse events tell progress; without them a waiting call is a stall
