@@ -1,4 +1,5 @@
 #include "tools/archive/output_file.hpp"
+#include "tools/archive/tool_run.hpp"
 #include "tools/profile/profile_main.hpp"
 
 #include <fmt/core.h>
@@ -66,17 +67,10 @@ int run_profile(const std::string& path, const std::string& json, const std::str
         "again.",
         reader.anchor()));
   profile::Aggregation aggregation(defs);
-  const bool bar = !quiet && ::isatty(2) == 1;
-  int shown = -1;
-  reader.read_events(aggregation, [&](std::uint64_t done, std::uint64_t total) {
-    if (!bar || total == 0) return;
-    const int percent = static_cast<int>(std::min<std::uint64_t>(100, done * 100 / total));
-    if (percent == shown) return;
-    shown = percent;
-    fmt::print(stderr, "\rreading [{:<40}] {:3}%", std::string(percent * 40 / 100, '#'), percent);
-    std::fflush(stderr);
-  });
-  if (bar && shown >= 0) fmt::print(stderr, "\r{:60}\r", "");
+  archive::ProgressBar progress(quiet);
+  reader.read_events(aggregation,
+                     [&](std::uint64_t done, std::uint64_t total) { progress(done, total); });
+  progress.clear();
   if (aggregation.samples() == 0) return no_samples(reader.anchor(), "no sample events");
   profile::Profile result = aggregation.finish();
   result.archive = reader.anchor();
@@ -102,13 +96,5 @@ int profile_main(int argc, char** argv) {
                                               {"-q", "--quiet", nullptr, &quiet}},
                                              path);
   if (rc >= 0) return rc;
-  try {
-    return run_profile(path, json, html, folded, quiet);
-  } catch (const archive::ArchiveError& e) {
-    fmt::print(stderr, "perusetrace profile: {}\n", e.what());
-    return 1;
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "perusetrace profile: the profile failed: {}\n", e.what());
-    return 1;
-  }
+  return archive::run_tool("profile", [&] { return run_profile(path, json, html, folded, quiet); });
 }

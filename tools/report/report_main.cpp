@@ -1,4 +1,5 @@
 #include "tools/archive/output_file.hpp"
+#include "tools/archive/tool_run.hpp"
 #include "tools/report/report_main.hpp"
 
 #include <fmt/core.h>
@@ -57,16 +58,8 @@ int run_report(const std::string& path, const std::string& by, const std::string
   report::ContextAnalyses context_analysis(reader.definitions(), by, result);
   archive::TeeSink first_two(peruse_analysis, mpit_analysis);
   archive::TeeSink analysis(first_two, context_analysis);
-  const bool bar = !quiet && ::isatty(2) == 1;
-  int shown = -1;
-  auto progress = [&](std::uint64_t done, std::uint64_t total) {
-    if (!bar || total == 0) return;
-    const int percent = static_cast<int>(std::min<std::uint64_t>(100, done * 100 / total));
-    if (percent == shown) return;
-    shown = percent;
-    fmt::print(stderr, "\rreading [{:<40}] {:3}%", std::string(percent * 40 / 100, '#'), percent);
-    std::fflush(stderr);
-  };
+  archive::ProgressBar bar(quiet);
+  auto progress = [&](std::uint64_t done, std::uint64_t total) { bar(done, total); };
   // The clock condition is counted by the controlled logical clock's replay
   // (archive/clock_repair.hpp). On several clocks it runs as a first pass and the analysis sees
   // backwards receives moved after their send; on one clock nothing needs moving, and it reads
@@ -77,7 +70,7 @@ int run_report(const std::string& path, const std::string& by, const std::string
     archive::ArchiveReader first(path);
     first.read_events(repair, progress);
     repair.finish();
-    shown = -1;
+    bar.restart();
   }
   archive::RepairedSink repaired(repair.shifts(), analysis);
   archive::TeeSink counted(repair, analysis);
@@ -86,7 +79,7 @@ int run_report(const std::string& path, const std::string& by, const std::string
                                                      : analysis;
   reader.read_events(sink, progress);
   if (!several_clocks) repair.finish();
-  if (bar && shown >= 0) fmt::print(stderr, "\r{:60}\r", "");
+  bar.clear();
   peruse_analysis.finish();
   const bool moved = several_clocks && repair.repaired() > 0;
   result.clock = {repair.messages(),
@@ -115,13 +108,5 @@ int report_main(int argc, char** argv) {
                                                            {"-q", "--quiet", nullptr, &quiet}},
                                                           path);
   if (rc >= 0) return rc;
-  try {
-    return run_report(path, by, json, html, quiet);
-  } catch (const archive::ArchiveError& e) {
-    fmt::print(stderr, "perusetrace report: {}\n", e.what());
-    return 1;
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "perusetrace report: the report failed: {}\n", e.what());
-    return 1;
-  }
+  return archive::run_tool("report", [&] { return run_report(path, by, json, html, quiet); });
 }

@@ -129,8 +129,6 @@ void placement(std::FILE* out, const Report& report) {
     row("inter-host", p.inter);
 }
 
-}  // namespace
-
 // The settings line, with the Peruse selection as a user would write it: "all", "default",
 // or the default and what differs from it, rather than up to 17 names.
 std::string settings_text(const std::string& settings) {
@@ -159,6 +157,8 @@ std::string settings_text(const std::string& settings) {
   }
   return settings.substr(0, from) + short_form + settings.substr(end);
 }
+
+}  // namespace
 
 void write_text(std::FILE* out, const Report& report) {
   fmt::print(out, "perusetrace report: {}\n", report.archive);
