@@ -90,11 +90,12 @@ Session g_session;
 std::atomic_flag g_busy = ATOMIC_FLAG_INIT;
 std::mutex g_changes;  // orders attach/detach among themselves
 
-struct CvarWanted {
-  std::vector<std::pair<std::string, std::string>> items;
-  std::string before_init;  // what happened to each, said after MPI_Init
+// One MPITRACE_CVARS item and what came of it, said after MPI_Init.
+struct CvarRequest {
+  std::string name, value;
+  std::string outcome;  // "set", "not set, WHY", ...; empty: the MPI did not have it yet
 };
-CvarWanted g_cvars_wanted;
+std::vector<CvarRequest> g_cvar_requests;
 
 class BusyLock {
  public:
@@ -294,9 +295,11 @@ std::vector<bool> survivable(const std::vector<PvarInfo>& pvars) {
   return ok;
 }
 
-std::string closest_names(const std::string& pattern, const std::vector<PvarInfo>& all) {
+// The three names of `all` closest to `pattern`, for a message about a name that matched none.
+template <typename Info>
+std::string closest_names(const std::string& pattern, const std::vector<Info>& all) {
   std::multimap<std::size_t, const std::string*> by_distance;
-  for (const PvarInfo& p : all) by_distance.emplace(edit_distance(pattern, p.name), &p.name);
+  for (const Info& v : all) by_distance.emplace(edit_distance(pattern, v.name), &v.name);
   std::string out;
   int n = 0;
   for (const auto& [distance, name] : by_distance) {
@@ -325,56 +328,41 @@ std::string cvar_lines() {
 void before_init() {
   const Settings settings = read_settings([](const char* name) { return std::getenv(name); });
   if (settings.cvars.empty() || !initialise()) return;
-  g_cvars_wanted.items = settings.cvars;
   const std::vector<CvarInfo> all = mpit::cvars();
   for (const auto& [name, value] : settings.cvars) {
+    CvarRequest request{name, value, ""};
     const auto it =
         std::find_if(all.begin(), all.end(), [&](const CvarInfo& c) { return c.name == name; });
-    std::string line = name + '=' + value + ": ";
     std::string error;
-    if (it == all.end())
-      line += "not set before MPI_Init, unknown there";
-    else if (write_cvar(*it, value, error))
-      line += "set";
-    else
-      line += "not set, " + error;
-    g_cvars_wanted.before_init += line + '\n';
+    if (it != all.end())
+      request.outcome = write_cvar(*it, value, error) ? "set" : "not set, " + error;
+    g_cvar_requests.push_back(std::move(request));
   }
 }
 
 SelectResult select(const Settings& settings) {
   SelectResult result;
   // CVARs an MPI registers only at MPI_Init are set now, when they exist.
-  if (!g_cvars_wanted.items.empty()) {
+  if (!g_cvar_requests.empty()) {
     const std::vector<CvarInfo> all = mpit::cvars();
     std::string lines;
-    for (std::size_t at = 0, end; at < g_cvars_wanted.before_init.size(); at = end + 1) {
-      end = g_cvars_wanted.before_init.find('\n', at);
-      std::string line = g_cvars_wanted.before_init.substr(at, end - at);
-      const std::size_t eq = line.find('='), colon = line.rfind(": not set before MPI_Init");
-      if (colon != std::string::npos) {
-        const std::string name = line.substr(0, eq);
-        const std::string value = line.substr(eq + 1, colon - eq - 1);
-        const auto it =
-            std::find_if(all.begin(), all.end(), [&](const CvarInfo& c) { return c.name == name; });
+    for (CvarRequest& request : g_cvar_requests) {
+      if (request.outcome.empty()) {
+        const auto it = std::find_if(all.begin(), all.end(),
+                                     [&](const CvarInfo& c) { return c.name == request.name; });
         std::string error;
         if (it == all.end()) {
-          std::vector<PvarInfo> names;
-          for (const CvarInfo& c : all) {
-            names.emplace_back();
-            names.back().name = c.name;
-          }
-          result.errors += "MPITRACE_CVARS: this MPI has no control variable " + name +
-                           "; closest: " + closest_names(name, names) +
+          result.errors += "MPITRACE_CVARS: this MPI has no control variable " + request.name +
+                           "; closest: " + closest_names(request.name, all) +
                            " (`perusetrace mpit` lists them all).\n";
-          line = name + '=' + value + ": not set, unknown";
-        } else if (write_cvar(*it, value, error)) {
-          line = name + '=' + value + ": set after MPI_Init (it exists only from then on)";
+          request.outcome = "not set, unknown";
+        } else if (write_cvar(*it, request.value, error)) {
+          request.outcome = "set after MPI_Init (it exists only from then on)";
         } else {
-          line = name + '=' + value + ": not set, " + error;
+          request.outcome = "not set, " + error;
         }
       }
-      lines += line + '\n';
+      lines += request.name + '=' + request.value + ": " + request.outcome + '\n';
     }
     g_session.cvars_set = lines;
     result.notice += "MPITRACE_CVARS:\n" + lines;
@@ -427,7 +415,12 @@ void start(const Settings& settings, int rank, const TickScale& scale) {
     for (std::size_t at = 0, end; at < mine.size(); at = end + 1) {
       end = mine.find('\n', at);
       const std::string line = mine.substr(at, end - at + 1);
-      if (rank0.find(line) == std::string::npos) differ += line;
+      // A whole line of rank 0's ("ba=1" must not match "a=1"): at its start, or after a '\n'.
+      bool same = false;
+      for (std::size_t from = 0; !same && (from = rank0.find(line, from)) != std::string::npos;
+           ++from)
+        same = from == 0 || rank0[from - 1] == '\n';
+      if (!same) differ += line;
     }
     mine = differ;
   }
