@@ -116,7 +116,7 @@ int convert(const std::string& archive, std::string prefix, bool quiet, std::siz
                "perusetrace prv: the trace has {} more MPI_T values than the {} event types "
                "set aside for them; the last ones are left out. Trace fewer (MPITRACE_PVARS).\n",
                dropped, kTypeMpitLast - kTypeMpitFirst + 1);
-  const MessageMatcher& m = translator.messages();
+  const auto& m = translator.messages();
   if (m.unmatched_sends() + m.unmatched_recvs() > 0)
     fmt::print(stderr,
                "perusetrace prv: {} sends and {} receives found no partner in the trace "

@@ -2,50 +2,48 @@
 
 #include <algorithm>
 #include <array>
-#include <string_view>
 
+#include "tools/archive/call_kind.hpp"
 #include "tools/prv/metric_types.hpp"
 #include "tools/prv/prv_codes.hpp"
 
 namespace perusetrace::prv {
 
-namespace {
-
-bool one_of(std::string_view name, std::initializer_list<std::string_view> names) {
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
-
-}  // namespace
-
 std::uint32_t state_of(const RegionDef& r) {
-  if (r.kind == RegionKind::Tracer) return kStateTracer;
-  if (r.kind != RegionKind::MpiFunction) return kStateRunning;
-  const std::string_view n = r.name;
-  if (one_of(n, {"MPI_Recv", "MPI_Mrecv", "MPI_Probe", "MPI_Mprobe"})) return kStateWaitMessage;
-  if (one_of(n, {"MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend"})) return kStateBlockingSend;
-  if (one_of(n, {"MPI_Sendrecv", "MPI_Sendrecv_replace"})) return kStateSendRecv;
-  if (one_of(n,
-             {"MPI_Isend", "MPI_Issend", "MPI_Ibsend", "MPI_Irsend", "MPI_Start", "MPI_Startall"}))
-    return kStateImmediateSend;
-  if (one_of(n, {"MPI_Irecv", "MPI_Imrecv"})) return kStateImmediateRecv;
-  if (n.rfind("MPI_Wait", 0) == 0) return kStateWait;
-  if (n.rfind("MPI_Test", 0) == 0 || one_of(n, {"MPI_Iprobe", "MPI_Improbe"}))
-    return kStateTestProbe;
-  switch (r.role) {
-    case RegionRole::Barrier:
+  switch (archive::call_kind(r)) {
+    case archive::CallKind::OutsideMpi:
+      return kStateRunning;
+    case archive::CallKind::WaitMessage:
+      return kStateWaitMessage;
+    case archive::CallKind::BlockingSend:
+      return kStateBlockingSend;
+    case archive::CallKind::SendRecv:
+      return kStateSendRecv;
+    case archive::CallKind::ImmediateSend:
+      return kStateImmediateSend;
+    case archive::CallKind::ImmediateRecv:
+      return kStateImmediateRecv;
+    case archive::CallKind::Wait:
+      return kStateWait;
+    case archive::CallKind::TestProbe:
+      return kStateTestProbe;
+    case archive::CallKind::Synchronization:
       return kStateSynchronization;
-    case RegionRole::Collective:
+    case archive::CallKind::Collective:
       return kStateCollective;
-    case RegionRole::FileIo:
+    case archive::CallKind::Io:
       return kStateIo;
-    default:
+    case archive::CallKind::OtherMpi:
       return kStateOtherMpi;
+    case archive::CallKind::Tracer:
+      return kStateTracer;
   }
+  return kStateOtherMpi;
 }
 
 Translator::Translator(const Definitions& defs, PrvWriter& out,
                        const std::vector<PrvObject>& objects)
-    : defs_(defs), out_(out), objects_(objects), messages_(defs, out, objects) {
+    : defs_(defs), out_(out), objects_(objects), messages_(defs, *this) {
   threads_.resize(defs.locations.size());
   for (std::size_t i = 0; i < threads_.size(); ++i)
     threads_[i].state = defs.locations[i].thread == 0 ? kStateRunning : kStateNotCreated;
@@ -198,6 +196,11 @@ void Translator::metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric
   const std::pair<std::uint64_t, std::uint64_t> e{
       metric_type_[metric], static_cast<std::uint64_t>(std::max<std::int64_t>(value, 0))};
   out_.event(objects_[loc], t, &e, 1);
+}
+
+void Translator::message(const archive::MatchedMessage& m) {
+  out_.comm(objects_[m.send_loc], m.send_logical, m.send_physical, objects_[m.recv_loc],
+            m.recv_logical, m.recv_physical, m.bytes, m.tag);
 }
 
 void Translator::finish(std::uint64_t end) {

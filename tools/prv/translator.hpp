@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "tools/archive/message_matcher.hpp"
 #include "tools/prv/annotation_types.hpp"
 #include "tools/prv/prv_archive.hpp"
-#include "tools/prv/messages.hpp"
 #include "tools/prv/prv_writer.hpp"
 
 namespace perusetrace::prv {
@@ -16,7 +16,7 @@ namespace perusetrace::prv {
 // The state a thread is in while the region is the innermost one it is inside.
 std::uint32_t state_of(const RegionDef& region);
 
-class Translator : public EventSink {
+class Translator : public EventSink, private archive::MessageSink {
  public:
   Translator(const Definitions& defs, PrvWriter& out, const std::vector<PrvObject>& objects);
 
@@ -37,7 +37,7 @@ class Translator : public EventSink {
   // Closes every thread's last state at `end` (or later, if a thread went on longer).
   void finish(std::uint64_t end);
 
-  const MessageMatcher& messages() const { return messages_; }
+  const archive::MessageMatcher& messages() const { return messages_; }
 
  private:
   struct Thread {
@@ -53,6 +53,8 @@ class Translator : public EventSink {
   void update(std::uint32_t loc, std::uint64_t t);
   // The value of the annotation attribute `attribute` now in force on the thread, as an event.
   void annotation_event(std::uint32_t loc, std::uint64_t t, std::uint32_t attribute);
+  // A matched message, as a communication record.
+  void message(const archive::MatchedMessage& m) override;
 
   const Definitions& defs_;
   PrvWriter& out_;
@@ -62,7 +64,7 @@ class Translator : public EventSink {
   std::vector<std::uint64_t> metric_type_;  // by metric id, 0: not shown
   AnnotationTypes annotations_;
   std::uint32_t xfer_continue_ = 0xffffffffu;  // peruse index of REQ_XFER_CONTINUE
-  MessageMatcher messages_;
+  archive::MessageMatcher messages_;
 };
 
 }  // namespace perusetrace::prv

@@ -1,4 +1,5 @@
-// Point-to-point messages to Paraver communication records (type 3).
+// Point-to-point messages, each send paired with its receive, for the tools that draw them (the
+// Paraver converter's communication records, the HTML timeline's message lines).
 //
 // A sender's MpiSend/MpiIsend is matched with the receiver's MpiRecv/MpiIrecv in order per
 // (sender, receiver, communicator, tag). Logical times come from those records; physical ones
@@ -6,7 +7,7 @@
 // logical times when those events were not recorded. Peruse events find their PMPI record
 // through the request id they share (MpiIsend, MpiIrecvRequest, MpiIrecv); blocking calls
 // carry no id, so for them the Peruse events between the call's Enter and Leave on that
-// thread are used. A send is kept only until it is matched and written.
+// thread are used. A send is kept only until it is matched and handed on.
 #pragma once
 
 #include <cstdint>
@@ -15,14 +16,28 @@
 #include <unordered_map>
 #include <vector>
 
-#include "tools/prv/prv_archive.hpp"
-#include "tools/prv/prv_writer.hpp"
+#include "tools/archive/archive_reader.hpp"
 
-namespace perusetrace::prv {
+namespace perusetrace::archive {
+
+// A message: where (locations) and when it was sent and received, logically (the MPI records)
+// and physically (Peruse's transfer events, or the logical times where those are missing).
+struct MatchedMessage {
+  std::uint32_t send_loc, recv_loc;
+  std::uint64_t send_logical, send_physical, recv_logical, recv_physical;
+  std::uint64_t bytes;
+  std::uint32_t tag;
+};
+
+class MessageSink {
+ public:
+  virtual ~MessageSink() = default;
+  virtual void message(const MatchedMessage& m) = 0;
+};
 
 class MessageMatcher {
  public:
-  MessageMatcher(const Definitions& defs, PrvWriter& out, const std::vector<PrvObject>& objects);
+  MessageMatcher(const Definitions& defs, MessageSink& out);
 
   // The thread enters its outermost MPI call / leaves it.
   void call_enter(std::uint32_t loc);
@@ -111,8 +126,7 @@ class MessageMatcher {
   void match(const Key& key, const Recv& r);          // a new receive
 
   const Definitions& defs_;
-  PrvWriter& out_;
-  const std::vector<PrvObject>& objects_;
+  MessageSink& out_;
   std::vector<std::uint32_t> kind_of_peruse_;  // by peruse index: kActivate... or kOther
   std::vector<Thread> threads_;
   std::uint64_t next_id_ = 1;
@@ -125,4 +139,4 @@ class MessageMatcher {
   std::uint64_t matched_ = 0, unmatched_sends_ = 0, unmatched_recvs_ = 0, late_physical_sends_ = 0;
 };
 
-}  // namespace perusetrace::prv
+}  // namespace perusetrace::archive

@@ -1,6 +1,6 @@
-#include "tools/prv/messages.hpp"
+#include "tools/archive/message_matcher.hpp"
 
-namespace perusetrace::prv {
+namespace perusetrace::archive {
 
 namespace {
 
@@ -10,9 +10,8 @@ constexpr std::size_t kSeenPerCall = 4096;  // Peruse events remembered per MPI 
 
 }  // namespace
 
-MessageMatcher::MessageMatcher(const Definitions& defs, PrvWriter& out,
-                               const std::vector<PrvObject>& objects)
-    : defs_(defs), out_(out), objects_(objects), threads_(defs.locations.size()) {
+MessageMatcher::MessageMatcher(const Definitions& defs, MessageSink& out)
+    : defs_(defs), out_(out), threads_(defs.locations.size()) {
   for (const std::string& name : defs.peruse_events) {
     kind_of_peruse_.push_back(name == "REQ_ACTIVATE"     ? kActivate
                               : name == "REQ_XFER_BEGIN" ? kXferBegin
@@ -219,8 +218,7 @@ void MessageMatcher::emit(const Send& s, const Recv& r) {
     physical_send = s.logical;
     ++late_physical_sends_;
   }
-  out_.comm(objects_[s.loc], s.logical, physical_send, objects_[r.loc], r.logical, physical_recv,
-            s.bytes, s.tag);
+  out_.message({s.loc, r.loc, s.logical, physical_send, r.logical, physical_recv, s.bytes, s.tag});
 }
 
 void MessageMatcher::finish() {
@@ -236,4 +234,4 @@ void MessageMatcher::finish() {
   waiting_recvs_.clear();
 }
 
-}  // namespace perusetrace::prv
+}  // namespace perusetrace::archive
