@@ -431,6 +431,11 @@ void Analysis::count_message(std::uint32_t rank, Request& r) {
   m.bytes = r.bytes;
   m.time = start;
   m.fragments = r.fragments;
+  SizeClassStat* size = r.operation ? &out_.messages.size_classes[size_class(r.bytes)] : nullptr;
+  if (size != nullptr) {
+    ++size->count;
+    size->bytes += r.bytes;
+  }
   if (r.complete != kNever && r.complete >= start) {
     m.logical = r.complete - start;
     g.logical_ns.add(static_cast<double>(m.logical));
@@ -442,6 +447,7 @@ void Analysis::count_message(std::uint32_t rank, Request& r) {
     if (m.physical > 0 && r.bytes > 0) {
       const double bandwidth = static_cast<double>(r.bytes) * 1e9 / static_cast<double>(m.physical);
       g.bandwidth.add(bandwidth);
+      if (size != nullptr) size->bandwidth.add(bandwidth);
       if (PlacementStat* p = placement(rank, r.peer)) p->bandwidth.add(bandwidth);
       const std::size_t b = bin(r.xfer_end);
       out_.messages.bin_bytes[b] += static_cast<double>(r.bytes);

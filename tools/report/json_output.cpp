@@ -253,10 +253,22 @@ std::string to_json(const Report& r) {
                     number(Distribution::lower(b + 1)), m.fragment_interval_ns.bin(b));
   }
   histogram += "]";
+  std::vector<std::size_t> classes(m.size_classes.size());
+  for (std::size_t c = 0; c < classes.size(); ++c) classes[c] = c;
+  const std::string size_classes = array(classes, [&](std::size_t c) {
+    const SizeClassStat& s = m.size_classes[c];
+    const std::string to = c + 1 < kSizeClassFrom.size()
+                               ? fmt::format(R"("to_bytes":{},)", kSizeClassFrom[c + 1])
+                               : "";
+    return fmt::format(
+        R"({{"from_bytes":{},{}"label":{},"messages":{},"bytes":{},"bandwidth_bytes_per_s":{}}})",
+        kSizeClassFrom[c], to, quote(size_class_label(c)), s.count, s.bytes,
+        distribution(s.bandwidth));
+  });
   j += fmt::format(
-      R"("messages":{{"available":{},"groups":{},"fragments":{{"count":{},"interval_ns":{},"interval_histogram":{},"per_second":{}}},"slowest":{},"bandwidth_over_time_bytes_per_s":{}}},)",
-      available(r, "messages"), groups, m.fragments, distribution(m.fragment_interval_ns),
-      histogram,
+      R"("messages":{{"available":{},"groups":{},"size_classes":{},"fragments":{{"count":{},"interval_ns":{},"interval_histogram":{},"per_second":{}}},"slowest":{},"bandwidth_over_time_bytes_per_s":{}}},)",
+      available(r, "messages"), groups, size_classes, m.fragments,
+      distribution(m.fragment_interval_ns), histogram,
       number(m.fragmented_ns
                  ? static_cast<double>(m.fragments) * 1e9 / static_cast<double>(m.fragmented_ns)
                  : 0.0),

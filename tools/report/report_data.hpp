@@ -106,8 +106,38 @@ struct MessageGroup {  // one operation (send / receive) and one protocol (eager
   Distribution logical_ns, physical_ns, bandwidth, fragments;
 };
 
+// Message-size classes of the bandwidth by size: class i holds messages of at least
+// kSizeClassFrom[i] bytes and less than the next class's lower bound (16x apart: below 1 KiB,
+// 1-16 KiB, 16-256 KiB, 256 KiB-4 MiB, 4 MiB and more).
+inline constexpr std::array<std::uint64_t, 5> kSizeClassFrom = {0, 1u << 10, 16u << 10, 256u << 10,
+                                                                4u << 20};
+
+inline std::size_t size_class(std::uint64_t bytes) {
+  std::size_t c = 0;
+  while (c + 1 < kSizeClassFrom.size() && bytes >= kSizeClassFrom[c + 1]) ++c;
+  return c;
+}
+
+// "1 KiB - 16 KiB", "below 1 KiB", "4 MiB and more": class c's bounds, for the text outputs.
+inline std::string size_class_label(std::size_t c) {
+  auto bytes = [](std::uint64_t b) {
+    return b >= (1u << 20) ? std::to_string(b >> 20) + " MiB" : std::to_string(b >> 10) + " KiB";
+  };
+  if (c == 0) return "below " + bytes(kSizeClassFrom[1]);
+  if (c + 1 >= kSizeClassFrom.size()) return bytes(kSizeClassFrom[c]) + " and more";
+  return bytes(kSizeClassFrom[c]) + " - " + bytes(kSizeClassFrom[c + 1]);
+}
+
+// The receive requests of one size class: a message's receive sees its whole transfer.
+struct SizeClassStat {
+  std::uint64_t count = 0;
+  std::uint64_t bytes = 0;
+  Distribution bandwidth;  // bytes / physical ns of the receives with a physical duration
+};
+
 struct Messages {
   MessageGroup groups[2][2];  // [operation][fragmented]
+  std::array<SizeClassStat, kSizeClassFrom.size()> size_classes{};
   Distribution fragment_interval_ns;
   std::uint64_t fragments = 0;
   std::uint64_t fragmented_ns = 0;  // physical time of the fragmented messages

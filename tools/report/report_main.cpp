@@ -12,13 +12,9 @@
 #include <string>
 
 #include "tools/archive/command_line.hpp"
-#include "tools/report/analysis.hpp"
-#include "tools/report/context_analysis.hpp"
-#include "tools/archive/archive_reader.hpp"
-#include "tools/archive/clock_repair.hpp"
+#include "tools/report/archive_analysis.hpp"
 #include "tools/report/html_output.hpp"
 #include "tools/report/json_output.hpp"
-#include "tools/report/mpit_analysis.hpp"
 #include "tools/report/text_output.hpp"
 
 namespace {
@@ -50,45 +46,8 @@ bool write_file(const std::string& path, const std::string& content) {
 
 int run_report(const std::string& path, const std::string& by, const std::string& json,
                const std::string& html, bool quiet) {
-  archive::ArchiveReader reader(path);
-  report::Report result;
-  result.archive = reader.anchor();
-  report::Analysis peruse_analysis(reader.definitions(), result);
-  report::MpitAnalysis mpit_analysis(reader.definitions(), result);
-  report::ContextAnalyses context_analysis(reader.definitions(), by, result);
-  archive::TeeSink first_two(peruse_analysis, mpit_analysis);
-  archive::TeeSink analysis(first_two, context_analysis);
   archive::ProgressBar bar(quiet);
-  auto progress = [&](std::uint64_t done, std::uint64_t total) { bar(done, total); };
-  // The clock condition is counted by the controlled logical clock's replay
-  // (archive/clock_repair.hpp). On several clocks it runs as a first pass and the analysis sees
-  // backwards receives moved after their send; on one clock nothing needs moving, and it reads
-  // along with the analysis.
-  archive::ClockRepair repair(reader.definitions());
-  const bool several_clocks = archive::clock_domains(reader.definitions()) > 1;
-  if (several_clocks) {
-    archive::ArchiveReader first(path);
-    first.read_events(repair, progress);
-    repair.finish();
-    bar.restart();
-  }
-  archive::RepairedSink repaired(repair.shifts(), analysis);
-  archive::TeeSink counted(repair, analysis);
-  archive::EventSink& sink = !several_clocks         ? static_cast<archive::EventSink&>(counted)
-                             : repair.repaired() > 0 ? static_cast<archive::EventSink&>(repaired)
-                                                     : analysis;
-  reader.read_events(sink, progress);
-  if (!several_clocks) repair.finish();
-  bar.clear();
-  peruse_analysis.finish();
-  const bool moved = several_clocks && repair.repaired() > 0;
-  result.clock = {repair.messages(),
-                  repair.backwards(),
-                  repair.worst_gap(),
-                  repair.worst_sender(),
-                  repair.worst_receiver(),
-                  moved ? repair.repaired() : 0,
-                  moved ? repair.max_shift() : 0};
+  const report::Report result = report::analyse_archive(path, by, bar);
   report::write_text(stdout, result);
   bool ok = true;
   if (!json.empty()) ok = write_file(json, report::to_json(result)) && ok;

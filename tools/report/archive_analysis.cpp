@@ -1,0 +1,53 @@
+#include "tools/report/archive_analysis.hpp"
+
+#include "tools/archive/archive_reader.hpp"
+#include "tools/archive/clock_repair.hpp"
+#include "tools/report/analysis.hpp"
+#include "tools/report/context_analysis.hpp"
+#include "tools/report/mpit_analysis.hpp"
+
+namespace perusetrace::report {
+
+Report analyse_archive(const std::string& path, const std::string& by, archive::ProgressBar& bar) {
+  archive::ArchiveReader reader(path);
+  Report result;
+  result.archive = reader.anchor();
+  Analysis peruse_analysis(reader.definitions(), result);
+  MpitAnalysis mpit_analysis(reader.definitions(), result);
+  ContextAnalyses context_analysis(reader.definitions(), by, result);
+  archive::TeeSink first_two(peruse_analysis, mpit_analysis);
+  archive::TeeSink analysis(first_two, context_analysis);
+  auto progress = [&](std::uint64_t done, std::uint64_t total) { bar(done, total); };
+  // The clock condition is counted by the controlled logical clock's replay
+  // (archive/clock_repair.hpp). On several clocks it runs as a first pass and the analysis sees
+  // backwards receives moved after their send; on one clock nothing needs moving, and it reads
+  // along with the analysis.
+  archive::ClockRepair repair(reader.definitions());
+  const bool several_clocks = archive::clock_domains(reader.definitions()) > 1;
+  if (several_clocks) {
+    archive::ArchiveReader first(path);
+    first.read_events(repair, progress);
+    repair.finish();
+    bar.restart();
+  }
+  archive::RepairedSink repaired(repair.shifts(), analysis);
+  archive::TeeSink counted(repair, analysis);
+  archive::EventSink& sink = !several_clocks         ? static_cast<archive::EventSink&>(counted)
+                             : repair.repaired() > 0 ? static_cast<archive::EventSink&>(repaired)
+                                                     : analysis;
+  reader.read_events(sink, progress);
+  if (!several_clocks) repair.finish();
+  bar.clear();
+  peruse_analysis.finish();
+  const bool moved = several_clocks && repair.repaired() > 0;
+  result.clock = {repair.messages(),
+                  repair.backwards(),
+                  repair.worst_gap(),
+                  repair.worst_sender(),
+                  repair.worst_receiver(),
+                  moved ? repair.repaired() : 0,
+                  moved ? repair.max_shift() : 0};
+  return result;
+}
+
+}  // namespace perusetrace::report
