@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include <initializer_list>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -20,7 +21,7 @@ struct Option {
 // Reads "ARCHIVE [OPTIONS]" in any order. Returns -1 when the command should run, otherwise
 // the exit code: 0 after --help, 2 after a usage error (printed with the usage text).
 inline int parse_command_line(std::string_view command, const char* usage, int argc, char** argv,
-                              std::initializer_list<Option> options, std::string& archive) {
+                              std::span<const Option> options, std::string& archive) {
   auto fail = [&](const std::string& why) {
     fmt::print(stderr, "perusetrace {}: {}\n\n{}", command, why, usage);
     return 2;
@@ -49,6 +50,12 @@ inline int parse_command_line(std::string_view command, const char* usage, int a
   }
   if (archive.empty()) return fail("no archive given");
   return -1;
+}
+
+inline int parse_command_line(std::string_view command, const char* usage, int argc, char** argv,
+                              std::initializer_list<Option> options, std::string& archive) {
+  return parse_command_line(command, usage, argc, argv,
+                            std::span<const Option>(options.begin(), options.size()), archive);
 }
 
 }  // namespace perusetrace::archive

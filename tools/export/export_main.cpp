@@ -1,0 +1,117 @@
+#include "tools/export/export_main.hpp"
+
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tools/archive/command_line.hpp"
+#include "tools/archive/tool_run.hpp"
+#include "tools/export/export_format.hpp"
+#include "tools/export/output_stream.hpp"
+#include "tools/export/perfetto.hpp"
+
+namespace perusetrace::exporter {
+
+namespace {
+
+// The formats `perusetrace export` writes: one row each, its option, its help and its writer.
+struct Format {
+  std::string_view option;
+  std::string_view help;  // lines of the usage text, indented by the usage
+  int (*run)(const ExportRequest&);
+};
+
+constexpr Format kFormats[] = {
+    {"--perfetto",
+     "Chrome's trace-event JSON, which ui.perfetto.dev and chrome://tracing open:\n"
+     "ranks as processes (named with their host), threads as threads, MPI calls as\n"
+     "slices, Peruse events as instants with their fields, messages as arrows from\n"
+     "the sending call to the receiving one, queue depths, bytes in flight and MPI_T\n"
+     "values as counter tracks. Default output: TRACE-DIR.perfetto.json",
+     export_perfetto},
+};
+
+std::string usage() {
+  std::string text =
+      "usage: perusetrace export FORMAT ARCHIVE [-o FILE] [-q]\n\n"
+      "Writes an OTF2 trace written by perusetrace in another tool's format. The events are\n"
+      "streamed in time order: memory stays bounded whatever the trace's size (docs/export.md).\n\n"
+      "FORMAT, one of:\n";
+  for (const Format& f : kFormats) {
+    text += fmt::format("  {:<13}", f.option);
+    std::size_t start = 0;
+    bool first = true;
+    while (start < f.help.size()) {
+      std::size_t end = f.help.find('\n', start);
+      if (end == std::string_view::npos) end = f.help.size();
+      text += fmt::format("{}{}\n", first ? " " : std::string(16, ' '),
+                          f.help.substr(start, end - start));
+      first = false;
+      start = end + 1;
+    }
+  }
+  text +=
+      "  ARCHIVE        the trace directory (PROGRAM-trace) or its traces.otf2\n"
+      "  -o FILE        the output file, '-' for standard output (default: next to the trace\n"
+      "                 directory, named after it)\n"
+      "  -q, --quiet    no progress bar and no summary\n";
+  return text;
+}
+
+}  // namespace
+
+std::string default_output(const std::string& anchor, const std::string& suffix) {
+  std::string dir = anchor;
+  const auto slash = dir.rfind('/');
+  dir = slash == std::string::npos ? std::string(".") : dir.substr(0, slash);
+  if (dir.empty()) dir = "/";
+  if (dir == ".") {
+    char cwd[4096];
+    if (::getcwd(cwd, sizeof cwd) != nullptr) dir = cwd;
+  }
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  return dir + suffix;
+}
+
+}  // namespace perusetrace::exporter
+
+int export_main(int argc, char** argv) {
+  using namespace perusetrace;
+  using exporter::kFormats;
+  const std::string text = exporter::usage();
+  exporter::ExportRequest request;
+  bool chosen[std::size(kFormats)] = {};
+  std::vector<archive::Option> options = {{"-o", "--output", &request.output, nullptr},
+                                          {"-q", "--quiet", nullptr, &request.quiet}};
+  for (std::size_t i = 0; i < std::size(kFormats); ++i)
+    options.push_back({"", kFormats[i].option, nullptr, &chosen[i]});
+  const int rc =
+      archive::parse_command_line("export", text.c_str(), argc, argv, options, request.archive);
+  if (rc >= 0) return rc;
+  const exporter::Format* format = nullptr;
+  for (std::size_t i = 0; i < std::size(kFormats); ++i) {
+    if (!chosen[i]) continue;
+    if (format != nullptr) {
+      fmt::print(stderr, "perusetrace export: one format at a time: {} or {}\n\n{}", format->option,
+                 kFormats[i].option, text);
+      return 2;
+    }
+    format = &kFormats[i];
+  }
+  if (format == nullptr) {
+    fmt::print(stderr, "perusetrace export: no format given: say which, e.g. {}\n\n{}",
+               kFormats[0].option, text);
+    return 2;
+  }
+  return archive::run_tool("export", [&] {
+    try {
+      return format->run(request);
+    } catch (const exporter::OutputError& e) {
+      fmt::print(stderr, "perusetrace export: {}\n", e.what());
+      return 1;
+    }
+  });
+}

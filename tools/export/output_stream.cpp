@@ -1,0 +1,59 @@
+#include "tools/export/output_stream.hpp"
+
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace perusetrace::exporter {
+
+OutputStream::OutputStream(std::string path) : path_(std::move(path)) {
+  stdout_ = path_ == "-";
+  file_ = stdout_ ? stdout : std::fopen(path_.c_str(), "w");
+  if (file_ == nullptr) fail("cannot write");
+  buffer_.reserve(kBlock + (64u << 10));
+}
+
+OutputStream::~OutputStream() {
+  if (file_ == nullptr || stdout_) return;
+  std::fclose(file_);
+  ::unlink(path_.c_str());
+}
+
+void OutputStream::flush() {
+  if (buffer_.empty()) return;
+  if (std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size()) fail("writing");
+  written_ += buffer_.size();
+  buffer_.clear();
+}
+
+void OutputStream::close() {
+  flush();
+  std::FILE* f = file_;
+  file_ = nullptr;
+  if (stdout_ ? std::fflush(f) != 0 : std::fclose(f) != 0) {
+    if (!stdout_) ::unlink(path_.c_str());
+    throw OutputError(
+        fmt::format("writing {} failed: {}. Check that the directory has free "
+                    "space, or write elsewhere with -o FILE.",
+                    stdout_ ? "standard output" : path_, std::strerror(errno)));
+  }
+}
+
+void OutputStream::fail(const char* what) {
+  const std::string why = std::strerror(errno);
+  const bool partial = file_ != nullptr && !stdout_;
+  if (partial) {
+    std::fclose(file_);
+    ::unlink(path_.c_str());
+  }
+  file_ = nullptr;
+  throw OutputError(
+      fmt::format("{} {}: {}{}. Check that the directory exists, is writable and "
+                  "has free space, or write elsewhere with -o FILE.",
+                  what, stdout_ ? "standard output" : path_, why,
+                  partial ? " (the partial file is removed)" : ""));
+}
+
+}  // namespace perusetrace::exporter

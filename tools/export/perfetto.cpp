@@ -1,0 +1,399 @@
+#include "tools/export/perfetto.hpp"
+
+#include <fmt/compile.h>
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <deque>
+#include <iterator>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "tools/archive/archive_reader.hpp"
+#include "tools/archive/clock_repair.hpp"
+#include "tools/archive/json_text.hpp"
+#include "tools/archive/message_channel.hpp"
+#include "tools/archive/tool_run.hpp"
+#include "tools/export/output_stream.hpp"
+
+namespace perusetrace::exporter {
+
+namespace {
+
+using archive::Definitions;
+using archive::RegionKind;
+
+// Integers above 2^53 lose digits in a JavaScript viewer: such request ids go as strings.
+constexpr std::uint64_t kExactInJavaScript = std::uint64_t{1} << 53;
+
+// The trace as Chrome's trace-event JSON ("JSON Object Format"), one event per line in the
+// archive's time order. Every event is written as soon as it is read: MPI calls as B/E pairs
+// rather than X events (whose duration would hold back every event nested in the call), so
+// memory holds only the messages whose other end has not been read yet.
+class ChromeTrace : public archive::EventSink {
+ public:
+  struct Counts {
+    std::uint64_t slices = 0, instants = 0, flows = 0, counter_values = 0;
+    std::uint64_t unmatched_sends = 0, unmatched_receives = 0;
+  };
+
+  ChromeTrace(const Definitions& defs, OutputStream& out);
+
+  // The opening and the metadata events (process and thread names, sort order).
+  void start();
+  // The closing, with the run's description in "otherData".
+  void finish(const std::string& archive);
+  const Counts& counts() const { return counts_; }
+
+  void enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
+  void leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
+  void peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
+              const archive::PeruseFields& f) override;
+  void send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
+            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override;
+  void recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
+            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override;
+  void metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
+              std::int64_t value) override;
+  void real_metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric, double value) override;
+
+ private:
+  struct Track {
+    std::uint32_t rank = 0, thread = 0;
+    std::string ids;  // "pid":P,"tid":T
+  };
+  // A channel's messages whose other end was not read yet: their flow ids, in matching order.
+  // Normally sends wait for their receive; a receive waits only where hosts' clocks disagree.
+  struct Pending {
+    std::deque<std::uint64_t> sends, receives;
+  };
+
+  // Starts an event: separator, phase, time and track. The caller adds the rest and the '}'.
+  void open(const char* phase, std::uint32_t loc, std::uint64_t t);
+  void close() {
+    buf_ += '}';
+    out_.flush_if_full();
+  }
+  void counter(std::uint32_t loc, std::uint64_t t, std::uint32_t metric, double value);
+  std::int32_t world_rank(std::uint32_t comm, std::uint32_t peer, std::uint32_t self) const;
+  void flow(bool start, std::uint32_t loc, std::uint64_t t, std::uint64_t id, std::int32_t peer,
+            std::uint32_t comm, std::uint32_t tag, std::uint64_t bytes);
+
+  const Definitions& defs_;
+  OutputStream& out_;
+  std::string& buf_;
+  bool first_ = true;
+  std::vector<Track> tracks_;
+  std::vector<std::string> region_names_;  // quoted
+  std::vector<const char*> region_categories_;
+  std::vector<std::string> comm_names_;      // quoted
+  std::vector<std::string> metric_names_;    // quoted, with the series: "NAME","args":{"UNIT":
+  std::vector<std::vector<double>> totals_;  // [loc][metric]: running sums of delta metrics
+  std::unordered_map<archive::MessageChannel, Pending, archive::MessageChannelHash> pending_;
+  std::uint64_t next_flow_ = 1;
+  Counts counts_;
+};
+
+ChromeTrace::ChromeTrace(const Definitions& defs, OutputStream& out)
+    : defs_(defs), out_(out), buf_(out.buffer()) {
+  // pid = rank + 1 (pid 0 is the kernel's idle task to the Perfetto UI); a rank's first thread
+  // has tid = pid, its other threads tids above every pid, so that no tid is used twice.
+  const auto ranks = static_cast<std::uint32_t>(defs.ranks.size());
+  tracks_.resize(defs.locations.size());
+  for (std::size_t l = 0; l < defs.locations.size(); ++l) {
+    const archive::LocationDef& d = defs.locations[l];
+    Track& t = tracks_[l];
+    t.rank = d.rank;
+    t.thread = d.thread;
+    const std::uint64_t pid = std::uint64_t{d.rank} + 1;
+    const std::uint64_t tid = d.thread == 0 ? pid : std::uint64_t{ranks} + l + 1;
+    t.ids = fmt::format(R"("pid":{},"tid":{})", pid, tid);
+  }
+  for (const archive::RegionDef& r : defs.regions) {
+    if (r.kind == RegionKind::Peruse && r.peruse_index < defs.peruse_events.size())
+      region_names_.push_back(archive::json_string(defs.peruse_events[r.peruse_index]));
+    else
+      region_names_.push_back(archive::json_string(r.name));
+    region_categories_.push_back(r.kind == RegionKind::MpiFunction  ? "mpi"
+                                 : r.kind == RegionKind::Peruse     ? "peruse"
+                                 : r.kind == RegionKind::Annotation ? "annotation"
+                                 : r.kind == RegionKind::Tracer     ? "perusetrace"
+                                                                    : "user");
+  }
+  for (std::size_t c = 0; c < defs.comms.size(); ++c)
+    comm_names_.push_back(archive::json_string(
+        defs.comms[c].name.empty() ? fmt::format("comm {}", c) : defs.comms[c].name));
+  for (const archive::MetricDef& m : defs.metrics)
+    metric_names_.push_back(archive::json_string(m.name) + R"(,"args":{)" +
+                            archive::json_string(m.unit.empty() ? "value" : m.unit) + ":");
+  totals_.resize(defs.locations.size());
+}
+
+void ChromeTrace::open(const char* phase, std::uint32_t loc, std::uint64_t t) {
+  buf_ += first_ ? "\n" : ",\n";
+  first_ = false;
+  // "ts" early: the Perfetto UI's tokenizer looks for it before it parses the event.
+  fmt::format_to(std::back_inserter(buf_), FMT_COMPILE(R"({{"ph":"{}","ts":{}.{:03},{})"), phase,
+                 t / 1000, t % 1000, tracks_[loc].ids);
+}
+
+void ChromeTrace::start() {
+  buf_ += R"({"traceEvents":[)";
+  auto metadata = [&](std::uint32_t loc, const char* name, const std::string& args) {
+    buf_ += first_ ? "\n" : ",\n";
+    first_ = false;
+    fmt::format_to(std::back_inserter(buf_), R"({{"ph":"M","ts":0,{},"name":"{}","args":{}}})",
+                   tracks_[loc].ids, name, args);
+  };
+  std::vector<bool> named(defs_.ranks.size(), false);
+  for (std::uint32_t l = 0; l < tracks_.size(); ++l) {
+    const Track& t = tracks_[l];
+    if (t.rank < named.size() && !named[t.rank]) {
+      named[t.rank] = true;
+      const archive::RankDef& rank = defs_.ranks[t.rank];
+      const std::string host =
+          rank.node < defs_.nodes.size() ? defs_.nodes[rank.node].name : std::string();
+      const std::string name =
+          host.empty() ? fmt::format("rank {}", t.rank) : fmt::format("rank {} ({})", t.rank, host);
+      metadata(l, "process_name", fmt::format(R"({{"name":{}}})", archive::json_string(name)));
+      metadata(l, "process_sort_index", fmt::format(R"({{"sort_index":{}}})", t.rank));
+      if (!host.empty())
+        metadata(l, "process_labels",
+                 fmt::format(R"({{"labels":{}}})", archive::json_string("host " + host)));
+    }
+    metadata(l, "thread_name",
+             fmt::format(R"({{"name":{}}})",
+                         archive::json_string(fmt::format("rank {} thread {}", t.rank, t.thread))));
+    metadata(l, "thread_sort_index", fmt::format(R"({{"sort_index":{}}})", t.thread));
+  }
+  out_.flush_if_full();
+}
+
+void ChromeTrace::finish(const std::string& archive) {
+  for (const auto& [channel, p] : pending_) {
+    counts_.unmatched_sends += p.sends.size();
+    counts_.unmatched_receives += p.receives.size();
+  }
+  // After the events: a viewer that does not know "otherData" has read them all by then.
+  fmt::format_to(std::back_inserter(buf_),
+                 "\n],\n"
+                 R"("otherData":{{"exporter":"perusetrace export --perfetto","archive":{},)"
+                 R"("creator":{},"settings":{},"trace_ns":{},"time_unit":"us since the trace )"
+                 R"(start","ranks":{},"locations":{}}}}})"
+                 "\n",
+                 archive::json_string(archive), archive::json_string(defs_.creator),
+                 archive::json_string(defs_.settings), defs_.trace_length, defs_.ranks.size(),
+                 defs_.locations.size());
+}
+
+// ---- MPI calls and other regions: slices ---------------------------------------------------
+
+void ChromeTrace::enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) {
+  if (region >= region_names_.size()) return;
+  open("B", loc, t);
+  fmt::format_to(std::back_inserter(buf_), FMT_COMPILE(R"(,"name":{},"cat":"{}")"),
+                 region_names_[region], region_categories_[region]);
+  close();
+}
+
+void ChromeTrace::leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) {
+  if (region >= region_names_.size()) return;
+  open("E", loc, t);
+  close();
+  ++counts_.slices;
+}
+
+// ---- Peruse events: instants with their fields -----------------------------------------------
+
+void ChromeTrace::peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
+                         const archive::PeruseFields& f) {
+  if (region >= region_names_.size()) return;
+  open("i", loc, t);
+  fmt::format_to(std::back_inserter(buf_), FMT_COMPILE(R"(,"s":"t","name":{},"cat":"peruse")"),
+                 region_names_[region]);
+  if (f.request < kExactInJavaScript)
+    fmt::format_to(std::back_inserter(buf_), FMT_COMPILE(R"(,"args":{{"request":{})"), f.request);
+  else
+    fmt::format_to(std::back_inserter(buf_), FMT_COMPILE(R"(,"args":{{"request":"{}")"), f.request);
+  fmt::format_to(std::back_inserter(buf_),
+                 FMT_COMPILE(R"(,"peer":{},"tag":{},"bytes":{},"operation":"{}")"), f.peer, f.tag,
+                 f.bytes, f.operation == 0 ? "send" : "receive");
+  if (f.comm < comm_names_.size()) {
+    buf_ += R"(,"comm":)";
+    buf_ += comm_names_[f.comm];
+  }
+  buf_ += '}';
+  close();
+  ++counts_.instants;
+}
+
+// ---- messages: flow arrows from the send's call to the receive's -----------------------------
+
+std::int32_t ChromeTrace::world_rank(std::uint32_t comm, std::uint32_t peer,
+                                     std::uint32_t self) const {
+  if (comm < defs_.comms.size()) {
+    const archive::CommDef& c = defs_.comms[comm];
+    if (c.self) return static_cast<std::int32_t>(self);
+    return peer < c.world_ranks.size() ? static_cast<std::int32_t>(c.world_ranks[peer]) : -1;
+  }
+  return static_cast<std::int32_t>(peer);  // no communicator definition: the world's ranks
+}
+
+// "s" binds to the slice open on the sender's thread (the sending call); "f" with "bp":"e" to
+// the one enclosing the receive record (the call that completed the receive).
+void ChromeTrace::flow(bool start, std::uint32_t loc, std::uint64_t t, std::uint64_t id,
+                       std::int32_t peer, std::uint32_t comm, std::uint32_t tag,
+                       std::uint64_t bytes) {
+  open(start ? "s" : "f", loc, t);
+  fmt::format_to(std::back_inserter(buf_),
+                 FMT_COMPILE(R"({},"name":"message","cat":"message","id":{},"args":{{"{}":{},)"
+                             R"("tag":{},"bytes":{})"),
+                 start ? "" : R"(,"bp":"e")", id, start ? "to" : "from", peer, tag, bytes);
+  if (comm < comm_names_.size()) {
+    buf_ += R"(,"comm":)";
+    buf_ += comm_names_[comm];
+  }
+  buf_ += '}';
+  close();
+}
+
+void ChromeTrace::send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
+                       std::uint32_t tag, std::uint64_t bytes, std::uint64_t, bool) {
+  const std::uint32_t rank = tracks_[loc].rank;
+  const std::int32_t to = world_rank(comm, peer, rank);
+  Pending& p = pending_[{static_cast<std::int32_t>(rank), to, comm, tag}];
+  std::uint64_t id;
+  if (!p.receives.empty()) {
+    id = p.receives.front();
+    p.receives.pop_front();
+    ++counts_.flows;
+  } else {
+    id = next_flow_++;
+    p.sends.push_back(id);
+  }
+  flow(true, loc, t, id, to, comm, tag, bytes);
+}
+
+void ChromeTrace::recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
+                       std::uint32_t tag, std::uint64_t bytes, std::uint64_t, bool) {
+  const std::uint32_t rank = tracks_[loc].rank;
+  const std::int32_t from = world_rank(comm, peer, rank);
+  Pending& p = pending_[{from, static_cast<std::int32_t>(rank), comm, tag}];
+  std::uint64_t id;
+  if (!p.sends.empty()) {
+    id = p.sends.front();
+    p.sends.pop_front();
+    ++counts_.flows;
+  } else {
+    id = next_flow_++;
+    p.receives.push_back(id);
+  }
+  flow(false, loc, t, id, from, comm, tag, bytes);
+}
+
+// ---- metrics: counter tracks ---------------------------------------------------------------
+
+// Counters belong to a process in this format: a thread's own counter carries the thread in its
+// name. Metrics written as changes (MPI_T counters and timers) are shown as their running total.
+void ChromeTrace::counter(std::uint32_t loc, std::uint64_t t, std::uint32_t metric, double value) {
+  if (metric >= metric_names_.size()) return;
+  const archive::MetricDef& m = defs_.metrics[metric];
+  if (m.mode == archive::MetricMode::Delta) {
+    std::vector<double>& totals = totals_[loc];
+    if (totals.empty()) totals.assign(defs_.metrics.size(), 0.0);
+    value = totals[metric] += value;
+  }
+  open("C", loc, t);
+  const Track& track = tracks_[loc];
+  if (track.thread == 0) {
+    buf_ += R"(,"name":)";
+    buf_ += metric_names_[metric];
+  } else {
+    fmt::format_to(std::back_inserter(buf_), R"(,"name":{},"args":{{{}:)",
+                   archive::json_string(fmt::format("{} (thread {})", m.name, track.thread)),
+                   archive::json_string(m.unit.empty() ? "value" : m.unit));
+  }
+  if (!std::isfinite(value))
+    buf_ += '0';
+  else if (m.type == archive::MetricType::Double)
+    fmt::format_to(std::back_inserter(buf_), FMT_COMPILE("{}"), value);
+  else
+    fmt::format_to(std::back_inserter(buf_), FMT_COMPILE("{}"), std::llround(value));
+  buf_ += '}';
+  close();
+  ++counts_.counter_values;
+}
+
+void ChromeTrace::metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
+                         std::int64_t value) {
+  counter(loc, t, metric, static_cast<double>(value));
+}
+
+void ChromeTrace::real_metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
+                              double value) {
+  counter(loc, t, metric, value);
+}
+
+}  // namespace
+
+int export_perfetto(const ExportRequest& request) {
+  const auto began = std::chrono::steady_clock::now();
+  archive::ArchiveReader reader(request.archive);
+  const Definitions& defs = reader.definitions();
+  const std::string path =
+      request.output.empty() ? default_output(reader.anchor(), ".perfetto.json") : request.output;
+  archive::ProgressBar bar(request.quiet);
+  auto progress = [&](std::uint64_t done, std::uint64_t total) { bar(done, total); };
+  // Hosts whose clocks still disagree: receives before their send move after it first, as the
+  // report and the Paraver converter do (tools/archive/clock_repair.hpp).
+  archive::ClockRepair repair(defs);
+  if (archive::clock_domains(defs) > 1) {
+    archive::ArchiveReader first(request.archive);
+    first.read_events(repair, progress);
+    repair.finish();
+    bar.restart();
+  }
+  OutputStream out(path);
+  ChromeTrace trace(defs, out);
+  archive::RepairedSink repaired(repair.shifts(), trace);
+  archive::EventSink& sink =
+      repair.repaired() > 0 ? static_cast<archive::EventSink&>(repaired) : trace;
+  trace.start();
+  reader.read_events(sink, progress);
+  trace.finish(reader.anchor());
+  out.close();
+  bar.clear();
+
+  const ChromeTrace::Counts& c = trace.counts();
+  if (c.unmatched_sends + c.unmatched_receives > 0)
+    fmt::print(stderr,
+               "perusetrace export: {} sends and {} receives found no partner in the trace "
+               "(cancelled, on ranks not traced, or the program stopped first): they have half "
+               "an arrow, which viewers do not draw.\n",
+               c.unmatched_sends, c.unmatched_receives);
+  if (repair.repaired() > 0)
+    fmt::print(stderr,
+               "perusetrace export: {} of {} messages were received before they were sent: the "
+               "hosts' clocks disagree by more than measured. {} receives, each with the later "
+               "events of its thread, were moved to just after their send (largest move "
+               "{:.3f} us).\n",
+               repair.backwards(), repair.messages(), repair.repaired(),
+               static_cast<double>(repair.max_shift()) / 1e3);
+  if (!request.quiet) {
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    fmt::print(stderr,
+               "perusetrace export: {}: {} slices, {} Peruse events, {} messages, {} counter "
+               "values from {} archive events in {:.1f} s ({:.1f} MB); open it in "
+               "ui.perfetto.dev or chrome://tracing\n",
+               path == "-" ? std::string("standard output") : path, c.slices, c.instants, c.flows,
+               c.counter_values, defs.total_events, seconds,
+               static_cast<double>(out.bytes()) / 1e6);
+  }
+  return 0;
+}
+
+}  // namespace perusetrace::exporter
