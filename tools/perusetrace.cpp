@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/diff/diff_main.hpp"
 #include "tools/export/export_main.hpp"
 #include "tools/profile/profile_main.hpp"
 #include "tools/prv/convert.hpp"
@@ -32,6 +33,7 @@ constexpr const char* kUsage = R"(usage: perusetrace run [OPTIONS] -np N -- PROG
                    (time per call path and MPI state, from MPITRACE_SAMPLING; profile --help)
        perusetrace export --perfetto ARCHIVE [-o FILE]
                    (trace-event JSON for ui.perfetto.dev and chrome://tracing; export --help)
+       perusetrace diff A B [--json FILE]   (two traces' reports compared; diff --help)
        perusetrace recover DIR   (archive of a run that died before MPI_Finalize)
        perusetrace mpit [--pvars | --cvars]   (the MPI's MPI_T variables, from a 1-rank job)
 
@@ -268,7 +270,7 @@ int run(int argc, char** argv) {
   return 127;
 }
 
-// `prv`, `report`, `profile` and `export` on a run that died before MPI_Finalize: say what
+// `prv`, `report`, `profile`, `export` and `diff` on a run that died before MPI_Finalize: say what
 // to do instead of failing to open an archive that does not exist yet.
 bool needs_recovery(const char* command, int argc, char** argv) {
   for (int i = 0; i < argc; ++i) {
@@ -281,7 +283,7 @@ bool needs_recovery(const char* command, int argc, char** argv) {
     struct stat st;
     if (::stat((path + anchor).c_str(), &st) == 0 ||
         ::stat((path + "/journal").c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-      continue;  // a later argument may be the archive
+      continue;  // a later argument may be the archive (diff takes two)
     fmt::print(stderr,
                "perusetrace {}: {} holds the journal of a run that did not reach MPI_Finalize, "
                "not an archive yet: run `perusetrace recover {}` first.\n",
@@ -296,7 +298,8 @@ bool needs_recovery(const char* command, int argc, char** argv) {
 int main(int argc, char** argv) {
   if (argc >= 2 &&
       (std::strcmp(argv[1], "prv") == 0 || std::strcmp(argv[1], "report") == 0 ||
-       std::strcmp(argv[1], "profile") == 0 || std::strcmp(argv[1], "export") == 0) &&
+       std::strcmp(argv[1], "profile") == 0 || std::strcmp(argv[1], "export") == 0 ||
+       std::strcmp(argv[1], "diff") == 0) &&
       needs_recovery(argv[1], argc - 2, argv + 2))
     return 1;
   if (argc >= 2 && std::strcmp(argv[1], "run") == 0) return run(argc - 2, argv + 2);
@@ -304,6 +307,7 @@ int main(int argc, char** argv) {
   if (argc >= 2 && std::strcmp(argv[1], "report") == 0) return report_main(argc - 2, argv + 2);
   if (argc >= 2 && std::strcmp(argv[1], "profile") == 0) return profile_main(argc - 2, argv + 2);
   if (argc >= 2 && std::strcmp(argv[1], "export") == 0) return export_main(argc - 2, argv + 2);
+  if (argc >= 2 && std::strcmp(argv[1], "diff") == 0) return diff_main(argc - 2, argv + 2);
   if (argc >= 2 && std::strcmp(argv[1], "recover") == 0) return recover_main(argc - 2, argv + 2);
   if (argc >= 2 && std::strcmp(argv[1], "mpit") == 0) return mpit(argc - 2, argv + 2);
   if (argc >= 2 && (std::strcmp(argv[1], "--version") == 0)) {

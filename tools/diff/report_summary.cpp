@@ -1,0 +1,115 @@
+#include "tools/diff/report_summary.hpp"
+
+#include <fmt/core.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "tools/archive/archive_reader.hpp"
+#include "tools/report/archive_analysis.hpp"
+#include "tools/report/json_output.hpp"
+
+namespace perusetrace::diff {
+
+namespace {
+
+using archive::ArchiveError;
+
+// A regular file that starts with '{' is a report's JSON; anything else is taken for an archive
+// and left to the archive reader's own errors.
+bool is_json_file(const std::string& path, std::string& text) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ArchiveError(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
+  char first = 0;
+  while (in.get(first) && (first == ' ' || first == '\n' || first == '\t' || first == '\r')) {
+  }
+  if (first != '{') return false;
+  std::ostringstream all;
+  all << first << in.rdbuf();
+  text = all.str();
+  return true;
+}
+
+PatternTotals pattern(const JsonValue& p) {
+  return {p["available"].boolean(), p["count"].count(), p["total_ns"].number()};
+}
+
+}  // namespace
+
+ReportSummary summarize(const JsonValue& r, const std::string& source) {
+  if (!r.is_object() || !r["ranks"].is_array() || !r["patterns"].is_object())
+    throw ArchiveError(
+        fmt::format("{} is JSON but not a perusetrace report: give a trace directory, or the file "
+                    "`perusetrace report ARCHIVE --json FILE` wrote",
+                    source));
+  if (r["schema_version"].count() != 1)
+    throw ArchiveError(fmt::format(
+        "{} is a report of schema version {}, which this perusetrace does not read (it reads "
+        "version 1): write the report again with this perusetrace, or compare the archives",
+        source, r["schema_version"].number()));
+  ReportSummary s;
+  s.source = source;
+  s.archive = r["archive"].string();
+  s.trace_ns = r["trace_ns"].count();
+  s.events = r["events"].count();
+  s.ranks = r["ranks"].items().size();
+  for (const JsonValue& rank : r["ranks"].items()) {
+    s.mpi_ns += rank["mpi_ns"].count();
+    for (const JsonValue& f : rank["functions"].items()) {
+      FunctionTime& t = s.functions[f["name"].string()];
+      t.ns += f["ns"].count();
+      t.calls += f["calls"].count();
+    }
+  }
+  const JsonValue& p = r["patterns"];
+  s.late_sender = pattern(p["late_sender"]);
+  s.late_sender_in_collectives = pattern(p["late_sender_in_collectives"]);
+  s.late_wait = pattern(p["late_wait"]);
+  const JsonValue& uq = r["unexpected_queue"];
+  // The report keeps the queue times as a distribution: its mean times its count is their sum.
+  s.unexpected_queue = {
+      uq["available"].boolean(), uq["messages"].count(),
+      uq["queue_ns"]["mean"].number() * static_cast<double>(uq["queue_ns"]["count"].count())};
+  const JsonValue& m = r["messages"];
+  s.messages_available = m["available"].boolean();
+  for (const JsonValue& c : m["size_classes"].items()) {
+    const JsonValue& bw = c["bandwidth_bytes_per_s"];
+    s.size_classes.push_back({c["label"].string(), c["messages"].count(), c["bytes"].count(),
+                              bw["count"].count(), bw["median"].number()});
+  }
+  for (const JsonValue& g : m["groups"].items()) {
+    const int op = g["operation"].string() == "receive" ? 1 : 0;
+    const int protocol = g["protocol"].string() == "rendezvous" ? 1 : 0;
+    s.requests[op][protocol] = g["count"].count();
+  }
+  for (const JsonValue& row : r["matrix"]["messages"].items())
+    for (const JsonValue& cell : row.items()) s.p2p_messages += cell.count();
+  for (const JsonValue& row : r["matrix"]["bytes"].items())
+    for (const JsonValue& cell : row.items()) s.p2p_bytes += cell.count();
+  return s;
+}
+
+ReportSummary load_report(const std::string& path, archive::ProgressBar& bar) {
+  std::string text;
+  if (is_json_file(path, text)) {
+    try {
+      return summarize(JsonValue::parse(text), path);
+    } catch (const JsonError& e) {
+      throw ArchiveError(
+          fmt::format("{} is not valid JSON ({}): give a trace directory, or the "
+                      "file `perusetrace report ARCHIVE --json FILE` wrote",
+                      path, e.what()));
+    }
+  }
+  // The report's own JSON, read back: an archive and a saved report go through one reading.
+  const report::Report analysed = report::analyse_archive(path, "", bar);
+  ReportSummary s = summarize(JsonValue::parse(report::to_json(analysed)), path);
+  return s;
+}
+
+}  // namespace perusetrace::diff
