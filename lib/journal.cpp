@@ -138,6 +138,18 @@ void note_file(const trace::FileInfo& f) {
   append_line("file " + std::to_string(f.local_id) + ' ' + std::to_string(f.comm) + ' ' + f.name);
 }
 
+void note_window(const trace::WindowInfo& w) {
+  append_line("win " + std::to_string(w.local_id) + ' ' + std::to_string(w.comm) + ' ' + w.name);
+}
+
+void note_window_name(std::uint32_t local_id, const std::string& name) {
+  append_line("winname " + std::to_string(local_id) + ' ' + name);
+}
+
+void note_rma_group(std::uint32_t local_id, const std::vector<int>& world_ranks) {
+  append_line("rmagroup " + std::to_string(local_id) + ' ' + ranks_text(world_ranks));
+}
+
 namespace {
 // One line of the definitions file holds one fact: text from the MPI must not break it.
 std::string one_line(std::string text) {

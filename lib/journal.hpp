@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "lib/clock.hpp"
 #include "otf2_writer/record.hpp"
@@ -34,6 +35,9 @@ bool open(const std::string& trace_dir, const Header& header, std::string& error
 // Facts the records refer to, appended as they appear (never on the hot path).
 void note_comm(const trace::CommInfo& comm);
 void note_file(const trace::FileInfo& file);
+void note_window(const trace::WindowInfo& window);
+void note_window_name(std::uint32_t local_id, const std::string& name);  // MPI_Win_set_name
+void note_rma_group(std::uint32_t local_id, const std::vector<int>& world_ranks);
 void note_metric(const trace::MetricInfo& metric);
 // A nested annotation's "ATTRIBUTE=VALUE" pair at its first use (lib/annotations.hpp).
 void note_annotation(std::uint32_t local_id, const std::string& pair);

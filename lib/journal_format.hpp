@@ -74,6 +74,9 @@ inline std::string definitions_path(const std::string& trace_dir, int rank) {
 //   settings TEXT
 //   comm LOCAL_ID PARENT_ID|- INTER N_MEMBERS WORLD_RANK... N_REMOTE WORLD_RANK... NAME
 //   file LOCAL_ID COMM_LOCAL_ID NAME
+//   win LOCAL_ID COMM_LOCAL_ID NAME      (an RMA window)
+//   winname LOCAL_ID NAME                (MPI_Win_set_name: the window's name from now on)
+//   rmagroup LOCAL_ID N WORLD_RANK...    (the group of an MPI_Win_post or MPI_Win_start)
 //   clockdomain LEADER_RANK NAME   (the ranks reading one clock share its leader's offsets)
 //   offset LOCAL_TIME OFFSET_NS ERROR_NS [EXCHANGES]   (add OFFSET_NS for rank 0's clock)
 //   stopped REASON            (the program died; written by the crash handlers)

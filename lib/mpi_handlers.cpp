@@ -191,7 +191,10 @@ void Completion::completed(int index, const MPI_Status* status) noexcept {
   if (index < 0 || index >= count_ || t_scratch == nullptr) return;
   const std::uintptr_t key = t_scratch->keys[index];
   if (key == request_key(MPI_REQUEST_NULL)) return;
-  const RequestInfo* slot = &t_scratch->pending[index];
+  // Taken out of the scratch: untested() then sees only what did not complete.
+  const RequestInfo pending = t_scratch->pending[index];
+  t_scratch->pending[index].kind = RequestKind::Unknown;
+  const RequestInfo* slot = &pending;
   if (slot->kind == RequestKind::Unknown) return;
   const std::uint64_t id = slot->id;
   // Done: forget it, unless a new request at the same address has taken the slot meanwhile.
@@ -206,6 +209,10 @@ void Completion::completed(int index, const MPI_Status* status) noexcept {
     // The MPI function goes in `tag`: a Leave that carries the record keeps its own region.
     call_->at_leave(Record{0, RecordKind::NbCollectiveComplete, 0, 0, slot->comm, slot->peer,
                            slot->tag, slot->bytes, id, slot->received});
+    return;
+  }
+  if (slot->kind == RequestKind::Rma) {
+    rma_request_done(*call_, *slot, false);
     return;
   }
   if (slot->kind == RequestKind::FileIo) {
@@ -246,6 +253,13 @@ void Completion::all(int rc, const MPI_Status* statuses) noexcept {
   if (call_ == nullptr || rc != MPI_SUCCESS) return;
   for (int i = 0; i < count_; ++i)
     completed(i, statuses == MPI_STATUSES_IGNORE ? nullptr : &statuses[i]);
+}
+
+void Completion::untested(int rc) noexcept {
+  if (call_ == nullptr || rc != MPI_SUCCESS || t_scratch == nullptr) return;
+  for (int i = 0; i < count_; ++i)
+    if (t_scratch->pending[i].kind == RequestKind::Rma)
+      rma_request_done(*call_, t_scratch->pending[i], true);
 }
 
 void Completion::some(int rc, int outcount, const int* indices,

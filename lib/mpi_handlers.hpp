@@ -161,6 +161,9 @@ class Completion {
   void one(int rc, int index, const MPI_Status* status) noexcept;
   void all(int rc, const MPI_Status* statuses) noexcept;
   void some(int rc, int outcount, const int* indices, const MPI_Status* statuses) noexcept;
+  // A test that completed nothing (or not all): the one-sided requests it tested unsuccessfully
+  // (OTF2's RmaOpTest).
+  void untested(int rc) noexcept;
 
  private:
   void completed(int index, const MPI_Status* status) noexcept;
@@ -206,5 +209,44 @@ void on_file_io_posted(const Call&, int rc, MPI_File, std::uint64_t io,
 void on_file_split_begun(const Call&, int rc, MPI_File, std::uint64_t io) noexcept;
 void on_file_split_end(const Call&, int rc, MPI_File, const MPI_Status*) noexcept;
 void on_comm_free(const Call&, MPI_Comm) noexcept;
+
+// One-sided communication (lib/rma_handlers.cpp).
+enum class RmaOp : std::uint8_t { Put, Get, Accumulate, GetAccumulate, FetchAndOp, CompareAndSwap };
+struct WindowEntry;
+// An operation as issued: what a request-based one's request and completion need.
+struct RmaIssue {
+  WindowEntry* window = nullptr;  // null: nothing was recorded
+  std::uint64_t matching = 0;
+  std::int32_t target = 0;
+  std::int32_t slot = -1;  // its place in the window's request slots (-1: none was free)
+  bool combined = false;   // completing locally completes it at the target too
+};
+// Window creation (collective): RmaCollectiveBegin at the start, RmaWinCreate and
+// RmaCollectiveEnd at the end. `allocates`: MPI allocates the window's memory.
+void on_win_create_begin(Call&) noexcept;
+void on_win_created(Call&, int rc, MPI_Comm, MPI_Win, bool allocates) noexcept;
+// Returns the window being freed, for on_win_freed (null: not known).
+WindowEntry* on_win_free_begin(Call&, MPI_Win) noexcept;
+void on_win_freed(Call&, int rc, WindowEntry*) noexcept;
+void on_win_set_name(const Call&, int rc, MPI_Win, const char* name) noexcept;
+// An operation: its event (at the call's start) with a matching id. `sent`/`received` count
+// and type the bytes it moves to and from the target.
+RmaIssue on_rma_op(Call&, RmaOp, MPI_Win, int target, int sent_count, MPI_Datatype sent_type,
+                   int received_count, MPI_Datatype received_type, bool request_based) noexcept;
+// A request-based operation's request, completed in a Wait or Test (Completion).
+void on_rma_request(Call&, int rc, const RmaIssue&, const MPI_Request*) noexcept;
+// Synchronisation.
+void on_win_fence_begin(Call&, MPI_Win) noexcept;
+void on_win_fence(Call&, int rc, MPI_Win) noexcept;
+void on_win_lock(Call&, MPI_Win, int target, int lock_type) noexcept;  // kRmaAllTargets: lock_all
+void on_win_locked(Call&, int rc, MPI_Win, int target, int lock_type) noexcept;
+void on_win_unlock(Call&, int rc, MPI_Win, int target) noexcept;
+void on_win_flush(Call&, int rc, MPI_Win, int target, bool local) noexcept;
+void on_win_sync(Call&, int rc, MPI_Win) noexcept;
+void on_win_epoch_start(Call&, int rc, MPI_Win, MPI_Group, bool exposure) noexcept;
+void on_win_complete(Call&, int rc, MPI_Win) noexcept;
+void on_win_wait(Call&, int rc, MPI_Win, bool done) noexcept;  // MPI_Win_wait, MPI_Win_test
+// Completion of a one-sided request (Completion): `tested` true when a test found it unfinished.
+void rma_request_done(Call&, const RequestInfo&, bool tested) noexcept;
 
 }  // namespace perusetrace

@@ -43,6 +43,7 @@ enum class RequestKind : std::uint8_t {
   PersistentRecv,
   FileIo,
   Collective,  // a nonblocking collective: tag holds its region, peer its root
+  Rma,         // MPI_Rput ...: see RmaIssue in lib/mpi_handlers.hpp for what its slot keeps
   Posting      // a thread is filling the slot in
 };
 

@@ -17,8 +17,10 @@
 #include "lib/output_directory.hpp"
 #include "lib/sampler.hpp"
 #include "lib/peruse_session.hpp"
+#include "lib/rma_group_registry.hpp"
 #include "lib/settings.hpp"
 #include "lib/tick_clock.hpp"
+#include "lib/window_registry.hpp"
 #include "lib/world.hpp"
 
 namespace perusetrace {
@@ -153,6 +155,7 @@ void on_init(int rc, Fn fn, std::uint64_t start, int provided) {
     std::fprintf(stderr, "perusetrace: %s; the run is not sampled.\n", sampling_problem.c_str());
   configure_buffers(settings.buffer_bytes);
   g_comms.start();
+  rma_groups::start();
   const peruse::StartResult peruse =
       peruse::start(settings.peruse_events, provided == MPI_THREAD_MULTIPLE, settings.sample_only);
   state::configure(init_scale, peruse.active);
@@ -223,6 +226,8 @@ void on_finalize() {
   process.host = host_name();
   process.comms = g_comms.snapshot();
   process.files = g_files.snapshot();
+  process.windows = g_windows.snapshot();
+  process.rma_groups = rma_groups::snapshot();
   process.metrics = mpit::recorded_metrics();
   for (trace::MetricInfo& m : annotate::recorded_metrics()) process.metrics.push_back(std::move(m));
   process.annotations = annotate::recorded_annotations();

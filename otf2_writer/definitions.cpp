@@ -234,28 +234,39 @@ void write_otf2_comms(OTF2_GlobalDefWriter* w, Strings& str, int size,
 // MPI_COMM_WORLD and its copies; a member list is written once). The standard allows neither a
 // Comm over such a group nor a second one per paradigm: otf2-print warns and cannot name a
 // message's peer, while python3-otf2 and perusetrace's tools read it like the standard layout.
-void write_vite_comms(OTF2_GlobalDefWriter* w, Strings& str, int size,
-                      const std::vector<UnifiedComm>& comms) {
-  std::map<std::vector<int>, OTF2_GroupRef> group_of;
+struct ViteGroups {
+  std::map<std::vector<int>, OTF2_GroupRef> group_of;  // member list -> group
+  std::vector<OTF2_GroupRef> comm_group;               // by communicator
+  OTF2_GroupRef self_group = OTF2_UNDEFINED_GROUP;
+  OTF2_GroupRef count = 1;
+};
+
+ViteGroups vite_groups(int size, const std::vector<UnifiedComm>& comms) {
+  ViteGroups g;
   std::vector<int> world(static_cast<std::size_t>(size));
   for (int r = 0; r < size; ++r) world[r] = r;
-  group_of.emplace(world, 0);
-  std::vector<OTF2_GroupRef> comm_group(comms.size());
-  OTF2_GroupRef next = 1;
-  OTF2_GroupRef self_group = OTF2_UNDEFINED_GROUP;
+  g.group_of.emplace(world, 0);
+  g.comm_group.resize(comms.size());
   for (std::size_t i = 0; i < comms.size(); ++i) {
     if (comms[i].self) {
-      if (self_group == OTF2_UNDEFINED_GROUP) self_group = next++;
-      comm_group[i] = self_group;
+      if (g.self_group == OTF2_UNDEFINED_GROUP) g.self_group = g.count++;
+      g.comm_group[i] = g.self_group;
     } else {
-      comm_group[i] = group_of.try_emplace(comms[i].world_ranks, next).first->second;
-      if (comm_group[i] == next) ++next;
+      g.comm_group[i] = g.group_of.try_emplace(comms[i].world_ranks, g.count).first->second;
+      if (g.comm_group[i] == g.count) ++g.count;
     }
   }
+  return g;
+}
+
+void write_vite_comms(OTF2_GlobalDefWriter* w, Strings& str, int size,
+                      const std::vector<UnifiedComm>& comms) {
+  const ViteGroups g = vite_groups(size, comms);
+  const std::vector<OTF2_GroupRef>& comm_group = g.comm_group;
   // By id, not by member list: otf2-print expects increasing ids.
   std::vector<std::pair<OTF2_GroupRef, const std::vector<int>*>> groups;
-  for (const auto& [ranks, ref] : group_of) groups.emplace_back(ref, &ranks);
-  if (self_group != OTF2_UNDEFINED_GROUP) groups.emplace_back(self_group, nullptr);
+  for (const auto& [ranks, ref] : g.group_of) groups.emplace_back(ref, &ranks);
+  if (g.self_group != OTF2_UNDEFINED_GROUP) groups.emplace_back(g.self_group, nullptr);
   std::sort(groups.begin(), groups.end());
   for (const auto& [ref, ranks] : groups) {
     if (ranks == nullptr) {
@@ -342,7 +353,28 @@ void write_io(OTF2_GlobalDefWriter* w, Strings& str, const Unified& u) {
   }
 }
 
+// One-sided communication: the groups of MPI_Win_post/start (members as world ranks, like a
+// communicator's group) after the communicators' groups, and every window with its communicator.
+void write_rma(OTF2_GlobalDefWriter* w, Strings& str, const Unified& u) {
+  for (std::size_t i = 0; i < u.rma_groups.size(); ++i) {
+    const std::vector<std::uint64_t> members(u.rma_groups[i].begin(), u.rma_groups[i].end());
+    OTF2_GlobalDefWriter_WriteGroup(
+        w, static_cast<OTF2_GroupRef>(u.rma_group_base + i), str("RMA group " + std::to_string(i)),
+        OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+        static_cast<std::uint32_t>(members.size()), members.data());
+  }
+  for (std::size_t i = 0; i < u.windows.size(); ++i)
+    OTF2_GlobalDefWriter_WriteRmaWin(w, static_cast<OTF2_RmaWinRef>(i), str(u.windows[i].name),
+                                     static_cast<OTF2_CommRef>(u.windows[i].comm),
+                                     OTF2_RMA_WIN_FLAG_CREATE_DESTROY_EVENTS);
+}
+
 }  // namespace
+
+std::uint64_t comm_group_count(int size, const std::vector<UnifiedComm>& comms, CommLayout layout) {
+  if (layout == CommLayout::Vite) return vite_groups(size, comms).count;
+  return comms.size() + 1;  // "MPI ranks", then one per communicator
+}
 
 std::string clock_domains_text(const std::vector<RankReport>& ranks) {
   // leader -> (host, ranks, the leader's offsets)
@@ -380,6 +412,7 @@ void write_global_definitions(OTF2_GlobalDefWriter* w, const ArchiveSpec& spec, 
   write_annotations(w, str, spec, u.annotations, u.process_attributes);
   write_attributes_and_metrics(w, str, u.metrics);
   write_comms(w, str, spec.size, u.comms, spec.comm_layout);
+  write_rma(w, str, u);
   write_contexts(w, str, spec, u);
   write_io(w, str, u);
 }

@@ -57,6 +57,51 @@ OTF2_ErrorCode peruse(Location& loc, const ArchiveSpec& spec, const Record& r) {
 
 OTF2_ErrorCode one(Location& loc, const ArchiveSpec& spec, const Record& r);
 
+// One-sided communication's values (otf2_writer/record.hpp) as OTF2's. A damaged journal may
+// hold anything: unknown values become the nearest harmless one.
+std::uint32_t remote(std::int32_t peer) {
+  return peer < 0 ? OTF2_UNDEFINED_UINT32 : static_cast<std::uint32_t>(peer);
+}
+
+OTF2_RmaSyncLevel sync_level(std::int32_t bits) {
+  OTF2_RmaSyncLevel level = OTF2_RMA_SYNC_LEVEL_NONE;
+  if (bits & kRmaSyncProcess) level |= OTF2_RMA_SYNC_LEVEL_PROCESS;
+  if (bits & kRmaSyncMemory) level |= OTF2_RMA_SYNC_LEVEL_MEMORY;
+  return level;
+}
+
+OTF2_CollectiveOp rma_collective(std::int32_t what) {
+  switch (static_cast<RmaCollective>(what)) {
+    case RmaCollective::Create:
+      return OTF2_COLLECTIVE_OP_CREATE_HANDLE;
+    case RmaCollective::CreateAllocate:
+      return OTF2_COLLECTIVE_OP_CREATE_HANDLE_AND_ALLOCATE;
+    case RmaCollective::Destroy:
+      return OTF2_COLLECTIVE_OP_DESTROY_HANDLE;
+    case RmaCollective::DestroyDeallocate:
+      return OTF2_COLLECTIVE_OP_DESTROY_HANDLE_AND_DEALLOCATE;
+    case RmaCollective::Fence:
+      break;
+  }
+  return OTF2_COLLECTIVE_OP_BARRIER;  // MPI_Win_fence, as Score-P writes it
+}
+
+OTF2_LockType lock_type(std::int32_t lock) {
+  return static_cast<RmaLock>(lock) == RmaLock::Exclusive ? OTF2_LOCK_EXCLUSIVE : OTF2_LOCK_SHARED;
+}
+
+OTF2_RmaAtomicType atomic_type(std::int32_t kind) {
+  switch (static_cast<RmaAtomicKind>(kind)) {
+    case RmaAtomicKind::FetchAndAccumulate:
+      return OTF2_RMA_ATOMIC_TYPE_FETCH_AND_ACCUMULATE;
+    case RmaAtomicKind::CompareAndSwap:
+      return OTF2_RMA_ATOMIC_TYPE_COMPARE_AND_SWAP;
+    case RmaAtomicKind::Accumulate:
+      break;
+  }
+  return OTF2_RMA_ATOMIC_TYPE_ACCUMULATE;
+}
+
 // The MPI event an Enter or Leave record carries, at the same timestamp.
 OTF2_ErrorCode payload(Location& loc, const ArchiveSpec& spec, const Record& r) {
   return r.event == 0 ? OTF2_SUCCESS : one(loc, spec, carried(r));
@@ -171,6 +216,43 @@ OTF2_ErrorCode one(Location& loc, const ArchiveSpec& spec, const Record& r) {
       value.unsigned_int = r.bytes;
       return OTF2_EvtWriter_Metric(w, nullptr, r.time, r.comm, 1, &type, &value);
     }
+    case RecordKind::RmaWinCreate:
+      return OTF2_EvtWriter_RmaWinCreate(w, nullptr, r.time, r.comm);
+    case RecordKind::RmaWinDestroy:
+      return OTF2_EvtWriter_RmaWinDestroy(w, nullptr, r.time, r.comm);
+    case RecordKind::RmaCollectiveBegin:
+      return OTF2_EvtWriter_RmaCollectiveBegin(w, nullptr, r.time);
+    case RecordKind::RmaCollectiveEnd:
+      return OTF2_EvtWriter_RmaCollectiveEnd(w, nullptr, r.time, rma_collective(r.tag),
+                                             sync_level(r.peer), r.comm, OTF2_UNDEFINED_UINT32, 0,
+                                             0);
+    case RecordKind::RmaGroupSync:
+      return OTF2_EvtWriter_RmaGroupSync(w, nullptr, r.time, sync_level(r.peer), r.comm,
+                                         static_cast<OTF2_GroupRef>(r.tag));
+    case RecordKind::RmaRequestLock:
+      return OTF2_EvtWriter_RmaRequestLock(w, nullptr, r.time, r.comm, remote(r.peer), 0,
+                                           lock_type(r.tag));
+    case RecordKind::RmaAcquireLock:
+      return OTF2_EvtWriter_RmaAcquireLock(w, nullptr, r.time, r.comm, remote(r.peer), 0,
+                                           lock_type(r.tag));
+    case RecordKind::RmaReleaseLock:
+      return OTF2_EvtWriter_RmaReleaseLock(w, nullptr, r.time, r.comm, remote(r.peer), 0);
+    case RecordKind::RmaSync:
+      return OTF2_EvtWriter_RmaSync(w, nullptr, r.time, r.comm, remote(r.peer),
+                                    OTF2_RMA_SYNC_TYPE_MEMORY);
+    case RecordKind::RmaPut:
+      return OTF2_EvtWriter_RmaPut(w, nullptr, r.time, r.comm, remote(r.peer), r.bytes, r.request);
+    case RecordKind::RmaGet:
+      return OTF2_EvtWriter_RmaGet(w, nullptr, r.time, r.comm, remote(r.peer), r.bytes, r.request);
+    case RecordKind::RmaAtomic:
+      return OTF2_EvtWriter_RmaAtomic(w, nullptr, r.time, r.comm, remote(r.peer),
+                                      atomic_type(r.tag), r.bytes, r.aux, r.request);
+    case RecordKind::RmaOpCompleteNonBlocking:
+      return OTF2_EvtWriter_RmaOpCompleteNonBlocking(w, nullptr, r.time, r.comm, r.request);
+    case RecordKind::RmaOpCompleteRemote:
+      return OTF2_EvtWriter_RmaOpCompleteRemote(w, nullptr, r.time, r.comm, r.request);
+    case RecordKind::RmaOpTest:
+      return OTF2_EvtWriter_RmaOpTest(w, nullptr, r.time, r.comm, r.request);
     case RecordKind::PvarValue: {
       const OTF2_Type type = r.tag == 1 ? OTF2_TYPE_DOUBLE : OTF2_TYPE_INT64;
       OTF2_MetricValue value;

@@ -4,6 +4,7 @@
 #include <otf2/otf2.h>
 
 #include <atomic>
+#include <map>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -104,10 +105,23 @@ struct CommIdHash {
 };
 using CommIds = std::unordered_map<CommId, std::uint64_t, CommIdHash>;  // -> global id
 
+struct UnifiedWindow {  // an RMA window of the whole run
+  std::string name;
+  std::uint64_t comm = OTF2_UNDEFINED_COMM;  // global id
+};
+
 struct Unified {
   std::vector<RankReport> ranks;  // rank 0 only, as are the next four
   std::vector<UnifiedComm> comms;
-  std::vector<std::string> files;  // global IoFile id -> name
+  std::vector<UnifiedWindow> windows;     // rank 0: global RmaWin id = index
+  CommIds window_ids;                     // rank 0: identity -> global id
+  std::vector<std::uint64_t> window_map;  // this rank: local -> global window id
+  // The groups of RmaGroupSync events (world ranks); their global Group ids follow the
+  // communicators' groups, from rma_group_base on (rank 0).
+  std::vector<std::vector<int>> rma_groups;
+  std::uint64_t rma_group_base = 0;
+  std::vector<std::uint64_t> group_map;  // this rank: local RMA group -> global Group id
+  std::vector<std::string> files;        // global IoFile id -> name
   std::vector<UnifiedHandle> handles;
   CommIds comm_ids;
   std::vector<std::uint64_t> comm_map;    // this rank: local -> global communicator id
@@ -145,6 +159,12 @@ struct HandleEntry {
   std::string name;
   CommId comm;
 };
+// An RMA window as ranks contribute it: identified by its communicator's identity and how many
+// windows the rank created on that communicator before it (members create them collectively).
+struct WindowEntry {
+  CommId id, comm;
+  std::string name;
+};
 // A calling context as ranks contribute it: identified by a hash of its path (CommId's hash).
 struct ContextEntry {
   CommId id, parent;  // parent {0, 0}: a root
@@ -160,16 +180,30 @@ struct Contribution {
   std::vector<MetricInfo> metrics;       // MPI_T metrics, each name once, in order of appearance
   std::vector<std::string> annotations;  // "ATTRIBUTE=VALUE" pairs, each once
   std::vector<std::string> process_attributes;  // each once
+  std::vector<WindowEntry> windows;             // each once, in order of first appearance
+  std::vector<std::vector<int>> rma_groups;     // each member list once
 };
 // One rank's part; `ids` gets the identity of each of its local communicator ids.
 Contribution contribution_of(int rank, const RankReport& report, const ProcessInfo& process,
                              std::vector<CommId>& ids);
+// The identity of each of a rank's local window ids, from its communicators' identities.
+std::vector<CommId> window_ids_of(int rank, const ProcessInfo& process,
+                                  const std::vector<CommId>& comm_ids);
+// A rank's local ids (windows by identity, RMA groups by members) as global ones.
+std::vector<std::uint64_t> window_map_of(const std::vector<CommId>& ids, const CommIds& global);
+std::vector<std::uint64_t> group_map_of(const std::vector<std::vector<int>>& groups,
+                                        const std::map<std::vector<int>, std::uint64_t>& global);
+// How many Group definitions the communicators take in `layout` (write_comms), so that the
+// RMA groups can follow them.
+std::uint64_t comm_group_count(int size, const std::vector<UnifiedComm>& comms, CommLayout layout);
 // `next` holds the ranks right after those of `into`.
 void merge(Contribution& into, Contribution&& next);
 std::vector<char> serialize(const Contribution& c);
 Contribution deserialize(const char* data, std::size_t length);
 // The whole run's contribution as global definitions: ids in order of first appearance.
-Unified unified_of(Contribution&& all);
+Unified unified_of(Contribution&& all, int size, CommLayout layout);
+// Rank 0: the global Group id of each RMA group, by members.
+std::map<std::vector<int>, std::uint64_t> rma_group_ids(const Unified& u);
 // A rank's local communicator ids as global ones.
 std::vector<std::uint64_t> comm_map_of(const std::vector<CommId>& ids, const CommIds& global);
 // A rank's local metric ids as global ones: the Peruse counters keep theirs, MPI_T's go by name.

@@ -67,7 +67,8 @@ bool write_archive_offline(const ArchiveSpec& spec, const std::vector<OfflineRan
       merge(all, std::move(c));
     }
   }
-  Unified unified = unified_of(std::move(all));
+  Unified unified = unified_of(std::move(all), spec.size, spec.comm_layout);
+  const std::map<std::vector<int>, std::uint64_t> groups = rma_group_ids(unified);
   rc = OTF2_Archive_CloseEvtFiles(s.archive);
   if (rc == OTF2_SUCCESS) rc = OTF2_Archive_OpenDefFiles(s.archive);
   std::uint64_t handle_base = 0;
@@ -78,6 +79,9 @@ bool write_archive_offline(const ArchiveSpec& spec, const std::vector<OfflineRan
     unified.context_map =
         context_map_of(context_ids_of(ranks[r].process.contexts), unified.context_ids);
     unified.region_map = region_map_of(spec, ranks[r].process.annotations, unified.annotation_ids);
+    unified.window_map = window_map_of(window_ids_of(static_cast<int>(r), ranks[r].process, ids[r]),
+                                       unified.window_ids);
+    unified.group_map = group_map_of(ranks[r].process.rma_groups, groups);
     handle_base += ranks[r].process.files.size();
     for (std::size_t t = 0; t < unified.ranks[r].location_events.size(); ++t) {
       OTF2_DefWriter* defs = OTF2_Archive_GetDefWriter(

@@ -6,6 +6,7 @@
 // This file needs no MPI: `perusetrace recover` unifies the ranks' journals with it too.
 #include <algorithm>
 #include <cstring>
+#include <set>
 #include <unordered_set>
 #include <utility>
 
@@ -256,7 +257,63 @@ Contribution contribution_of(int rank, const RankReport& report, const ProcessIn
   }
   for (const FileInfo& f : files)
     c.handles.push_back({f.name, f.comm < ids.size() ? ids[f.comm] : CommId{}});
+  const std::vector<CommId> windows = window_ids_of(rank, process, ids);
+  for (const WindowInfo& w : process.windows)
+    if (w.local_id < windows.size())
+      c.windows.push_back(
+          {windows[w.local_id], w.comm < ids.size() ? ids[w.comm] : CommId{}, w.name});
+  std::set<std::vector<int>> groups;
+  for (const std::vector<int>& g : process.rma_groups)
+    if (groups.insert(g).second) c.rma_groups.push_back(g);
   return c;
+}
+
+std::vector<CommId> window_ids_of(int rank, const ProcessInfo& process,
+                                  const std::vector<CommId>& comm_ids) {
+  std::vector<CommId> ids;
+  // How many windows this rank made on one communicator before.
+  std::unordered_map<CommId, std::uint64_t, CommIdHash> made;
+  for (const WindowInfo& w : process.windows) {
+    Hasher kind;
+    kind.add(0x77696eull);  // apart from communicators' identities
+    if (w.comm < comm_ids.size()) kind.add(comm_ids[w.comm]);
+    // Every rank's MPI_COMM_SELF is one communicator of the trace, but its windows are the
+    // rank's own (and so are those on a communicator the tracer did not know).
+    if (w.comm == kCommSelf || w.comm >= comm_ids.size())
+      kind.add(static_cast<std::uint64_t>(rank));
+    Hasher id;
+    id.add(kind.id());
+    id.add(made[kind.id()]++);
+    if (ids.size() <= w.local_id) ids.resize(w.local_id + 1);
+    ids[w.local_id] = id.id();
+  }
+  return ids;
+}
+
+std::vector<std::uint64_t> window_map_of(const std::vector<CommId>& ids, const CommIds& global) {
+  std::vector<std::uint64_t> map(ids.size(), OTF2_UNDEFINED_RMA_WIN);
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const auto it = ids[i] ? global.find(ids[i]) : global.end();
+    if (it != global.end()) map[i] = it->second;
+  }
+  return map;
+}
+
+std::vector<std::uint64_t> group_map_of(const std::vector<std::vector<int>>& groups,
+                                        const std::map<std::vector<int>, std::uint64_t>& global) {
+  std::vector<std::uint64_t> map(groups.size(), OTF2_UNDEFINED_GROUP);
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    const auto it = global.find(groups[i]);
+    if (it != global.end()) map[i] = it->second;
+  }
+  return map;
+}
+
+std::map<std::vector<int>, std::uint64_t> rma_group_ids(const Unified& u) {
+  std::map<std::vector<int>, std::uint64_t> ids;
+  for (std::size_t i = 0; i < u.rma_groups.size(); ++i)
+    ids.emplace(u.rma_groups[i], u.rma_group_base + i);
+  return ids;
 }
 
 void merge(Contribution& into, Contribution&& next) {
@@ -283,6 +340,13 @@ void merge(Contribution& into, Contribution&& next) {
   for (const std::string& a : into.process_attributes) names.insert(a);
   for (std::string& a : next.process_attributes)
     if (names.insert(a).second) into.process_attributes.push_back(std::move(a));
+  std::unordered_set<CommId, CommIdHash> windows;
+  for (const WindowEntry& w : into.windows) windows.insert(w.id);
+  for (WindowEntry& w : next.windows)
+    if (windows.insert(w.id).second) into.windows.push_back(std::move(w));
+  std::set<std::vector<int>> groups(into.rma_groups.begin(), into.rma_groups.end());
+  for (std::vector<int>& g : next.rma_groups)
+    if (groups.insert(g).second) into.rma_groups.push_back(std::move(g));
 }
 
 std::vector<char> serialize(const Contribution& c) {
@@ -317,6 +381,14 @@ std::vector<char> serialize(const Contribution& c) {
   for (const std::string& a : c.annotations) w.str(a);
   w.u64(c.process_attributes.size());
   for (const std::string& a : c.process_attributes) w.str(a);
+  w.u64(c.windows.size());
+  for (const WindowEntry& e : c.windows) {
+    write_id(w, e.id);
+    write_id(w, e.comm);
+    w.str(e.name);
+  }
+  w.u64(c.rma_groups.size());
+  for (const std::vector<int>& g : c.rma_groups) w.ints(g);
   return std::move(w.bytes);
 }
 
@@ -363,10 +435,20 @@ Contribution deserialize(const char* data, std::size_t length) {
   const std::uint64_t process_attributes = in.left() > 0 ? in.u64() : 0;
   for (std::uint64_t i = 0; i < process_attributes && in.left() > 0; ++i)
     c.process_attributes.push_back(in.str());
+  const std::uint64_t windows = in.left() > 0 ? in.u64() : 0;
+  for (std::uint64_t i = 0; i < windows && in.left() > 0; ++i) {
+    WindowEntry e;
+    e.id = read_id(in);
+    e.comm = read_id(in);
+    e.name = in.str();
+    c.windows.push_back(std::move(e));
+  }
+  const std::uint64_t groups = in.left() > 0 ? in.u64() : 0;
+  for (std::uint64_t i = 0; i < groups && in.left() > 0; ++i) c.rma_groups.push_back(in.ints());
   return c;
 }
 
-Unified unified_of(Contribution&& all) {
+Unified unified_of(Contribution&& all, int size, CommLayout layout) {
   Unified u;
   u.ranks = std::move(all.ranks);
   for (const CommEntry& e : all.comms)
@@ -406,6 +488,14 @@ Unified unified_of(Contribution&& all) {
   u.metrics = std::move(all.metrics);
   for (std::size_t i = 0; i < u.metrics.size(); ++i)
     u.metric_ids.emplace(u.metrics[i].name, kFirstPvarMetric + i);
+  for (WindowEntry& w : all.windows) {
+    const auto comm = w.comm ? u.comm_ids.find(w.comm) : u.comm_ids.end();
+    u.window_ids.emplace(w.id, u.windows.size());
+    u.windows.push_back(
+        {std::move(w.name), comm != u.comm_ids.end() ? comm->second : OTF2_UNDEFINED_COMM});
+  }
+  u.rma_groups = std::move(all.rma_groups);
+  u.rma_group_base = comm_group_count(size, u.comms, layout);
   return u;
 }
 

@@ -111,6 +111,8 @@ void write_local_definitions(OTF2_DefWriter* defs, const Unified& unified) {
     write_mapping(defs, OTF2_MAPPING_METRIC, unified.metric_map);
   write_mapping(defs, OTF2_MAPPING_CALLING_CONTEXT, unified.context_map);
   write_mapping(defs, OTF2_MAPPING_REGION, unified.region_map);
+  write_mapping(defs, OTF2_MAPPING_RMA_WIN, unified.window_map);
+  write_mapping(defs, OTF2_MAPPING_GROUP, unified.group_map);
 }
 
 // "a\nb\n" -> "a; b": otf2-print shows a property's first line only. An item's own ';'

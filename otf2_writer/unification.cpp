@@ -58,6 +58,8 @@ struct Child {
   std::vector<std::string> sent_metrics;  // and its MPI_T metrics
   std::vector<CommId> sent_contexts;      // and its calling contexts
   std::vector<std::string> sent_annotations;
+  std::vector<CommId> sent_windows;               // and its RMA windows
+  std::vector<std::vector<int>> sent_rma_groups;  // and its RMA groups
 };
 
 }  // namespace
@@ -82,8 +84,9 @@ Unified unify(const ProcessInfo& process, const RankReport& mine) {
     if (rank + mask < size) {
       const std::vector<char> bytes = receive_bytes(rank + mask);
       Contribution child = deserialize(bytes.data(), bytes.size());
-      Child c{rank + mask, {}, {}, {}, child.annotations};
+      Child c{rank + mask, {}, {}, {}, child.annotations, {}, child.rma_groups};
       for (const CommEntry& e : child.comms) c.sent.push_back(e.id);
+      for (const WindowEntry& e : child.windows) c.sent_windows.push_back(e.id);
       for (const MetricInfo& m : child.metrics) c.sent_metrics.push_back(m.name);
       for (const ContextEntry& e : child.contexts) c.sent_contexts.push_back(e.id);
       children.push_back(std::move(c));
@@ -96,12 +99,16 @@ Unified unify(const ProcessInfo& process, const RankReport& mine) {
   std::unordered_map<std::string, std::uint64_t> metric_ids;
   CommIds contexts;
   std::unordered_map<std::string, std::uint64_t> annotation_ids;
+  CommIds windows;
+  std::map<std::vector<int>, std::uint64_t> groups;
   if (parent < 0) {
-    u = unified_of(std::move(subtree));
+    u = unified_of(std::move(subtree), size, state().spec.comm_layout);
     global = u.comm_ids;
     metric_ids = u.metric_ids;
     contexts = u.context_ids;
     annotation_ids = u.annotation_ids;
+    windows = u.window_ids;
+    groups = rma_group_ids(u);
   } else {
     // Down: the global ids of what this rank sent up, in that order.
     const std::vector<std::uint64_t> ids = receive_ids(parent);
@@ -116,6 +123,12 @@ Unified unify(const ProcessInfo& process, const RankReport& mine) {
     const std::vector<std::uint64_t> annotations = receive_ids(parent);
     for (std::size_t i = 0; i < subtree.annotations.size() && i < annotations.size(); ++i)
       annotation_ids.emplace(subtree.annotations[i], annotations[i]);
+    const std::vector<std::uint64_t> window_ids = receive_ids(parent);
+    for (std::size_t i = 0; i < subtree.windows.size() && i < window_ids.size(); ++i)
+      windows.emplace(subtree.windows[i].id, window_ids[i]);
+    const std::vector<std::uint64_t> group_ids = receive_ids(parent);
+    for (std::size_t i = 0; i < subtree.rma_groups.size() && i < group_ids.size(); ++i)
+      groups.emplace(subtree.rma_groups[i], group_ids[i]);
   }
   for (auto it = children.rbegin(); it != children.rend(); ++it) {
     std::vector<std::uint64_t> ids;
@@ -143,11 +156,25 @@ Unified unify(const ProcessInfo& process, const RankReport& mine) {
       ids.push_back(found != annotation_ids.end() ? found->second : OTF2_UNDEFINED_REGION);
     }
     send_ids(ids, it->rank);
+    ids.clear();
+    for (const CommId& id : it->sent_windows) {
+      const auto found = windows.find(id);
+      ids.push_back(found != windows.end() ? found->second : OTF2_UNDEFINED_RMA_WIN);
+    }
+    send_ids(ids, it->rank);
+    ids.clear();
+    for (const std::vector<int>& members : it->sent_rma_groups) {
+      const auto found = groups.find(members);
+      ids.push_back(found != groups.end() ? found->second : OTF2_UNDEFINED_GROUP);
+    }
+    send_ids(ids, it->rank);
   }
   u.comm_map = comm_map_of(local_ids, global);
   u.metric_map = metric_map_of(process.metrics, metric_ids);
   u.context_map = context_map_of(context_ids_of(process.contexts), contexts);
   u.region_map = region_map_of(state().spec, process.annotations, annotation_ids);
+  u.window_map = window_map_of(window_ids_of(rank, process, local_ids), windows);
+  u.group_map = group_map_of(process.rma_groups, groups);
 
   // Handles are numbered in rank order: this rank's first is the count of all ranks' before it.
   std::uint64_t handles = process.files.size(), base = 0;

@@ -98,6 +98,14 @@ struct FileInfo {
   std::uint32_t comm;  // local id of the communicator it was opened on
 };
 
+// An RMA window as this rank created it (MPI_Win_create, _allocate, _allocate_shared,
+// _create_dynamic). Records name it by `local_id`; unification gives it one global id.
+struct WindowInfo {
+  std::uint32_t local_id;
+  std::uint32_t comm;  // local id of the communicator it was created on
+  std::string name;    // "win N (CREATOR)", or the name given with MPI_Win_set_name
+};
+
 // An MPI_T performance variable's value as a metric (archive_schema.hpp says how they are named).
 // Records of kind PvarValue carry `local_id` in their `comm` field.
 inline constexpr std::uint32_t kFirstPvarMetric = static_cast<std::uint32_t>(Metric::Count);
@@ -131,8 +139,12 @@ struct ClockOffset {
 
 struct ProcessInfo {
   std::string host;
-  std::vector<CommInfo> comms;  // every communicator this rank created, in creation order
-  std::vector<FileInfo> files;  // every file handle, in opening order
+  std::vector<CommInfo> comms;      // every communicator this rank created, in creation order
+  std::vector<FileInfo> files;      // every file handle, in opening order
+  std::vector<WindowInfo> windows;  // every RMA window, in creation order
+  // The groups of MPI_Win_post/start (RmaGroupSync records) by local id: their members as world
+  // ranks, in group rank order.
+  std::vector<std::vector<int>> rma_groups;
   // On the run's global clock (global_clock.hpp), as the records the writer is given: the span
   // of this rank's records, from MPI_Init to MPI_Finalize.
   std::uint64_t start_time = 0, end_time = 0;

@@ -125,6 +125,43 @@ def check_comm_threads(c):
     print(recovered.stdout)
 
 
+def check_rma_epoch(c):
+    """tests/apps/rma.c die-in-epoch: rank 1 calls abort() inside a passive-target epoch (its
+    MPI_Win_lock and MPI_Put recorded, no MPI_Win_unlock). The journal's windows, names and RMA
+    records make an archive otf2-print reads without a word, holding the windows created so
+    far and rank 1's open epoch as it was."""
+    import rma_checks
+    out = os.path.join(c.work, "rma")
+    args = mpi_launch.command(c.mpirun, 4, {"MPITRACE_OUTPUT": out}, c.library) + [
+        os.path.join(c.build, "tests", "rma"), "die-in-epoch"]
+    run = subprocess.run(args, env=mpi_launch.launcher_env(), cwd=c.work, capture_output=True,
+                         text=True, timeout=300)
+    expect(run.returncode != 0, "mpirun reported success for a job that died", run)
+    recovered = launcher(c, "recover", out)
+    expect(recovered.returncode == 0, f"recover failed (exit {recovered.returncode})", recovered)
+    expect("rank 1: killed by signal 6 (Aborted)" in recovered.stdout,
+           "rank 1 not said to have aborted", recovered)
+    anchor = os.path.join(out, "traces.otf2")
+    printed = subprocess.run(["otf2-print", anchor], capture_output=True, text=True)
+    expect(printed.returncode == 0 and not printed.stderr.strip(),
+           f"otf2-print rejects the recovered archive: {printed.stderr[:2000]}")
+    trace = trace_checks.load(anchor)
+    wins = [(w.name, w.comm.name) for w in trace.rma_wins]
+    expect(wins == rma_checks.WINDOWS[:2], f"windows {wins}, expected {rma_checks.WINDOWS[:2]}")
+    rma = [e for e in trace.rank_events(1) if e.kind.startswith("Rma")]
+    last = [(e.kind, e.raw.win.name, e.raw.remote) for e in rma[-2:]]
+    expect(last == [("RmaRequestLock", rma_checks.ALLOC, 2), ("RmaPut", rma_checks.ALLOC, 2)],
+           f"rank 1's last RMA events {last}: not the open epoch's lock and put")
+    put = rma[-1].raw
+    expect(put.bytes == 8, f"the open epoch's MPI_Put carries {put.bytes} bytes, not 8")
+    fenced = [e for e in rma if e.kind == "RmaOpCompleteRemote" and e.raw.win.name == "halo window"]
+    expect(len(fenced) == 4, f"rank 1: {len(fenced)} remote completions in the fences, not 4")
+    for tool in (["report", anchor], ["prv", anchor, "-q", "-o", os.path.join(out, "paraver")]):
+        done = launcher(c, *tool)
+        expect(done.returncode == 0, f"{tool[0]} cannot read the recovered archive", done)
+    print(recovered.stdout)
+
+
 KILLED = "killed by signal 15 (Terminated)"  # what mpirun does to the ranks left
 CASES = {
     "mpi_abort": lambda c: check(c, "mpi-abort", [KILLED, "MPI_Abort with error code 3"]),
@@ -135,6 +172,7 @@ CASES = {
     "sigkill": lambda c: check(c, "wait", [KILLED, "no word from the rank"], kill=signal.SIGKILL,
                                exact=(True, False)),
     "comm_threads_exit": check_comm_threads,
+    "rma_abort_in_epoch": check_rma_epoch,
 }
 
 

@@ -47,6 +47,7 @@ class Trace:
     def __init__(self):
         self.events = collections.defaultdict(list)  # (rank, thread) -> [Event]
         self.comms = []
+        self.rma_wins = []
         self.clock_resolution = 1
         self.global_offset = 0  # the archive's ClockProperties: every event lies in
         self.trace_length = 0   # [global_offset, global_offset + trace_length]
@@ -132,6 +133,7 @@ def load(path):
         trace.global_offset, trace.trace_length = clock.global_offset, clock.trace_length
         trace.properties = read_properties(path)
         trace.comms = list(archive.definitions.comms)
+        trace.rma_wins = list(archive.definitions.rma_wins)
         threads = {}
         for location, event in archive.events:
             rank = rank_of(location)
@@ -947,3 +949,8 @@ CHECKS = {
     "known_counts_pmpi_only": check_known_counts_pmpi_only,
     "file_io": check_file_io,
 }
+
+# tests/apps/rma.c: its steps are listed in rma_checks.py, which the report test reads too.
+from rma_checks import check_rma  # noqa: E402
+
+CHECKS["rma"] = check_rma

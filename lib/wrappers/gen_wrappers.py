@@ -263,9 +263,10 @@ def complete_one_body(f):
     f.need(reqs, "status")
     finish = f"done.one(rc, {'0' if single else '*index'}, status);"
     tested = f.record in ("test", "testany")
+    if tested:  # a test that finds nothing done tests the one-sided requests unsuccessfully
+        finish = f"if (*flag) {finish} else done.untested(rc);"
     return ([f"perusetrace::Completion done(call, {n}, {reqs});"] + IGNORED_STATUS +
-            [f"const int rc = {call_of(f)};", f"if (*flag) {finish}" if tested else finish,
-             "return rc;"])
+            [f"const int rc = {call_of(f)};", finish, "return rc;"])
 
 
 @template("waitall", "testall", "waitsome", "testsome")
@@ -273,9 +274,10 @@ def complete_many_body(f):
     count = f.first("count", "incount")  # the *some functions call it incount
     f.need(count or "count", "array_of_requests", "array_of_statuses")
     finish = {"waitall": "done.all(rc, array_of_statuses);",
-              "testall": "if (*flag) done.all(rc, array_of_statuses);",
+              "testall": "if (*flag) done.all(rc, array_of_statuses); else done.untested(rc);",
               "waitsome": "done.some(rc, *outcount, array_of_indices, array_of_statuses);",
-              "testsome": "done.some(rc, *outcount, array_of_indices, array_of_statuses);"}
+              "testsome": "done.some(rc, *outcount, array_of_indices, array_of_statuses); "
+                          "done.untested(rc);"}
     return [f"perusetrace::Completion done(call, {count}, array_of_requests);",
             "array_of_statuses = done.statuses(array_of_statuses);",
             f"const int rc = {call_of(f)};", finish[f.record], "return rc;"]
@@ -389,6 +391,136 @@ def file_end_body(f):
                              "return rc;"]
 
 
+# One-sided communication (lib/rma_handlers.cpp). An operation's bytes: what it sends to the
+# target and what it brings back, as (count, datatype) parameters, by the name without MPI_ and
+# the R of the request-based variants.
+RMA_OPS = {
+    "Put": ("Put", ("origin_count", "origin_datatype"), None),
+    "Get": ("Get", None, ("origin_count", "origin_datatype")),
+    "Accumulate": ("Accumulate", ("origin_count", "origin_datatype"), None),
+    "Get_accumulate": ("GetAccumulate", ("origin_count", "origin_datatype"),
+                       ("result_count", "result_datatype")),
+    "Fetch_and_op": ("FetchAndOp", ("1", "datatype"), ("1", "datatype")),
+    "Compare_and_swap": ("CompareAndSwap", ("1", "datatype"), ("1", "datatype")),
+}
+
+
+@template("rma_op")
+def rma_op_body(f):
+    base = f.name[len("MPI_"):]
+    request_based = "request" in f.by_name
+    if request_based and base.startswith("R"):
+        base = base[1].upper() + base[2:]
+    if base not in RMA_OPS:
+        raise SpecError(f"line {f.line}: RECORD rma_op does not know {f.name}; known: "
+                        f"{', '.join(sorted(RMA_OPS))} and their R variants")
+    op, sent, received = RMA_OPS[base]
+    f.need("target_rank", "win", *[p for pair in (sent, received) if pair for p in pair
+                                   if not p.isdigit()])
+    sent = sent or ("0", "MPI_DATATYPE_NULL")
+    received = received or ("0", "MPI_DATATYPE_NULL")
+    issue = (f"perusetrace::on_rma_op(call, perusetrace::RmaOp::{op}, win, target_rank, "
+             f"{sent[0]}, {sent[1]}, {received[0]}, {received[1]}, "
+             f"{'true' if request_based else 'false'})")
+    if not request_based:
+        return [f"(void){issue};", f"return {call_of(f)};"]
+    return [f"const perusetrace::RmaIssue issue = {issue};", f"const int rc = {call_of(f)};",
+            "perusetrace::on_rma_request(call, rc, issue, request);", "return rc;"]
+
+
+@template("win_create")
+def win_create_body(f):
+    f.need("comm", "win")
+    allocates = "true" if f.name.startswith("MPI_Win_allocate") else "false"
+    return ["perusetrace::on_win_create_begin(call);", f"const int rc = {call_of(f)};",
+            f"perusetrace::on_win_created(call, rc, comm, *win, {allocates});", "return rc;"]
+
+
+@template("win_free")
+def win_free_body(f):
+    f.need("win")
+    return ["perusetrace::WindowEntry* const freed = perusetrace::on_win_free_begin(call, *win);",
+            f"const int rc = {call_of(f)};", "perusetrace::on_win_freed(call, rc, freed);",
+            "return rc;"]
+
+
+@template("win_set_name")
+def win_set_name_body(f):
+    f.need("win", "win_name")
+    return [f"const int rc = {call_of(f)};",
+            "perusetrace::on_win_set_name(call, rc, win, win_name);", "return rc;"]
+
+
+@template("win_fence")
+def win_fence_body(f):
+    f.need("win")
+    return ["perusetrace::on_win_fence_begin(call, win);", f"const int rc = {call_of(f)};",
+            "perusetrace::on_win_fence(call, rc, win);", "return rc;"]
+
+
+def rma_target(f):
+    """The target of a passive-target call: its rank, or every rank for the *_all calls."""
+    if f.name.endswith("_all"):
+        return "perusetrace::kRmaAllTargets"
+    f.need("rank")
+    return "rank"
+
+
+@template("win_lock")
+def win_lock_body(f):
+    f.need("win")
+    target = rma_target(f)
+    lock = "lock_type" if "lock_type" in f.by_name else "MPI_LOCK_SHARED"  # lock_all: shared
+    return [f"perusetrace::on_win_lock(call, win, {target}, {lock});",
+            f"const int rc = {call_of(f)};",
+            f"perusetrace::on_win_locked(call, rc, win, {target}, {lock});", "return rc;"]
+
+
+@template("win_unlock")
+def win_unlock_body(f):
+    f.need("win")
+    return [f"const int rc = {call_of(f)};",
+            f"perusetrace::on_win_unlock(call, rc, win, {rma_target(f)});", "return rc;"]
+
+
+@template("win_flush")
+def win_flush_body(f):
+    f.need("win")
+    local = "true" if "_local" in f.name else "false"
+    return [f"const int rc = {call_of(f)};",
+            f"perusetrace::on_win_flush(call, rc, win, {rma_target(f)}, {local});", "return rc;"]
+
+
+@template("win_sync")
+def win_sync_body(f):
+    f.need("win")
+    return [f"const int rc = {call_of(f)};", "perusetrace::on_win_sync(call, rc, win);",
+            "return rc;"]
+
+
+@template("win_post", "win_start")
+def win_epoch_start_body(f):
+    f.need("group", "win")
+    exposure = "true" if f.record == "win_post" else "false"
+    return [f"const int rc = {call_of(f)};",
+            f"perusetrace::on_win_epoch_start(call, rc, win, group, {exposure});", "return rc;"]
+
+
+@template("win_complete")
+def win_complete_body(f):
+    f.need("win")
+    return [f"const int rc = {call_of(f)};", "perusetrace::on_win_complete(call, rc, win);",
+            "return rc;"]
+
+
+@template("win_wait", "win_test")
+def win_wait_body(f):
+    f.need("win")
+    done = "*flag" if f.record == "win_test" else "true"
+    return [f"const int rc = {call_of(f)};", f"perusetrace::on_win_wait(call, rc, win, {done});",
+            "return rc;"]
+
+
 # Whole-wrapper templates: the calls that start and end tracing, and those recorded whatever the
 # groups say. They return every line of the wrapper's body.
 WHOLE = {}
@@ -438,13 +570,16 @@ def always_traced_wrapper(f):
 
 
 RECORDS = set(BODIES) | set(WHOLE)
+# Communicators and windows are followed even while their group is not traced: a later traced
+# call may name them.
+ALWAYS_TRACED = {"comm_new", "comm_free", "win_create", "win_free", "win_set_name"}
 
 
 def wrapper(f):
     signature = f"{f.ret} {f.name}({', '.join(p.text for p in f.params) or 'void'})"
     if f.record in WHOLE:
         lines = WHOLE[f.record](f)
-    elif f.record in ("comm_new", "comm_free"):
+    elif f.record in ALWAYS_TRACED:
         lines = always_traced_wrapper(f)
     else:
         lines = traced_wrapper(f)

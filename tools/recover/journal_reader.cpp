@@ -107,6 +107,25 @@ void read_definitions(const std::string& path, RankJournal& j) {
       f.name = rest_of(in);
       ok = !in.fail() && f.local_id < journal::kMaxLocalIds;
       if (ok) j.process.files.push_back(std::move(f));
+    } else if (key == "win") {
+      trace::WindowInfo w;
+      in >> w.local_id >> w.comm;
+      w.name = rest_of(in);
+      ok = !in.fail() && w.local_id < journal::kMaxLocalIds &&
+           w.local_id == j.process.windows.size();  // they are noted in creation order
+      if (ok) j.process.windows.push_back(std::move(w));
+    } else if (key == "winname") {
+      std::uint32_t id = 0;
+      in >> id;
+      const std::string name = rest_of(in);
+      ok = !in.fail() && id < j.process.windows.size() && !name.empty();
+      if (ok) j.process.windows[id].name = name;
+    } else if (key == "rmagroup") {
+      std::uint32_t id = 0;
+      in >> id;
+      std::vector<int> members = read_ranks(in);
+      ok = !in.fail() && id == j.process.rma_groups.size();
+      if (ok) j.process.rma_groups.push_back(std::move(members));
     } else if (key == "metric") {
       trace::MetricInfo m;
       std::string flags;
