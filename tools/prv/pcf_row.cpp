@@ -4,13 +4,16 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <utility>
 #include <vector>
 
 #include "tools/prv/annotation_types.hpp"
+#include "tools/prv/extrae_mpi.hpp"
 #include "tools/prv/metric_types.hpp"
 #include "tools/prv/prv_codes.hpp"
 
@@ -55,10 +58,11 @@ void write_file(const std::string& path, const std::string& text) {
 
 using Values = std::vector<std::pair<std::uint64_t, std::string>>;
 
-// One EVENT_TYPE section, with the names of its values where it has them.
+// One EVENT_TYPE section, with the names of its values where it has them. `flag` is the
+// section's first number, which Extrae sets to 9 for its MPI types.
 void event_type(std::string& out, std::uint64_t type, const std::string& label,
-                const Values& values = {}) {
-  out += fmt::format("EVENT_TYPE\n0    {}    {}\n", type, label);
+                const Values& values = {}, int flag = 0) {
+  out += fmt::format("EVENT_TYPE\n{}    {}    {}\n", flag, type, label);
   if (!values.empty()) out += "VALUES\n";
   for (const auto& [value, name] : values) out += fmt::format("{}   {}\n", value, name);
   out += "\n\n";
@@ -92,6 +96,17 @@ void write_pcf(const std::string& path, const Definitions& defs) {
   event_type(o, kTypeMpiCall,
              fmt::format("MPI call in progress (perusetrace types {}-{})", kTypeBase, kTypeLast),
              calls);
+  // The same calls in Extrae's types, named as Extrae's .pcf names them: each group that has a
+  // function in the archive, its functions' values, and 0 "Outside MPI".
+  std::map<std::uint64_t, Values> extrae;
+  for (const RegionDef& r : defs.regions)
+    if (const auto call = extrae_mpi_call(r)) extrae[call->group].emplace_back(call->value, r.name);
+  for (auto& [group, values] : extrae) {
+    std::sort(values.begin(), values.end());
+    values.erase(std::unique(values.begin(), values.end()), values.end());
+    values.emplace_back(0, "Outside MPI");
+    event_type(o, group, extrae_group_label(static_cast<ExtraeMpiGroup>(group)), values, 9);
+  }
   Values events;
   for (std::size_t i = 0; i < defs.peruse_events.size(); ++i)
     events.emplace_back(i + 1, defs.peruse_events[i]);

@@ -1,7 +1,8 @@
 // The numbers perusetrace's Paraver traces use: thread states (record type 1) and event types
-// (record type 2). Extrae owns 50000001-50000005 (MPI) and most of 40000000-49999999, so
-// perusetrace's types live in 64000000-64000999, MPI_T's in 64100000-64199999 (README.md,
-// "Paraver traces").
+// (record type 2). MPI calls are also written in Extrae's types 50000001-50000005
+// (extrae_mpi.hpp), for Paraver's stock configurations; everything else is perusetrace's own,
+// in 64000000-64000999, MPI_T's in 64100000-64199999, clear of Extrae's (README.md, "Paraver
+// traces").
 #pragma once
 
 #include <cstdint>

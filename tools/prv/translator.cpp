@@ -4,6 +4,7 @@
 #include <array>
 
 #include "tools/archive/call_kind.hpp"
+#include "tools/prv/extrae_mpi.hpp"
 #include "tools/prv/metric_types.hpp"
 #include "tools/prv/prv_codes.hpp"
 
@@ -47,7 +48,11 @@ Translator::Translator(const Definitions& defs, PrvWriter& out,
   threads_.resize(defs.locations.size());
   for (std::size_t i = 0; i < threads_.size(); ++i)
     threads_[i].state = defs.locations[i].thread == 0 ? kStateRunning : kStateNotCreated;
-  for (const RegionDef& r : defs.regions) region_state_.push_back(state_of(r));
+  for (const RegionDef& r : defs.regions) {
+    region_state_.push_back(state_of(r));
+    const auto extrae = extrae_mpi_call(r);
+    region_extrae_.emplace_back(extrae ? extrae->group : 0, extrae ? extrae->value : 0);
+  }
   metric_type_ = metric_types(defs);
   annotations_ = annotation_types(defs);
   for (std::size_t i = 0; i < defs.peruse_events.size(); ++i)
@@ -82,11 +87,20 @@ void Translator::update(std::uint32_t loc, std::uint64_t t) {
       break;
     }
   }
-  if (call != th.mpi_call) {
-    th.mpi_call = call;
-    const std::pair<std::uint64_t, std::uint64_t> e{kTypeMpiCall, call};
-    out_.event(objects_[loc], t, &e, 1);
-  }
+  if (call == th.mpi_call) return;
+  th.mpi_call = call;
+  // The call in our type, and in Extrae's: the group's type holds the function's value during
+  // the call and 0 after it, as Extrae writes them (a function Extrae has no value for is
+  // outside MPI there).
+  std::array<std::pair<std::uint64_t, std::uint64_t>, 3> e;
+  std::size_t n = 0;
+  e[n++] = {kTypeMpiCall, call};
+  const auto [type, value] =
+      call == 0 ? std::pair<std::uint64_t, std::uint64_t>{0, 0} : region_extrae_[call - 1];
+  if (th.extrae_type != 0 && th.extrae_type != type) e[n++] = {th.extrae_type, 0};
+  if (type != 0) e[n++] = {type, value};
+  th.extrae_type = type;
+  out_.event(objects_[loc], t, e.data(), n);
 }
 
 void Translator::annotation_event(std::uint32_t loc, std::uint64_t t, std::uint32_t attribute) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "tools/archive/message_matcher.hpp"
@@ -44,7 +45,8 @@ class Translator : public EventSink, private archive::MessageSink {
     std::vector<std::uint32_t> stack;  // regions entered, innermost last
     std::uint32_t state;
     std::uint64_t since = 0;
-    std::uint64_t mpi_call = 0;  // value of the MPI call event in effect
+    std::uint64_t mpi_call = 0;     // value of the MPI call event in effect
+    std::uint64_t extrae_type = 0;  // Extrae's MPI type whose value is not 0 now, 0: none
     std::uint32_t mpi_depth = 0;
     bool seen = false;
   };
@@ -61,6 +63,8 @@ class Translator : public EventSink, private archive::MessageSink {
   const std::vector<PrvObject>& objects_;
   std::vector<Thread> threads_;
   std::vector<std::uint32_t> region_state_;
+  // By region: Extrae's MPI type and value of the call (type 0: Extrae has none).
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> region_extrae_;
   std::vector<std::uint64_t> metric_type_;  // by metric id, 0: not shown
   AnnotationTypes annotations_;
   std::uint32_t xfer_continue_ = 0xffffffffu;  // peruse index of REQ_XFER_CONTINUE
