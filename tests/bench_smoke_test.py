@@ -1,4 +1,4 @@
-"""The overhead benchmarks (bench/run_*.py: ping-pong, stream, hot path, instructions) run end to
+"""The benchmarks (bench/run_*.py: ping-pong, stream, hot path, instructions, export) run end to
 end on a tiny load and print what docs/performance.md says they print: a benchmark that broke
 would otherwise be found only by the next person measuring. Timings are not checked (tests never
 judge speed); the shape of the output and the figures that do not depend on timing are.
@@ -111,6 +111,16 @@ if out and len(counts) != 2:
 elif out and counts[0] != counts[1]:
     # The two ranks run the same calls and callbacks per round trip (docs/performance.md).
     failures.append(f"run_instructions.py: recording {counts[0]} and {counts[1]} differ")
+
+for trace, events in (("stream", "200000"), ("ping-pong", "100000")):
+    out = run("run_export.py", "--mpirun", mpirun, "--trace", trace, "--events", events)
+    expect(f"run_export.py --trace {trace}", out,
+           r"^export to a file\s+: \d+\.\d\d s wall .*, peak RSS \d+\.\d MiB$", "export line")
+    m = re.search(r"^JSON\s+: .*MiB, (\d+\.\d) bytes per JSON event", out, re.MULTILINE)
+    # One line per event of 75 to 190 bytes (docs/performance.md, "Exporting to Perfetto").
+    if out and (m is None or not 100 < float(m.group(1)) < 200):
+        failures.append(f"run_export.py --trace {trace}: bytes per JSON event not about 150 "
+                        f"in:\n{out}")
 
 if failures:
     print("\n\n".join(failures))

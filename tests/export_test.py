@@ -21,6 +21,10 @@ CASE:
              MPITRACE_PVARS: the counter track of OMPI_SPC_SEND (written as changes) ends at the
              running total 100+20+1 = 121 on each sender, OMPI_SPC_RECV likewise on each
              receiver, and each counter has as many values as the archive has Metric records.
+  threads    tests/apps/threads 4 400 on 2 ranks (MPI_THREAD_MULTIPLE; thread t of rank 0 and
+             thread t of rank 1 ping-pong on tag t): one thread track per archive location, each
+             its own tid and named, the structure above on every track, and every message's
+             arrow between the one pair of threads of its tag.
   bad_input  a missing archive, no format, an unknown option and an output that cannot be
              written: one clear message and exit code 1 or 2, no output file left behind.
 
@@ -42,13 +46,14 @@ import trace_checks  # noqa: E402
 
 RANKS = 4
 SENDS, FLOOD = 100, 20  # tests/apps/mpit_counts' arguments
+THREADS, THREAD_MESSAGES = 4, 400  # tests/apps/threads' arguments
 MPIT_ENV = {"OMPI_MCA_mpi_spc_attach": "all", "MPITRACE_PVARS": "runtime_spc_*,pml_ob1_*"}
 
 
-def trace(opts, work, name, program, env=None):
+def trace(opts, work, name, program, env=None, ranks=RANKS):
     out = os.path.join(work, name)
     env = dict(env or {}, MPITRACE_OUTPUT=out, MPITRACE_PERUSE_EVENTS="all")
-    cmd = mpi_launch.command(opts.mpirun, RANKS, env, opts.preload)
+    cmd = mpi_launch.command(opts.mpirun, ranks, env, opts.preload)
     run = subprocess.run(cmd + program, env=mpi_launch.launcher_env(env), cwd=work,
                          capture_output=True, text=True, timeout=300)
     if run.returncode != 0 or not os.path.exists(os.path.join(out, "traces.otf2")):
@@ -222,6 +227,39 @@ def case_mpit(opts, work):
     return f
 
 
+def case_threads(opts, work):
+    trace_dir = trace(opts, work, "threads", [opts.threads, str(THREADS), str(THREAD_MESSAGES)],
+                      ranks=2)
+    data, _, f = export(opts, trace_dir)
+    events = data["traceEvents"]
+    more, flows = structure(events)
+    f += more
+    tr = trace_checks.load(os.path.join(trace_dir, "traces.otf2"))
+    names = {(e["pid"], e["tid"]): e["args"]["name"] for e in events
+             if e["ph"] == "M" and e["name"] == "thread_name"}
+    want = {f"rank {rank} thread {thread}" for rank, thread in tr.events}
+    print(f"{len(names)} threads exported for {len(tr.events)} archive locations")
+    if sorted(names.values()) != sorted(want) or len(set(tid for _, tid in names)) != len(names):
+        f.append(f"threads {sorted(names.items())}: expected one distinct tid per location, "
+                 f"named {sorted(want)}")
+    # Thread t of rank 0 talks only to thread t of rank 1, on tag t: one pair of tracks per tag.
+    pairs = collections.defaultdict(set)
+    for ends in flows.values():
+        start = next(e for e, _ in ends if e["ph"] == "s")
+        finish = next(e for e, _ in ends if e["ph"] == "f")
+        if start["args"]["tag"] >= 0:
+            pairs[start["args"]["tag"]].add(frozenset({(start["pid"], start["tid"]),
+                                                       (finish["pid"], finish["tid"])}))
+    if sorted(pairs) != list(range(THREADS)) or any(len(p) != 1 for p in pairs.values()) or \
+            len({t for p in pairs.values() for pair in p for t in pair}) != 2 * THREADS:
+        f.append(f"messages by tag between tracks: {dict(pairs)}, expected one pair of "
+                 f"threads per tag, {2 * THREADS} threads in all")
+    sends = len(tr.of_kind("MpiSend"))
+    if len(flows) != sends or sends < THREADS * THREAD_MESSAGES:
+        f.append(f"{len(flows)} messages exported, the archive has {sends} sends")
+    return f
+
+
 def case_bad_input(opts, work):
     f = []
     exe = opts.perusetrace
@@ -252,7 +290,7 @@ def main():
     import argparse
     parser = argparse.ArgumentParser()
     for name in ("--mpirun", "--preload", "--perusetrace", "--scenarios", "--mpit-counts",
-                 "--schema"):
+                 "--threads", "--schema"):
         parser.add_argument(name, required=True)
     parser.add_argument("case", choices=sorted(CASES))
     opts = parser.parse_args()

@@ -41,13 +41,13 @@ std::string usage() {
       "streamed in time order: memory stays bounded whatever the trace's size (docs/export.md).\n\n"
       "FORMAT, one of:\n";
   for (const Format& f : kFormats) {
-    text += fmt::format("  {:<13}", f.option);
+    text += fmt::format("  {:<14}", f.option);
     std::size_t start = 0;
     bool first = true;
     while (start < f.help.size()) {
       std::size_t end = f.help.find('\n', start);
       if (end == std::string_view::npos) end = f.help.size();
-      text += fmt::format("{}{}\n", first ? " " : std::string(16, ' '),
+      text += fmt::format("{}{}\n", first ? " " : std::string(17, ' '),
                           f.help.substr(start, end - start));
       first = false;
       start = end + 1;
