@@ -3,6 +3,7 @@
 // kind are written in increasing order, as otf2-print expects.
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <map>
 #include <tuple>
 
@@ -196,10 +197,14 @@ void write_attributes_and_metrics(OTF2_GlobalDefWriter* w, Strings& str,
         m.delta ? OTF2_METRIC_RELATIVE_LAST : OTF2_METRIC_ABSOLUTE_POINT,
         m.real ? OTF2_TYPE_DOUBLE : OTF2_TYPE_INT64, OTF2_BASE_DECIMAL, 0, str(m.unit));
   }
-  const auto metrics = static_cast<std::uint32_t>(kFirstPvarMetric + pvars.size());
-  for (std::uint32_t i = 0; i < metrics; ++i) {
-    const OTF2_MetricMemberRef member = i;
-    OTF2_GlobalDefWriter_WriteMetricClass(w, i, 1, &member, OTF2_METRIC_SYNCHRONOUS,
+  const OTF2_MetricMemberRef counters[] = {0, 1, 2};
+  static_assert(std::size(counters) == kFirstPvarMetric);
+  OTF2_GlobalDefWriter_WriteMetricClass(w, kPeruseCounterClass, kFirstPvarMetric, counters,
+                                        OTF2_METRIC_SYNCHRONOUS, OTF2_RECORDER_KIND_ABSTRACT);
+  for (std::size_t i = 0; i < pvars.size(); ++i) {
+    const auto member = static_cast<OTF2_MetricMemberRef>(kFirstPvarMetric + i);
+    OTF2_GlobalDefWriter_WriteMetricClass(w, static_cast<OTF2_MetricRef>(metric_class_of(member)),
+                                          1, &member, OTF2_METRIC_SYNCHRONOUS,
                                           OTF2_RECORDER_KIND_ABSTRACT);
   }
 }

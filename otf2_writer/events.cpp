@@ -34,18 +34,25 @@ OTF2_ErrorCode peruse_event(Location& loc, const ArchiveSpec& spec, std::uint64_
   return rc;
 }
 
-// A Peruse record: its event, the counter it changed, then the events it carries.
+// A Peruse record: the counters if its event changed one (before the event, at its time: the
+// layout of Score-P's counters, which readers such as pipit expect), its event, then the events
+// it carries.
 OTF2_ErrorCode peruse(Location& loc, const ArchiveSpec& spec, const Record& r) {
-  const PeruseFieldValues v{r.request, r.peer, r.tag, r.bytes, peruse_operation(r), r.comm};
-  OTF2_ErrorCode rc = peruse_event(loc, spec, r.time, r.event, v);
-  const int metric = counter_of(static_cast<PeruseEvent>(r.event));
-  if (rc == OTF2_SUCCESS && metric >= 0) {
-    const OTF2_Type type = OTF2_TYPE_INT64;
-    OTF2_MetricValue value;
-    value.signed_int = static_cast<std::int64_t>(r.aux);
-    rc = OTF2_EvtWriter_Metric(loc.writer, nullptr, r.time, static_cast<OTF2_MetricRef>(metric), 1,
-                               &type, &value);
+  OTF2_ErrorCode rc = OTF2_SUCCESS;
+  if (const int metric = counter_of(static_cast<PeruseEvent>(r.event)); metric >= 0) {
+    loc.peruse_counters[metric] = static_cast<std::int64_t>(r.aux);
+    constexpr int kCounters = static_cast<int>(Metric::Count);
+    OTF2_Type types[kCounters];
+    OTF2_MetricValue values[kCounters];
+    for (int i = 0; i < kCounters; ++i) {
+      types[i] = OTF2_TYPE_INT64;
+      values[i].signed_int = loc.peruse_counters[i];
+    }
+    rc = OTF2_EvtWriter_Metric(loc.writer, nullptr, r.time, kPeruseCounterClass, kCounters, types,
+                               values);
   }
+  const PeruseFieldValues v{r.request, r.peer, r.tag, r.bytes, peruse_operation(r), r.comm};
+  if (rc == OTF2_SUCCESS) rc = peruse_event(loc, spec, r.time, r.event, v);
   CarriedPeruse c;
   for (unsigned slot = 0; rc == OTF2_SUCCESS && carried_peruse(r, slot, c); ++slot) {
     PeruseFieldValues f = v;

@@ -502,12 +502,14 @@ Unified unified_of(Contribution&& all, int size, CommLayout layout) {
 std::vector<std::uint64_t> metric_map_of(
     const std::vector<MetricInfo>& metrics,
     const std::unordered_map<std::string, std::uint64_t>& ids) {
-  std::vector<std::uint64_t> map(kFirstPvarMetric);
-  for (std::uint32_t i = 0; i < kFirstPvarMetric; ++i) map[i] = i;
+  // Local metric refs in events are the Peruse counters' class (0) and local member ids; they map
+  // to global classes (kPeruseCounterClass, metric_class_of).
+  std::vector<std::uint64_t> map(kFirstPvarMetric, OTF2_UNDEFINED_METRIC);
+  map[kPeruseCounterClass] = kPeruseCounterClass;
   for (const MetricInfo& m : metrics) {
     if (map.size() <= m.local_id) map.resize(m.local_id + 1, OTF2_UNDEFINED_METRIC);
     const auto it = ids.find(m.name);
-    map[m.local_id] = it != ids.end() ? it->second : OTF2_UNDEFINED_METRIC;
+    map[m.local_id] = it != ids.end() ? metric_class_of(it->second) : OTF2_UNDEFINED_METRIC;
   }
   return map;
 }

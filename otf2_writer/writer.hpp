@@ -109,6 +109,14 @@ struct WindowInfo {
 // An MPI_T performance variable's value as a metric (archive_schema.hpp says how they are named).
 // Records of kind PvarValue carry `local_id` in their `comm` field.
 inline constexpr std::uint32_t kFirstPvarMetric = static_cast<std::uint32_t>(Metric::Count);
+// Metric members are numbered as above; classes are not: class 0 holds the Peruse counters (each
+// metric event gives all of them, as Score-P writes its counters: readers such as pipit take one
+// class of synchronous metrics right before the event it goes with), every later member has a
+// class of its own.
+inline constexpr std::uint32_t kPeruseCounterClass = 0;
+constexpr std::uint64_t metric_class_of(std::uint64_t member) {
+  return member - kFirstPvarMetric + 1;
+}
 struct MetricInfo {
   std::uint32_t local_id = 0;  // kFirstPvarMetric and up, in order of creation
   std::string name, description, unit;

@@ -423,6 +423,14 @@ def check_late_sender(trace, run):
     return f
 
 
+def metric_value(event, name):
+    """The value a metric event gives the member called `name` (None: not in its class)."""
+    for member, value in zip(event.raw.metric.members, event.raw.values):
+        if member.name == name:
+            return value
+    return None
+
+
 def check_late_receiver(trace, run):
     f = messages_match(trace) + lifecycles(trace) + peruse_fields(trace)
     delay_ns = delay_ms(run) * 1_000_000
@@ -442,8 +450,8 @@ def check_late_receiver(trace, run):
     f += waited_as_injected("the message sat in the unexpected queue",
                             first["MSG_REMOVE_FROM_UNEX_Q"].time -
                             first["MSG_INSERT_IN_UNEX_Q"].time, delay_ns)
-    depths = [m.raw.values[0] for m in trace.rank_events(1) if m.kind == "Metric"
-              and m.raw.metric.members[0].name == "unexpected queue depth"]
+    depths = [metric_value(m, "unexpected queue depth") for m in trace.rank_events(1)
+              if m.kind == "Metric" and metric_value(m, "unexpected queue depth") is not None]
     if not depths or max(depths) < 1:
         f.append(f"unexpected queue depth never reached 1: {depths[:10]}")
     return f

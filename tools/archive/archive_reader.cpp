@@ -287,7 +287,8 @@ struct ArchiveReader::Impl {
     OTF2_MetricType metric_type;
   };
   std::map<OTF2_MetricMemberRef, RawMember> metric_members;
-  std::map<OTF2_MetricRef, OTF2_MetricMemberRef> metric_classes;
+  std::map<OTF2_MetricRef, std::vector<OTF2_MetricMemberRef>> metric_classes;
+  std::vector<std::vector<std::uint32_t>> class_members;  // by class ref, once defined
   struct RawContext {
     OTF2_RegionRef region;
     OTF2_SourceCodeLocationRef place;
@@ -445,9 +446,7 @@ OTF2_CallbackCode def_metric_member(void* d, OTF2_MetricMemberRef ref, OTF2_Stri
 OTF2_CallbackCode def_metric_class(void* d, OTF2_MetricRef ref, uint8_t n,
                                    const OTF2_MetricMemberRef* members, OTF2_MetricOccurrence,
                                    OTF2_RecorderKind) {
-  return guarded(d, [&](Impl& s) {
-    if (n > 0) s.metric_classes[ref] = members[0];
-  });
+  return guarded(d, [&](Impl& s) { s.metric_classes[ref].assign(members, members + n); });
 }
 
 // ---- events ------------------------------------------------------------------------------
@@ -577,18 +576,25 @@ OTF2_CallbackCode on_cancelled(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OT
     s.sink->request_cancelled(i, ns, request);
   });
 }
+// A metric event gives one value per member of its class; the tools see each member's value
+// (metric ids are member ids).
 OTF2_CallbackCode on_metric(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
                             OTF2_MetricRef metric, uint8_t n, const OTF2_Type* types,
                             const OTF2_MetricValue* values) {
   return located(d, l, t, [&](Impl& s, std::uint32_t i, std::uint64_t ns) {
-    if (n == 0) return;
-    switch (types[0]) {
-      case OTF2_TYPE_INT64:
-        return s.sink->metric(i, ns, metric, values[0].signed_int);
-      case OTF2_TYPE_UINT64:
-        return s.sink->metric(i, ns, metric, static_cast<std::int64_t>(values[0].unsigned_int));
-      default:
-        return s.sink->real_metric(i, ns, metric, values[0].floating_point);
+    if (metric >= s.class_members.size()) return;
+    const std::vector<std::uint32_t>& members = s.class_members[metric];
+    for (std::size_t m = 0; m < members.size() && m < n; ++m) {
+      switch (types[m]) {
+        case OTF2_TYPE_INT64:
+          s.sink->metric(i, ns, members[m], values[m].signed_int);
+          break;
+        case OTF2_TYPE_UINT64:
+          s.sink->metric(i, ns, members[m], static_cast<std::int64_t>(values[m].unsigned_int));
+          break;
+        default:
+          s.sink->real_metric(i, ns, members[m], values[m].floating_point);
+      }
     }
   });
 }
@@ -679,7 +685,9 @@ void require_dense_ids(const ArchiveReader::Impl& s, const std::string& global_d
   if (!s.regions.empty()) dense("region", s.regions.rbegin()->first, s.regions.size());
   if (!s.comms.empty()) dense("communicator", s.comms.rbegin()->first, s.comms.size());
   if (!s.metric_classes.empty())
-    dense("metric", s.metric_classes.rbegin()->first, s.metric_classes.size());
+    dense("metric class", s.metric_classes.rbegin()->first, s.metric_classes.size());
+  if (!s.metric_members.empty())
+    dense("metric", s.metric_members.rbegin()->first, s.metric_members.size());
   if (!s.contexts.empty()) dense("calling context", s.contexts.rbegin()->first, s.contexts.size());
 }
 
@@ -805,12 +813,19 @@ void build_definitions(ArchiveReader::Impl& s, Definitions& defs_, const std::st
     }
   }
   build_contexts(s, defs_, global_defs);
-  defs_.metrics.resize(s.metric_classes.size());
-  for (const auto& [ref, member] : s.metric_classes) {
-    auto m = s.metric_members.find(member);
-    if (m == s.metric_members.end()) continue;
+  defs_.metrics.resize(s.metric_members.size());
+  s.class_members.assign(s.metric_classes.size(), {});
+  for (const auto& [ref, members] : s.metric_classes) {
+    for (OTF2_MetricMemberRef member : members) {
+      if (member >= s.metric_members.size())
+        damaged(global_defs,
+                fmt::format("metric class {} names member {}, which is not defined", ref, member));
+      s.class_members[ref].push_back(static_cast<std::uint32_t>(member));
+    }
+  }
+  for (const auto& [ref, m] : s.metric_members) {
     MetricDef& out = defs_.metrics[ref];
-    const Impl::RawMember& raw = m->second;
+    const Impl::RawMember& raw = m;
     out.name = s.str(raw.name);
     out.description = s.str(raw.description);
     out.unit = s.str(raw.unit);

@@ -58,7 +58,8 @@ struct CommDef {
   bool self = false;                       // MPI_COMM_SELF: the one member is the caller
 };
 
-// A metric's member: perusetrace writes one member per metric (archive_schema.hpp).
+// A metric member. The Peruse counters share one class; every other metric has a class of its
+// own (archive_schema.hpp). Metric events reach the sinks one member at a time.
 enum class MetricMode : std::uint8_t {
   Value,  // the value read (OTF2's absolute and accumulated modes)
   Delta,  // the change since the previous value of the location (OTF2_METRIC_RELATIVE_LAST)
@@ -94,7 +95,7 @@ struct Definitions {
   std::vector<RegionDef> regions;          // by OTF2 region id
   std::vector<std::string> peruse_events;  // short names (REQ_ACTIVATE...) by peruse_index
   std::vector<CommDef> comms;              // by unified communicator id
-  std::vector<MetricDef> metrics;          // by OTF2 metric (class) id: its first member
+  std::vector<MetricDef> metrics;          // by OTF2 metric member id (events name members)
   std::vector<ContextDef> contexts;        // by OTF2 calling context id (a forest)
   std::uint64_t sampling_period_ns = 0;    // the interrupt generator's period; 0: no sampling
   std::uint64_t total_events = 0;
