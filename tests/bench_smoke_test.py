@@ -108,8 +108,11 @@ out = run("run_instructions.py", "--mpi-prefix", prefix, "--iters", "200", "--to
 counts = re.findall(r"^(?:process \d: )?\s*recording\s+(\d+\.\d)$", out, re.MULTILINE)
 if out and len(counts) != 2:
     failures.append(f"run_instructions.py: expected two processes' recording counts in:\n{out}")
-elif out and counts[0] != counts[1]:
-    # The two ranks run the same calls and callbacks per round trip (docs/performance.md).
+elif out and abs(float(counts[0]) - float(counts[1])) > 0.5:
+    # The two ranks run the same calls and callbacks per round trip (docs/performance.md). On a
+    # loaded machine one rank now and then records one event more in the whole run (seen: 1498.4
+    # against 1498.0 per round trip, 80 instructions in 200 round trips); a difference in what
+    # each round trip records is a whole record, about 40 instructions, far above the tolerance.
     failures.append(f"run_instructions.py: recording {counts[0]} and {counts[1]} differ")
 
 for trace, events in (("stream", "200000"), ("ping-pong", "100000")):
