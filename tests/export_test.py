@@ -13,14 +13,14 @@ CASE:
              and the finish inside one of the receiver, not before the start. Exactly as many
              MPI calls (B of category mpi), Peruse events of each kind, messages (flows) and
              counter values as the archive has Enters of MPI functions, Peruse events,
-             MpiSend/MpiIsend records and Metric records; each rank's Peruse events in the
+             MpiSend/MpiIsend records and metric values; each rank's Peruse events in the
              archive's order with the archive's fields and nanoseconds; each rank is a process
              named with its host, each thread a named thread. Written to standard output too
              (-o -): the same bytes.
   mpit       tests/apps/mpit_counts 100 20 on 4 ranks with Open MPI's software counters and
              MPITRACE_PVARS: the counter track of OMPI_SPC_SEND (written as changes) ends at the
              running total 100+20+1 = 121 on each sender, OMPI_SPC_RECV likewise on each
-             receiver, and each counter has as many values as the archive has Metric records.
+             receiver, and each counter has as many values as the archive has values of it.
   threads    tests/apps/threads 4 400 on 2 ranks (MPI_THREAD_MULTIPLE; thread t of rank 0 and
              thread t of rank 1 ping-pong on tag t): one thread track per archive location, each
              its own tid and named, the structure above on every track, and every message's
@@ -142,7 +142,8 @@ def case_scenarios(opts, work):
     exported_peruse = collections.Counter(e["name"] for e in events if e["ph"] == "i")
     sends = len(tr.of_kind("MpiSend")) + len(tr.of_kind("MpiIsend"))
     receives = len(tr.of_kind("MpiRecv")) + len(tr.of_kind("MpiIrecv"))
-    metrics = len(tr.of_kind("Metric"))
+    # A Metric record gives one value per member of its class (the Peruse counters are one class).
+    metrics = sum(len(e.raw.metric.members) for _, e in tr.of_kind("Metric"))
     print(f"archive: {mpi_calls} MPI calls, {sum(peruse.values())} Peruse events, {sends} sends, "
           f"{receives} receives, {metrics} metric records")
     if exported_calls != mpi_calls or by_phase["E"] != by_phase["B"]:
@@ -219,7 +220,8 @@ def case_mpit(opts, work):
             f.append(f"{name}: the counter ends at {got}, expected the running total "
                      f"{expected} on ranks {ranks}")
     tr = trace_checks.load(os.path.join(trace_dir, "traces.otf2"))
-    archived = collections.Counter(e.raw.metric.members[0].name for _, e in tr.of_kind("Metric"))
+    archived = collections.Counter(m.name for _, e in tr.of_kind("Metric")
+                                   for m in e.raw.metric.members)
     if values != archived:
         diff = {k: (values[k], archived[k]) for k in set(values) | set(archived)
                 if values[k] != archived[k]}
