@@ -21,6 +21,8 @@ CASE:
                seconds: a wall-time ratio on a shared 2-core machine swung past any bound
                that still told linear from quadratic. The smaller trace converted with
                --sort-memory 64K (over 64 runs, merged in groups) gives the same records.
+  rma          tests/apps/rma on 4 ranks: each RMA operation an event record (types
+               64000300-64000303) on its task with the program's kind, window, target and bytes.
   mpit         tests/apps/mpit_counts SENDS FLOOD with Open MPI's software counters and
                MPITRACE_PVARS=runtime_spc_*,pml_ob1_*: the .pcf names one type per MPI_T value of
                the archive (64100000 and up), each labelled with its name; the .prv has exactly
@@ -57,11 +59,11 @@ class Run:
         self.opts = opts
         self.work = work
 
-    def trace(self, name, command, env=()):
-        """Runs COMMAND on 2 ranks under the tracer; returns the trace directory."""
+    def trace(self, name, command, env=(), ranks=2):
+        """Runs COMMAND on `ranks` ranks under the tracer; returns the trace directory."""
         trace_dir = os.path.join(self.work, name)
         ranks_env = dict(env, MPITRACE_OUTPUT=trace_dir)
-        args = mpi_launch.command(self.opts.mpirun, 2, ranks_env, self.opts.preload)
+        args = mpi_launch.command(self.opts.mpirun, ranks, ranks_env, self.opts.preload)
         run = subprocess.run(args + command, env=mpi_launch.launcher_env(ranks_env),
                              cwd=self.work, capture_output=True, text=True)
         if run.returncode != 0 or not os.path.exists(os.path.join(trace_dir, "traces.otf2")):
@@ -411,7 +413,41 @@ def case_mpit(run, command):
     return f
 
 
-CASES = {"mpit": case_mpit, "late_sender": case_late_sender, "messages": case_messages,
+def case_rma(run, command):
+    """tests/apps/rma on 4 ranks: one event record per RMA operation the program made
+    (tests/rma_checks.py), on its task, with its kind, window, target (world rank + 1) and
+    bytes; the .pcf names the windows."""
+    import rma_checks
+    archive = run.trace("rma", command, ranks=rma_checks.RANKS)
+    prefix = os.path.join(run.work, "rma")
+    run.converted(archive, prefix)
+    got = {}  # task -> [(operation, window, target, bytes)]
+
+    def on_record(v):
+        if v[0] == 2:
+            fields = dict(zip(v[6::2], v[7::2]))
+            if 64000300 in fields:
+                got.setdefault(v[3], []).append(tuple(fields.get(t) for t in range(64000300,
+                                                                                    64000304)))
+
+    f, _ = strict(prefix, on_record)
+    names = [name for name, _ in rma_checks.WINDOWS]
+    kinds = {"RmaPut": 1, "RmaGet": 2, "RmaAtomic": 3}
+    for rank in range(rma_checks.RANKS):
+        want = [(kinds[op.kind], names.index(op.win) + 1, op.target + 1, op.sent + op.received)
+                for op in rma_checks.expected_operations(rank)]
+        if got.get(rank + 1) != want:
+            f.append(f"task {rank + 1}: RMA events {got.get(rank + 1)}, expected {want}")
+    types = pcf_types(prefix + ".pcf")
+    if types.get(64000301) != "RMA window":
+        f.append(f"the .pcf has no RMA window type: {types.get(64000301)!r}")
+    with open(prefix + ".pcf") as pcf:
+        if "halo window" not in pcf.read():
+            f.append("the .pcf does not name the window set with MPI_Win_set_name")
+    return f
+
+
+CASES = {"mpit": case_mpit, "rma": case_rma, "late_sender": case_late_sender, "messages": case_messages,
          "bad_input": case_bad_input, "scaling": case_scaling}
 
 

@@ -15,6 +15,9 @@ CASE:
                 bandwidth 100 MB/s..100 GB/s
   no_events     MPITRACE_PERUSE_EVENTS=none: every Peruse analysis names the setting instead
   bad_input     a missing path and a file that is not OTF2: a clear error, exit 1
+  rma           tests/apps/rma on 4 ranks: the RMA section's operations and bytes per window and
+                per origin/target pair are the program's (tests/rma_checks.py), its calls and time
+                per kind of synchronisation the archive's regions summed
   mpit          tests/apps/mpit_counts 100 20 on 4 ranks with Open MPI's software counters and
                 MPITRACE_PVARS=runtime_spc_*,pml_ob1_*: each sender's OMPI_SPC_SEND changed by
                 exactly 100+20+1 = 121, 100% of it in MPI_Send, each receiver's OMPI_SPC_RECV
@@ -141,7 +144,8 @@ class Case:
             failures.append("HTML: no traffic-by-placement table")
         if re.search(r"<script[^>]*src=|<link[^>]*href=|https?://(?!www\.w3\.org/2000/svg)", page):
             failures.append("HTML: refers to something outside the page")
-        if not mpit and ("mpit" in data or "MPI_T" in run.stdout or "plot-mpit" in page):
+        if not mpit and ("mpit" in data or re.search(r"\bMPI_T\b", run.stdout) or
+                         "plot-mpit" in page):
             failures.append("a trace without MPI_T values got an MPI_T section")
         return run.stdout, data, failures
 
@@ -519,7 +523,72 @@ def case_mpit(c):
     return f
 
 
-CASES = {"mpit": case_mpit,
+def case_rma(c):
+    """tests/apps/rma.c on 4 ranks: the report's RMA section gives, per window and per origin and
+    target, the operations and bytes the program made (the steps tests/rma_checks.py lists),
+    and per rank the calls and the time in each kind of synchronisation call that the archive's
+    own MPI regions add up to; nothing is left uncompleted; text and HTML say so."""
+    import collections
+    import rma_checks
+    trace_dir = os.path.join(c.work, "rma")
+    c.traced(trace_dir, rma_checks.RANKS, {"MPITRACE_OUTPUT": trace_dir}, c.opts.preload,
+             [c.opts.rma])
+    text, data, f = c.report(trace_dir)
+    rma = data.get("rma")
+    if rma is None:
+        return f + ["the report has no rma section"]
+    traffic = lambda: {"operations": 0, "puts": 0, "gets": 0, "atomics": 0,  # noqa: E731
+                       "bytes_sent": 0, "bytes_received": 0}
+    windows = {name: dict(traffic(), name=name, comm=comm) for name, comm in rma_checks.WINDOWS}
+    pairs = collections.defaultdict(traffic)
+    for rank in range(rma_checks.RANKS):
+        for op in rma_checks.expected_operations(rank):
+            kind = {"RmaPut": "puts", "RmaGet": "gets", "RmaAtomic": "atomics"}[op.kind]
+            for t in (windows[op.win], pairs[(rank, op.target)]):
+                t["operations"] += 1
+                t[kind] += 1
+                t["bytes_sent"] += op.sent
+                t["bytes_received"] += op.received
+    want_windows = [windows[name] for name, _ in rma_checks.WINDOWS]
+    if rma["windows"] != want_windows:
+        f.append(f"windows {rma['windows']}, expected {want_windows}")
+    want_pairs = [dict(v, origin=o, target=t) for (o, t), v in sorted(pairs.items())]
+    if rma["pairs"] != want_pairs:
+        f.append(f"pairs {rma['pairs']}, expected {want_pairs}")
+    if rma["never_completed"] != 0:
+        f.append(f"{rma['never_completed']} operations never completed")
+    # The synchronisation calls as the archive has them: the same regions, summed here.
+    kinds = {"fence": ("MPI_Win_fence",),
+             "pscw": ("MPI_Win_post", "MPI_Win_start", "MPI_Win_complete", "MPI_Win_wait",
+                      "MPI_Win_test"),
+             "lock": ("MPI_Win_lock", "MPI_Win_lock_all", "MPI_Win_unlock", "MPI_Win_unlock_all"),
+             "flush": ("MPI_Win_flush", "MPI_Win_flush_all", "MPI_Win_flush_local",
+                       "MPI_Win_flush_local_all", "MPI_Win_sync")}
+    trace = trace_checks.load(os.path.join(trace_dir, "traces.otf2"))
+    program_calls = {"fence": 5, "lock": 16, "flush": 4}  # pscw: rank 3's MPI_Win_test loop varies
+    for row in rma["sync"]:
+        rank = row["rank"]
+        for kind, names in kinds.items():
+            visits = [v for name in names for v in trace.regions(rank, name)]
+            seconds = sum(trace.ns(b - a) for a, b in visits) / 1e9
+            got = row[kind]
+            want_calls = program_calls.get(kind, len(visits))
+            if kind == "pscw" and (rank != 3 and len(visits) != 2 or rank == 3 and len(visits) < 2):
+                f.append(f"rank {rank}: {len(visits)} PSCW calls in the archive")
+            if got["calls"] != want_calls or got["calls"] != len(visits) or \
+                    abs(got["seconds"] - seconds) > 1e-6 * max(1, len(visits)):
+                f.append(f"rank {rank} {kind}: {got}, the archive has {len(visits)} calls taking "
+                         f"{seconds:.9f} s (the program made {want_calls})")
+    if "One-sided communication (RMA)" not in text or "halo window (MPI_COMM_WORLD)" not in text:
+        f.append("the text has no RMA section naming the windows")
+    with open(trace_dir + ".html") as page:
+        ops = sum(len(rma_checks.expected_operations(r)) for r in range(rma_checks.RANKS))
+        if f"One-sided communication: 4 windows, {ops} operations" not in page.read():
+            f.append(f"HTML: no line saying 4 windows and {ops} operations")
+    return f
+
+
+CASES = {"mpit": case_mpit, "rma": case_rma,
          "broken_clock": case_broken_clock, "late_sender": case_late_sender, "late_wait": case_late_wait, "flood": case_flood,
          "long_message": case_long_message, "no_events": case_no_events,
          "bad_input": case_bad_input}
@@ -531,6 +600,7 @@ def main():
         parser.add_argument(name, required=True)
     parser.add_argument("--clock-shift", help="tests/apps/clock_shift.c's library")
     parser.add_argument("--mpit-counts", help="tests/apps/mpit_counts, for the mpit case")
+    parser.add_argument("--rma", help="tests/apps/rma, for the rma case")
     parser.add_argument("case", choices=sorted(CASES))
     opts = parser.parse_args()
     work = tempfile.mkdtemp(prefix="perusetrace-report-")

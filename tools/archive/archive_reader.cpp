@@ -280,6 +280,11 @@ struct ArchiveReader::Impl {
     OTF2_GroupRef group;
   };
   std::map<OTF2_CommRef, RawComm> comms;
+  struct RawWindow {
+    OTF2_StringRef name;
+    OTF2_CommRef comm;
+  };
+  std::map<OTF2_RmaWinRef, RawWindow> windows;
   struct RawMember {
     OTF2_StringRef name, description, unit;
     OTF2_MetricMode mode;
@@ -435,6 +440,10 @@ OTF2_CallbackCode def_comm(void* d, OTF2_CommRef ref, OTF2_StringRef name, OTF2_
                            OTF2_CommRef, OTF2_CommFlag) {
   return guarded(d, [&](Impl& s) { s.comms[ref] = {name, group}; });
 }
+OTF2_CallbackCode def_rma_win(void* d, OTF2_RmaWinRef ref, OTF2_StringRef name, OTF2_CommRef comm,
+                              OTF2_RmaWinFlag) {
+  return guarded(d, [&](Impl& s) { s.windows[ref] = {name, comm}; });
+}
 OTF2_CallbackCode def_metric_member(void* d, OTF2_MetricMemberRef ref, OTF2_StringRef name,
                                     OTF2_StringRef description, OTF2_MetricType metric_type,
                                     OTF2_MetricMode mode, OTF2_Type type, OTF2_Base, int64_t,
@@ -576,6 +585,141 @@ OTF2_CallbackCode on_cancelled(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OT
     s.sink->request_cancelled(i, ns, request);
   });
 }
+// ---- one-sided communication: every Rma* record as one RmaEvent -------------------------
+
+std::uint32_t window_index(const Impl& s, OTF2_RmaWinRef win) {
+  return win < s.defs->windows.size() ? static_cast<std::uint32_t>(win) : kNoWindow;
+}
+
+template <typename Fill>
+OTF2_CallbackCode rma_event(void* d, OTF2_LocationRef l, OTF2_TimeStamp t, RmaEventKind kind,
+                            OTF2_RmaWinRef win, Fill&& fill) {
+  return located(d, l, t, [&](Impl& s, std::uint32_t i, std::uint64_t ns) {
+    RmaEvent e;
+    e.kind = kind;
+    e.window = window_index(s, win);
+    fill(e);
+    s.sink->rma(i, ns, e);
+  });
+}
+
+OTF2_CallbackCode on_rma_win(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
+                             OTF2_RmaWinRef win, RmaEventKind kind) {
+  return rma_event(d, l, t, kind, win, [](RmaEvent&) {});
+}
+OTF2_CallbackCode on_rma_win_create(OTF2_LocationRef l, OTF2_TimeStamp t, void* d,
+                                    OTF2_AttributeList* a, OTF2_RmaWinRef win) {
+  return on_rma_win(l, t, d, a, win, RmaEventKind::WinCreate);
+}
+OTF2_CallbackCode on_rma_win_destroy(OTF2_LocationRef l, OTF2_TimeStamp t, void* d,
+                                     OTF2_AttributeList* a, OTF2_RmaWinRef win) {
+  return on_rma_win(l, t, d, a, win, RmaEventKind::WinDestroy);
+}
+OTF2_CallbackCode on_rma_wait_change(OTF2_LocationRef l, OTF2_TimeStamp t, void* d,
+                                     OTF2_AttributeList* a, OTF2_RmaWinRef win) {
+  return on_rma_win(l, t, d, a, win, RmaEventKind::WaitChange);
+}
+OTF2_CallbackCode on_rma_collective_begin(OTF2_LocationRef l, OTF2_TimeStamp t, void* d,
+                                          OTF2_AttributeList*) {
+  return rma_event(d, l, t, RmaEventKind::CollectiveBegin, OTF2_UNDEFINED_RMA_WIN,
+                   [](RmaEvent&) {});
+}
+OTF2_CallbackCode on_rma_collective_end(OTF2_LocationRef l, OTF2_TimeStamp t, void* d,
+                                        OTF2_AttributeList*, OTF2_CollectiveOp,
+                                        OTF2_RmaSyncLevel level, OTF2_RmaWinRef win, uint32_t,
+                                        uint64_t sent, uint64_t received) {
+  return rma_event(d, l, t, RmaEventKind::CollectiveEnd, win, [&](RmaEvent& e) {
+    e.sync_level = level;
+    e.sent = sent;
+    e.received = received;
+  });
+}
+OTF2_CallbackCode on_rma_group_sync(OTF2_LocationRef l, OTF2_TimeStamp t, void* d,
+                                    OTF2_AttributeList*, OTF2_RmaSyncLevel level,
+                                    OTF2_RmaWinRef win, OTF2_GroupRef group) {
+  return rma_event(d, l, t, RmaEventKind::GroupSync, win, [&](RmaEvent& e) {
+    e.sync_level = level;
+    e.group = group;
+  });
+}
+template <RmaEventKind Kind>
+OTF2_CallbackCode on_rma_lock(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
+                              OTF2_RmaWinRef win, uint32_t remote, uint64_t, OTF2_LockType type) {
+  return rma_event(d, l, t, Kind, win, [&](RmaEvent& e) {
+    e.target = remote;
+    e.exclusive = type == OTF2_LOCK_EXCLUSIVE;
+  });
+}
+OTF2_CallbackCode on_rma_release_lock(OTF2_LocationRef l, OTF2_TimeStamp t, void* d,
+                                      OTF2_AttributeList*, OTF2_RmaWinRef win, uint32_t remote,
+                                      uint64_t) {
+  return rma_event(d, l, t, RmaEventKind::ReleaseLock, win,
+                   [&](RmaEvent& e) { e.target = remote; });
+}
+OTF2_CallbackCode on_rma_sync(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
+                              OTF2_RmaWinRef win, uint32_t remote, OTF2_RmaSyncType) {
+  return rma_event(d, l, t, RmaEventKind::Sync, win, [&](RmaEvent& e) { e.target = remote; });
+}
+OTF2_CallbackCode on_rma_put(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
+                             OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes,
+                             uint64_t matching) {
+  return rma_event(d, l, t, RmaEventKind::Put, win, [&](RmaEvent& e) {
+    e.target = remote;
+    e.sent = bytes;
+    e.matching = matching;
+  });
+}
+OTF2_CallbackCode on_rma_get(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
+                             OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes,
+                             uint64_t matching) {
+  return rma_event(d, l, t, RmaEventKind::Get, win, [&](RmaEvent& e) {
+    e.target = remote;
+    e.received = bytes;
+    e.matching = matching;
+  });
+}
+OTF2_CallbackCode on_rma_atomic(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
+                                OTF2_RmaWinRef win, uint32_t remote, OTF2_RmaAtomicType,
+                                uint64_t sent, uint64_t received, uint64_t matching) {
+  return rma_event(d, l, t, RmaEventKind::Atomic, win, [&](RmaEvent& e) {
+    e.target = remote;
+    e.sent = sent;
+    e.received = received;
+    e.matching = matching;
+  });
+}
+template <RmaEventKind Kind>
+OTF2_CallbackCode on_rma_completion(OTF2_LocationRef l, OTF2_TimeStamp t, void* d,
+                                    OTF2_AttributeList*, OTF2_RmaWinRef win, uint64_t matching) {
+  return rma_event(d, l, t, Kind, win, [&](RmaEvent& e) { e.matching = matching; });
+}
+
+void set_rma_callbacks(OTF2_GlobalEvtReaderCallbacks* ec) {
+  OTF2_GlobalEvtReaderCallbacks_SetRmaWinCreateCallback(ec, on_rma_win_create);
+  OTF2_GlobalEvtReaderCallbacks_SetRmaWinDestroyCallback(ec, on_rma_win_destroy);
+  OTF2_GlobalEvtReaderCallbacks_SetRmaCollectiveBeginCallback(ec, on_rma_collective_begin);
+  OTF2_GlobalEvtReaderCallbacks_SetRmaCollectiveEndCallback(ec, on_rma_collective_end);
+  OTF2_GlobalEvtReaderCallbacks_SetRmaGroupSyncCallback(ec, on_rma_group_sync);
+  OTF2_GlobalEvtReaderCallbacks_SetRmaRequestLockCallback(ec,
+                                                          on_rma_lock<RmaEventKind::RequestLock>);
+  OTF2_GlobalEvtReaderCallbacks_SetRmaAcquireLockCallback(ec,
+                                                          on_rma_lock<RmaEventKind::AcquireLock>);
+  OTF2_GlobalEvtReaderCallbacks_SetRmaTryLockCallback(ec, on_rma_lock<RmaEventKind::TryLock>);
+  OTF2_GlobalEvtReaderCallbacks_SetRmaReleaseLockCallback(ec, on_rma_release_lock);
+  OTF2_GlobalEvtReaderCallbacks_SetRmaSyncCallback(ec, on_rma_sync);
+  OTF2_GlobalEvtReaderCallbacks_SetRmaWaitChangeCallback(ec, on_rma_wait_change);
+  OTF2_GlobalEvtReaderCallbacks_SetRmaPutCallback(ec, on_rma_put);
+  OTF2_GlobalEvtReaderCallbacks_SetRmaGetCallback(ec, on_rma_get);
+  OTF2_GlobalEvtReaderCallbacks_SetRmaAtomicCallback(ec, on_rma_atomic);
+  OTF2_GlobalEvtReaderCallbacks_SetRmaOpCompleteBlockingCallback(
+      ec, on_rma_completion<RmaEventKind::CompleteBlocking>);
+  OTF2_GlobalEvtReaderCallbacks_SetRmaOpCompleteNonBlockingCallback(
+      ec, on_rma_completion<RmaEventKind::CompleteNonBlocking>);
+  OTF2_GlobalEvtReaderCallbacks_SetRmaOpCompleteRemoteCallback(
+      ec, on_rma_completion<RmaEventKind::CompleteRemote>);
+  OTF2_GlobalEvtReaderCallbacks_SetRmaOpTestCallback(ec, on_rma_completion<RmaEventKind::Test>);
+}
+
 // A metric event gives one value per member of its class; the tools see each member's value
 // (metric ids are member ids).
 OTF2_CallbackCode on_metric(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
@@ -812,6 +956,17 @@ void build_definitions(ArchiveReader::Impl& s, Definitions& defs_, const std::st
           static_cast<std::uint32_t>(l == s.locations.end() ? m : l->second.group));
     }
   }
+  // Groups of world ranks (a COMM_GROUP's members index the COMM_LOCATIONS group, which is
+  // world rank order), and the windows with their communicators.
+  for (const auto& [ref, g] : s.comm_groups)
+    if (g.type == OTF2_GROUP_TYPE_COMM_GROUP)
+      defs_.groups[ref].assign(g.members.begin(), g.members.end());
+  for (const auto& [ref, w] : s.windows) {
+    if (ref >= s.windows.size()) continue;  // perusetrace numbers them from 0
+    if (defs_.windows.size() <= ref) defs_.windows.resize(ref + 1);
+    defs_.windows[ref].name = s.str(w.name);
+    defs_.windows[ref].comm = w.comm < defs_.comms.size() ? w.comm : kNoComm;
+  }
   build_contexts(s, defs_, global_defs);
   defs_.metrics.resize(s.metric_members.size());
   s.class_members.assign(s.metric_classes.size(), {});
@@ -920,6 +1075,7 @@ ArchiveReader::ArchiveReader(const std::string& path) : impl_(std::make_unique<I
   OTF2_GlobalDefReaderCallbacks_SetCallingContextCallback(dc, def_context);
   OTF2_GlobalDefReaderCallbacks_SetSourceCodeLocationCallback(dc, def_place);
   OTF2_GlobalDefReaderCallbacks_SetInterruptGeneratorCallback(dc, def_interrupt_generator);
+  OTF2_GlobalDefReaderCallbacks_SetRmaWinCallback(dc, def_rma_win);
   OTF2_ErrorCode rc = OTF2_Reader_RegisterGlobalDefCallbacks(s.reader, gdr, dc, &s);
   std::uint64_t n = 0;
   if (rc == OTF2_SUCCESS) rc = OTF2_Reader_ReadAllGlobalDefinitions(s.reader, gdr, &n);
@@ -1009,6 +1165,7 @@ void ArchiveReader::read_events(EventSink& sink,
   OTF2_GlobalEvtReaderCallbacks_SetMpiRequestCancelledCallback(ec.get(), on_cancelled);
   OTF2_GlobalEvtReaderCallbacks_SetMetricCallback(ec.get(), on_metric);
   OTF2_GlobalEvtReaderCallbacks_SetCallingContextSampleCallback(ec.get(), on_sample);
+  set_rma_callbacks(ec.get());
   if (OTF2_Reader_RegisterGlobalEvtCallbacks(s.reader, events, ec.get(), &s) != OTF2_SUCCESS)
     incomplete("the events cannot be read");
   std::uint64_t total = 0;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -85,6 +86,12 @@ struct ContextDef {
   std::uint32_t line = 0;
 };
 
+// An RMA window (one-sided communication): targets are ranks of its communicator.
+struct WindowDef {
+  std::string name;
+  std::uint32_t comm = 0xffffffffu;  // index into Definitions::comms; kNoComm when unknown
+};
+
 struct Definitions {
   std::uint64_t timer_resolution = 1'000'000'000;
   std::uint64_t global_offset = 0;
@@ -95,9 +102,13 @@ struct Definitions {
   std::vector<RegionDef> regions;          // by OTF2 region id
   std::vector<std::string> peruse_events;  // short names (REQ_ACTIVATE...) by peruse_index
   std::vector<CommDef> comms;              // by unified communicator id
-  std::vector<MetricDef> metrics;          // by OTF2 metric member id (events name members)
-  std::vector<ContextDef> contexts;        // by OTF2 calling context id (a forest)
-  std::uint64_t sampling_period_ns = 0;    // the interrupt generator's period; 0: no sampling
+  std::vector<WindowDef> windows;          // by OTF2 RmaWin id
+  // Groups of processes (OTF2 COMM_GROUP groups: those of communicators and of RMA group
+  // synchronisations) as world ranks, by OTF2 group id.
+  std::map<std::uint32_t, std::vector<std::uint32_t>> groups;
+  std::vector<MetricDef> metrics;        // by OTF2 metric member id (events name members)
+  std::vector<ContextDef> contexts;      // by OTF2 calling context id (a forest)
+  std::uint64_t sampling_period_ns = 0;  // the interrupt generator's period; 0: no sampling
   std::uint64_t total_events = 0;
   std::string creator;
   std::string settings;       // the settings property ("MPITRACE_PERUSE_EVENTS=..."), or ""
@@ -121,6 +132,40 @@ struct Sample {
   std::uint8_t activity = 0;
   std::uint32_t mpi_function = kNoRegion;  // a region; kNoRegion outside MPI
   std::uint32_t weight = 1;                // the sampling periods it stands for
+};
+
+// One-sided communication's events, one struct for all of them (OTF2's Rma* records).
+enum class RmaEventKind : std::uint8_t {
+  WinCreate,
+  WinDestroy,
+  CollectiveBegin,
+  CollectiveEnd,
+  GroupSync,
+  RequestLock,
+  AcquireLock,
+  TryLock,
+  ReleaseLock,
+  Sync,
+  WaitChange,
+  Put,
+  Get,
+  Atomic,
+  CompleteBlocking,
+  CompleteNonBlocking,
+  CompleteRemote,
+  Test,
+};
+inline constexpr std::uint32_t kAllTargets = 0xffffffffu;  // a lock or sync of every target
+inline constexpr std::uint32_t kNoWindow = 0xffffffffu;
+struct RmaEvent {
+  RmaEventKind kind = RmaEventKind::Put;
+  std::uint32_t window = kNoWindow;      // index into Definitions::windows
+  std::uint32_t target = kAllTargets;    // a rank of the window's communicator
+  std::uint64_t sent = 0, received = 0;  // bytes to and from the target (Put, Get, Atomic)
+  std::uint64_t matching = 0;            // operations and their completions
+  std::uint32_t group = 0xffffffffu;     // GroupSync: key of Definitions::groups
+  std::uint32_t sync_level = 0;          // GroupSync, CollectiveEnd: 1 process, 2 memory
+  bool exclusive = false;                // RequestLock, AcquireLock, TryLock
 };
 
 // Times are ns since the trace start; `loc` indexes Definitions::locations. Every callback does
@@ -155,6 +200,7 @@ class EventSink {
   // A sample of the thread's state and call stack (MPITRACE_SAMPLING); only the profile needs
   // them.
   virtual void sample(std::uint32_t /*loc*/, std::uint64_t /*t*/, const Sample& /*s*/) {}
+  virtual void rma(std::uint32_t /*loc*/, std::uint64_t /*t*/, const RmaEvent& /*e*/) {}
 
   // `value` to the nearest integer; one outside int64's range is clamped, NaN is 0.
   static std::int64_t rounded_metric(double value);

@@ -133,6 +133,9 @@ class RepairedSink : public EventSink {
   void sample(std::uint32_t loc, std::uint64_t t, const Sample& s) override {
     next_.sample(loc, at(loc, t), s);
   }
+  void rma(std::uint32_t loc, std::uint64_t t, const RmaEvent& e) override {
+    next_.rma(loc, at(loc, t), e);
+  }
 
  private:
   // A location's events come in time order: its shifts are walked once.
@@ -193,6 +196,9 @@ class TeeSink : public EventSink {
   }
   void sample(std::uint32_t loc, std::uint64_t t, const Sample& s) override {
     a_.sample(loc, t, s), b_.sample(loc, t, s);
+  }
+  void rma(std::uint32_t loc, std::uint64_t t, const RmaEvent& e) override {
+    a_.rma(loc, t, e), b_.rma(loc, t, e);
   }
 
  private:

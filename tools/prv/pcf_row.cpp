@@ -130,6 +130,19 @@ void write_pcf(const std::string& path, const Definitions& defs) {
   event_type(o, kTypeUnexpectedQueue, "Unexpected message queue depth (Peruse)");
   event_type(o, kTypeBytesInFlight, "Bytes in flight (Peruse)");
   event_type(o, kTypeFragmentBytes, "Fragment bytes (Peruse REQ_XFER_CONTINUE)");
+  if (!defs.windows.empty()) {
+    event_type(o, kTypeRmaOperation, "RMA operation issued",
+               {{1, "put"}, {2, "get"}, {3, "atomic (accumulate, fetch, compare-and-swap)"}});
+    Values windows;
+    for (std::size_t w = 0; w < defs.windows.size(); ++w)
+      windows.emplace_back(w + 1, defs.windows[w].name.empty() ? "window" : defs.windows[w].name);
+    event_type(o, kTypeRmaWindow, "RMA window", windows);
+    Values targets;
+    for (std::size_t r = 0; r < defs.ranks.size(); ++r)
+      targets.emplace_back(r + 1, fmt::format("rank {}", r));
+    event_type(o, kTypeRmaTarget, "RMA target (world rank + 1)", targets);
+    event_type(o, kTypeRmaBytes, "RMA bytes to and from the target");
+  }
   const std::vector<std::uint64_t> types = metric_types(defs);
   for (std::size_t m = 0; m < types.size(); ++m) {
     if (types[m] >= kTypeAnnotationSetFirst)

@@ -48,6 +48,12 @@ inline constexpr std::uint64_t kTypeFragmentBytes = 64000113;  // bytes of one X
 // time, so events sharing kTypePeruseEvent at one nanosecond (carried followers) would hide each
 // other from its counts.
 inline constexpr std::uint64_t kTypePeruseEachFirst = 64000200;  // + Peruse event index
+// One-sided communication: an operation issued (RmaPut, RmaGet, RmaAtomic), its window, target
+// and bytes (to and from the target together).
+inline constexpr std::uint64_t kTypeRmaOperation = 64000300;  // 1 put, 2 get, 3 atomic
+inline constexpr std::uint64_t kTypeRmaWindow = 64000301;     // window id + 1
+inline constexpr std::uint64_t kTypeRmaTarget = 64000302;     // world rank + 1
+inline constexpr std::uint64_t kTypeRmaBytes = 64000303;
 inline constexpr std::uint64_t kTypeLast = 64000999;
 // MPI_T's values (archive metrics "MPI_T ..."), one type each in the archive's order: a range of
 // their own, since a run can have thousands (per-peer variables of every communicator).

@@ -212,6 +212,27 @@ void Translator::metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric
   out_.event(objects_[loc], t, &e, 1);
 }
 
+void Translator::rma(std::uint32_t loc, std::uint64_t t, const archive::RmaEvent& e) {
+  using K = archive::RmaEventKind;
+  if ((e.kind != K::Put && e.kind != K::Get && e.kind != K::Atomic) || loc >= objects_.size())
+    return;
+  touch(loc, t);
+  std::pair<std::uint64_t, std::uint64_t> events[4] = {
+      {kTypeRmaOperation, e.kind == K::Put   ? 1u
+                          : e.kind == K::Get ? 2u
+                                             : 3u},
+      {kTypeRmaWindow, e.window < defs_.windows.size() ? e.window + 1u : 0u},
+      {kTypeRmaBytes, e.sent + e.received}};
+  std::size_t n = 3;
+  // The target as a world rank, through the window's communicator.
+  if (e.window < defs_.windows.size()) {
+    const std::uint32_t comm = defs_.windows[e.window].comm;
+    if (comm < defs_.comms.size() && e.target < defs_.comms[comm].world_ranks.size())
+      events[n++] = {kTypeRmaTarget, defs_.comms[comm].world_ranks[e.target] + 1u};
+  }
+  out_.event(objects_[loc], t, events, n);
+}
+
 void Translator::message(const archive::MatchedMessage& m) {
   out_.comm(objects_[m.send_loc], m.send_logical, m.send_physical, objects_[m.recv_loc],
             m.recv_logical, m.recv_physical, m.bytes, m.tag);

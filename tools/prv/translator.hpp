@@ -34,6 +34,7 @@ class Translator : public EventSink, private archive::MessageSink {
   void request_cancelled(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override;
   void metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
               std::int64_t value) override;
+  void rma(std::uint32_t loc, std::uint64_t t, const archive::RmaEvent& e) override;
 
   // Closes every thread's last state at `end` (or later, if a thread went on longer).
   void finish(std::uint64_t end);

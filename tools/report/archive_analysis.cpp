@@ -5,6 +5,7 @@
 #include "tools/report/analysis.hpp"
 #include "tools/report/context_analysis.hpp"
 #include "tools/report/mpit_analysis.hpp"
+#include "tools/report/rma_analysis.hpp"
 
 namespace perusetrace::report {
 
@@ -15,8 +16,10 @@ Report analyse_archive(const std::string& path, const std::string& by, archive::
   Analysis peruse_analysis(reader.definitions(), result);
   MpitAnalysis mpit_analysis(reader.definitions(), result);
   ContextAnalyses context_analysis(reader.definitions(), by, result);
+  RmaAnalysis rma_analysis(reader.definitions(), result);
   archive::TeeSink first_two(peruse_analysis, mpit_analysis);
-  archive::TeeSink analysis(first_two, context_analysis);
+  archive::TeeSink first_three(first_two, rma_analysis);
+  archive::TeeSink analysis(first_three, context_analysis);
   auto progress = [&](std::uint64_t done, std::uint64_t total) { bar(done, total); };
   // The clock condition is counted by the controlled logical clock's replay
   // (archive/clock_repair.hpp). On several clocks it runs as a first pass and the analysis sees
@@ -39,6 +42,7 @@ Report analyse_archive(const std::string& path, const std::string& by, archive::
   if (!several_clocks) repair.finish();
   bar.clear();
   peruse_analysis.finish();
+  rma_analysis.finish();
   const bool moved = several_clocks && repair.repaired() > 0;
   result.clock = {repair.messages(),
                   repair.backwards(),

@@ -172,6 +172,25 @@ std::string placement_table(const Report& r) {
 
 // The largest MPI_T counters over time, each as the share of its total change reached by then:
 // their totals differ by orders of magnitude, their timing is what a plot can compare.
+// One line for one-sided communication (the full report below has its tables).
+std::string rma_line(const Rma& rma) {
+  if (!rma.present) return "";
+  RmaTraffic all;
+  for (const RmaWindowStat& w : rma.windows) {
+    all.puts += w.traffic.puts, all.gets += w.traffic.gets, all.atomics += w.traffic.atomics;
+    all.bytes_sent += w.traffic.bytes_sent, all.bytes_received += w.traffic.bytes_received;
+  }
+  std::uint64_t sync_ns = 0;
+  for (const RmaSyncTime& s : rma.sync)
+    for (std::uint64_t ns : s.ns) sync_ns += ns;
+  return fmt::format(
+      "<p id=\"rma\">One-sided communication: {} windows, {} operations ({} put, {} get, {} "
+      "atomic) moving {} bytes to their targets and {} from them; {:.3f} ms in RMA "
+      "synchronisation calls over all ranks.</p>\n",
+      rma.windows.size(), all.operations(), all.puts, all.gets, all.atomics, all.bytes_sent,
+      all.bytes_received, static_cast<double>(sync_ns) / 1e6);
+}
+
 std::string mpit_plot(const Report& r, double span_s) {
   constexpr std::size_t kShown = 4;
   std::vector<Series> series;
@@ -283,6 +302,7 @@ std::string to_html(const Report& r) {
   page += heat_map(r);
   page += placement_table(r);
   page += mpit_plot(r, span_s);
+  page += rma_line(r.rma);
   page += context_chart(r);
   page += "<h2>Full report</h2><pre>" + escape(text) + "</pre>\n</body></html>\n";
   return page;

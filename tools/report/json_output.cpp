@@ -131,6 +131,34 @@ std::string pvar(const PvarStat& s) {
       number(s.highest()), per_rank, places, over_time);
 }
 
+std::string rma_traffic(const RmaTraffic& t) {
+  return fmt::format(
+      R"("operations":{},"puts":{},"gets":{},"atomics":{},"bytes_sent":{},"bytes_received":{})",
+      t.operations(), t.puts, t.gets, t.atomics, t.bytes_sent, t.bytes_received);
+}
+
+std::string rma(const Rma& m) {
+  const std::string windows = array(m.windows, [](const RmaWindowStat& w) {
+    return fmt::format(R"({{"name":{},"comm":{},{}}})", quote(w.name), quote(w.comm),
+                       rma_traffic(w.traffic));
+  });
+  const std::string pairs = array(m.pairs, [](const auto& e) {
+    return fmt::format(R"({{"origin":{},"target":{},{}}})", e.first.first, e.first.second,
+                       rma_traffic(e.second));
+  });
+  std::vector<std::size_t> ranks(m.sync.size());
+  for (std::size_t r = 0; r < ranks.size(); ++r) ranks[r] = r;
+  const std::string sync = array(ranks, [&](std::size_t r) {
+    std::string kinds;
+    for (unsigned k = 0; k < kRmaSyncKinds; ++k)
+      kinds += fmt::format(R"({}"{}":{{"calls":{},"seconds":{}}})", k ? "," : "", kRmaSyncNames[k],
+                           m.sync[r].calls[k], number(static_cast<double>(m.sync[r].ns[k]) / 1e9));
+    return fmt::format(R"({{"rank":{},{}}})", r, kinds);
+  });
+  return fmt::format(R"({{"windows":{},"pairs":{},"sync":{},"never_completed":{}}})", windows,
+                     pairs, sync, m.never_completed);
+}
+
 std::string mpit(const Mpit& m) {
   std::vector<const PvarStat*> written;
   for (const PvarStat& s : m.pvars)
@@ -312,6 +340,8 @@ std::string to_json(const Report& r) {
   j += fmt::format(R"("requests_in_flight_max":{})", r.requests_in_flight_max);
   // Only an archive with MPI_T in it has the section: other reports stay as they were.
   if (r.mpit.present) j += R"(,"mpit":)" + mpit(r.mpit);
+  // Only an archive with RMA windows has the section.
+  if (r.rma.present) j += R"(,"rma":)" + rma(r.rma);
   // Only an archive with annotations, or a report asked --by, has the section.
   if (!r.by_context.attributes.empty() || !r.by_context.found.empty())
     j += R"(,"by_context":)" + by_context(r.by_context);

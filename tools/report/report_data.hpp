@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tools/report/stats.hpp"
@@ -274,6 +275,32 @@ struct ByContext {
   std::vector<ContextStat> contexts;    // in order of first appearance
 };
 
+// One-sided communication (MPI RMA): what each origin moved to and from each target, per
+// window, and the time ranks spent in each kind of synchronisation call.
+struct RmaTraffic {
+  std::uint64_t puts = 0, gets = 0, atomics = 0;
+  std::uint64_t bytes_sent = 0;      // to the target (puts, accumulates)
+  std::uint64_t bytes_received = 0;  // from the target (gets, fetched results)
+  std::uint64_t operations() const { return puts + gets + atomics; }
+};
+enum RmaSyncKind : unsigned { kRmaFence, kRmaPscw, kRmaLock, kRmaFlush, kRmaSyncKinds };
+inline constexpr const char* kRmaSyncNames[kRmaSyncKinds] = {"fence", "pscw", "lock", "flush"};
+struct RmaSyncTime {
+  std::uint64_t calls[kRmaSyncKinds] = {};
+  std::uint64_t ns[kRmaSyncKinds] = {};
+};
+struct RmaWindowStat {
+  std::string name, comm;
+  RmaTraffic traffic;
+};
+struct Rma {
+  bool present = false;  // the archive has RMA windows
+  std::map<std::pair<std::uint32_t, std::uint32_t>, RmaTraffic> pairs;  // (origin, target)
+  std::vector<RmaWindowStat> windows;                                   // by archive window id
+  std::vector<RmaSyncTime> sync;                                        // by rank
+  std::uint64_t never_completed = 0;  // operations without a local completion in the trace
+};
+
 struct Report {
   std::string archive, creator, settings;
   std::uint64_t events = 0;
@@ -294,6 +321,7 @@ struct Report {
   ClockCondition clock;
   std::uint64_t requests_in_flight_max = 0;  // the analysis' own state, for the record
   Mpit mpit;
+  Rma rma;
   ByContext by_context;                 // --by
   std::vector<ByContext> by_attribute;  // without --by: each of the archive's attributes alone
 
