@@ -27,7 +27,8 @@ ALLOWED = {
     "tools": {"tools", "lib", "include", "events", "otf2_writer"},
 }
 OPEN = ("tests", "bench", "examples")
-GENERATED = {"lib/mpi_functions.hpp"}  # written into the build tree by lib/wrappers
+GENERATED = {"lib/mpi_functions.hpp",  # written into the build tree by lib/wrappers
+             "tools/report/timeline_assets.hpp"}  # by tools/report/embed_assets.py
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 

@@ -26,11 +26,21 @@ CASE:
                 highest value and rises too; the text says so, the HTML plots the counters.
                 Traced again with MPITRACE_CVARS: the report names the setting. The other cases'
                 reports have no MPI_T section.
+  timeline      scenarios all on 4 ranks, its HTML page in headless Chromium (through the
+                DevTools protocol, tests/chromium_page.py): no JavaScript error; one row per
+                location; in the whole trace's view one message line per message (71) and, per
+                Peruse event kind, as many markers as the archive holds; the late-sender
+                table's first row is the report's worst case, 0 -> 1 on rank 1
+  timeline_jump scenarios late-sender -d 300 on 4 ranks: clicking the late-sender row shows that
+                wait (its whole time, at most 1.4 times as long plus 2 us) with rank 1
+                marked; sorting; the wheel, drag-to-zoom, Shift+drag and Home move the view
+                as they should
 Every traced case also writes --json (validated against the schema, by the small validator
 below: Python's standard library only) and --html (self-contained, with its four plots and
 the placement table).
 """
 import argparse
+import collections
 import json
 import os
 import re
@@ -588,7 +598,193 @@ def case_rma(c):
     return f
 
 
-CASES = {"mpit": case_mpit, "rma": case_rma,
+# ---- the HTML page's timeline, in headless Chromium --------------------------------------
+
+TIMELINE_RANKS = 4
+ALL_MESSAGES = 1 + 1 + 1 + 4 + 64  # scenarios all: late sender, receiver, wait; 4 long; flood
+
+
+def timeline_report(c, name, program_args):
+    """The scenarios on TIMELINE_RANKS ranks with every Peruse event, reported with --html;
+    returns (trace directory, report JSON, failures)."""
+    trace_dir = os.path.join(c.work, name)
+    env = {"MPITRACE_OUTPUT": trace_dir, "MPITRACE_PERUSE_EVENTS": "all"}
+    c.traced(trace_dir, TIMELINE_RANKS, env, c.opts.preload, [c.opts.scenarios] + program_args)
+    _, data, f = c.report(trace_dir)
+    return trace_dir, data, f
+
+
+def page_state(page):
+    """What the page shows: its rows, the status line's data, the legend's counts, errors."""
+    return page.evaluate("""(() => {
+      const s = document.getElementById('tl-status').dataset;
+      const counts = {};
+      document.querySelectorAll('#tl-legend label[data-event]').forEach((l) => {
+        counts[l.dataset.event] = Number(l.querySelector('.tl-count').textContent.replace(/[()]/g, ''));
+      });
+      return {rows: Array.from(document.querySelectorAll('.tl-label[data-row]:not(.tl-lane)'))
+                .map((e) => e.textContent),
+              from: Number(s.from), to: Number(s.to), mode: s.mode, detail: s.detail,
+              lines: Number(s.lines),
+              markers: Number(s.markers), counts,
+              errors: document.getElementById('tl-errors').textContent,
+              highlighted: Array.from(document.querySelectorAll('.tl-label.tl-highlight'))
+                .map((e) => e.textContent)};
+    })()""")
+
+
+def open_page(path):
+    import chromium_page
+    return chromium_page.ChromiumPage(path)
+
+
+def case_timeline(c):
+    """The page of scenarios all on 4 ranks: no JavaScript error; one row per location; in the
+    whole-trace view the legend counts every Peruse event of each kind the archive holds, one
+    message line per message the program sent (71), the late-sender table's first row is the
+    program's late sender 0 -> 1 with the report's lost time."""
+    import chromium_page
+    trace_dir, data, f = timeline_report(c, "timeline", ["all", "-d", "100"])
+    trace = trace_checks.load(os.path.join(trace_dir, "traces.otf2"))
+    f += trace_checks.messages_match(trace)
+    peruse = collections.Counter(e.name for events in trace.events.values() for e in events
+                                 if e.kind == "Peruse")
+    sends = sum(1 for events in trace.events.values() for e in events
+                if e.kind in ("MpiSend", "MpiIsend"))
+    if chromium_page.browser() is None:
+        return f + ["chromium is not installed (tools/setup installs it)"]
+    with open_page(trace_dir + ".html") as page:
+        state = page_state(page)
+        first = page.evaluate("""Array.from(document.querySelectorAll(
+            '#table-late-sender tbody tr:first-child td')).map((td) => Number(td.dataset.value))""")
+        errors = page.errors + ([state["errors"]] if state["errors"] else [])
+    print(f"page: rows {state['rows']}, {state['lines']} message lines, {state['markers']} "
+          f"Peruse events, mode '{state['mode']}'; archive: {len(trace.events)} locations, "
+          f"{sends} sends, {sum(peruse.values())} Peruse events")
+    if errors:
+        f.append(f"JavaScript errors: {errors[:5]}")
+    if len(state["rows"]) != len(trace.events) or len(trace.events) != TIMELINE_RANKS:
+        f.append(f"{len(state['rows'])} rows for {len(trace.events)} locations "
+                 f"(expected {TIMELINE_RANKS}): {state['rows']}")
+    if state["lines"] != sends or sends != ALL_MESSAGES:
+        f.append(f"{state['lines']} message lines in the whole trace's view, the archive has "
+                 f"{sends} sends, the program sent {ALL_MESSAGES}")
+    shown = {k: v for k, v in state["counts"].items() if v}
+    if shown != dict(peruse):
+        f.append(f"Peruse markers per kind {shown}, the archive holds {dict(peruse)}")
+    if state["mode"] != "summary, with the kept detail's markers and lines":
+        f.append(f"the whole trace's view is drawn as '{state['mode']}'")
+    worst = data["patterns"]["late_sender"]["worst"]
+    if not worst or not first:
+        return f + [f"no late-sender table row ({first}) or case ({worst})"]
+    # lost, from, on rank, sender, receiver, tag, bytes
+    want = [worst[0][k] for k in ("lost_ns", "time_ns", "rank", "sender", "receiver", "tag")]
+    if first[:6] != want or first[2:5] != [1, 0, 1]:
+        f.append(f"the late-sender table's first row is {first}, the report's worst case {want}")
+    return f
+
+
+def case_timeline_jump(c):
+    """scenarios late-sender -d 300 on 4 ranks: clicking the late-sender row shows that
+    occurrence (the view holds the wait and is at most 1.4 times as long, plus 2 us) with rank 1
+    marked; sorting a table by a column orders its rows; the wheel zooms at the pointer, a drag
+    zooms into the range dragged over, Shift+drag pans, Home shows the whole trace again."""
+    import chromium_page
+    trace_dir, data, f = timeline_report(c, "jump", ["late-sender", "-d", str(DELAY_MS)])
+    worst = data["patterns"]["late_sender"]["worst"]
+    if not worst:
+        return f + ["no late sender reported"]
+    w = worst[0]
+    if chromium_page.browser() is None:
+        return f + ["chromium is not installed (tools/setup installs it)"]
+    with open_page(trace_dir + ".html") as page:
+        whole = page_state(page)
+        row = page.evaluate("""(() => {
+            const tr = document.querySelector('#table-late-sender tbody tr');
+            tr.scrollIntoView({block: 'center'});
+            const r = tr.getBoundingClientRect();
+            return [r.left + r.width / 2, r.top + r.height / 2];
+        })()""")
+        page.click(*row)
+        jumped = page_state(page)
+        current = page.evaluate("!!document.querySelector('#table-late-sender tr.tl-current')")
+        # Sorting: by "from" (column 1), twice: descending, then ascending.
+        order = []
+        for _ in range(2):
+            order.append(page.evaluate("""(() => {
+                const th = document.querySelectorAll('#table-late-sender-in-collectives th')[1];
+                if (!th) return null;
+                th.click();
+                return Array.from(document.querySelectorAll(
+                    '#table-late-sender-in-collectives tbody tr td:nth-child(2)'))
+                    .map((td) => Number(td.dataset.value));
+            })()"""))
+        # The mouse on the canvas.
+        box = page.evaluate("""(() => {
+            const c = document.getElementById('tl-canvas');
+            c.scrollIntoView({block: 'start'});
+            const r = c.getBoundingClientRect();
+            return [r.left, r.top, r.width, r.height];
+        })()""")
+        left, top, width, _ = box
+        y = top + 40
+        page.evaluate("perusetraceTimeline.setView(0, %d)" % data["trace_ns"])
+        before = page_state(page)
+        px = left + width * 0.25
+        under = before["from"] + (before["to"] - before["from"]) * 0.25
+        page.wheel(px, y, -240)
+        wheeled = page_state(page)
+        page.drag(left + 100, y, left + 300, y)
+        dragged_from_to = (wheeled["from"] + (wheeled["to"] - wheeled["from"]) * 100 / width,
+                           wheeled["from"] + (wheeled["to"] - wheeled["from"]) * 300 / width)
+        selected = page_state(page)
+        page.drag(left + 300, y, left + 200, y, modifiers=8)  # Shift: pan right by 100 px
+        panned = page_state(page)
+        page.evaluate("document.getElementById('tl-canvas').focus()")
+        page.evaluate("""document.getElementById('tl-canvas').dispatchEvent(
+            new KeyboardEvent('keydown', {key: 'Home', bubbles: true}))""")
+        home = page_state(page)
+        errors = page.errors + [s["errors"] for s in (whole, jumped, home) if s["errors"]]
+    if errors:
+        f.append(f"JavaScript errors: {errors[:5]}")
+    start, end = w["time_ns"], w["time_ns"] + w["lost_ns"]
+    print(f"late sender {w['lost_ns'] / 1e6:.3f} ms from {start / 1e6:.3f} ms; view after the "
+          f"click {jumped['from'] / 1e6:.3f} - {jumped['to'] / 1e6:.3f} ms ({jumped['mode']}), "
+          f"marked {jumped['highlighted']}")
+    if not (jumped["from"] <= start and jumped["to"] >= end and
+            jumped["to"] - jumped["from"] <= 1.4 * w["lost_ns"] + 2000 + 2):
+        f.append(f"clicking the late sender [{start}, {end}] showed [{jumped['from']}, "
+                 f"{jumped['to']}]")
+    if not current or jumped["highlighted"] != [whole["rows"][1]]:
+        f.append(f"after the click the row is not marked current ({current}) or the rank "
+                 f"marked is {jumped['highlighted']}, not {whole['rows'][1]}")
+    if jumped["detail"] != "all" or jumped["lines"] < 1:
+        f.append(f"the occurrence's view has detail '{jumped['detail']}' and {jumped['lines']} "
+                 f"message lines")
+    if None in order or len(order[0]) < 2 or order[0] != sorted(order[0], reverse=True) or \
+            order[1] != sorted(order[1]):
+        f.append(f"sorting the collectives' late senders by 'from' gave {order}")
+    width_before = before["to"] - before["from"]
+    width_wheeled = wheeled["to"] - wheeled["from"]
+    under_after = wheeled["from"] + width_wheeled * 0.25
+    if not (0.5 < width_wheeled / width_before < 0.75) or abs(under_after - under) > \
+            0.01 * width_before:
+        f.append(f"the wheel zoomed {width_before} ns to {width_wheeled} ns, the time under "
+                 f"the pointer moved from {under} to {under_after}")
+    got = (selected["from"], selected["to"])
+    if any(abs(a - b) > 0.01 * width_wheeled for a, b in zip(got, dragged_from_to)):
+        f.append(f"dragging over 100..300 px showed {got}, expected {dragged_from_to}")
+    shift = (panned["from"] - selected["from"], panned["to"] - selected["to"])
+    want_shift = (selected["to"] - selected["from"]) * 100 / width
+    if any(abs(s - want_shift) > 0.02 * want_shift for s in shift):
+        f.append(f"Shift+dragging 100 px panned by {shift}, expected {want_shift}")
+    if (home["from"], home["to"]) != (0, data["trace_ns"]):
+        f.append(f"Home showed [{home['from']}, {home['to']}], not the whole trace")
+    return f
+
+
+CASES = {"mpit": case_mpit, "rma": case_rma, "timeline": case_timeline,
+         "timeline_jump": case_timeline_jump,
          "broken_clock": case_broken_clock, "late_sender": case_late_sender, "late_wait": case_late_wait, "flood": case_flood,
          "long_message": case_long_message, "no_events": case_no_events,
          "bad_input": case_bad_input}

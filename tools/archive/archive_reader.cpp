@@ -308,6 +308,8 @@ struct ArchiveReader::Impl {
 
   std::unordered_map<OTF2_LocationRef, std::uint32_t> location_index;
   std::vector<std::uint64_t> delivered;  // events handed to the sink, by location index
+  OTF2_LocationRef last_location = OTF2_UNDEFINED_LOCATION;
+  std::uint32_t last_index = 0;
   std::vector<trace::PeruseFieldMemory> peruse_memory;  // by location index
   OTF2_AttributeRef attr_request = 0, attr_peer = 0, attr_tag = 0, attr_bytes = 0,
                     attr_operation = 0, attr_comm = 0, attr_state = 0, attr_activity = 0,
@@ -323,15 +325,20 @@ struct ArchiveReader::Impl {
   // The location's index, or 0xffffffff for one the definitions do not have. Counts the event:
   // a location with more events than its definition announces is being read past its end.
   std::uint32_t loc(OTF2_LocationRef l) {
-    auto it = location_index.find(l);
-    if (it == location_index.end()) return 0xffffffffu;
-    const LocationDef& def = defs->locations[it->second];
-    if (++delivered[it->second] > def.events)
+    // Events come in runs per location: the last one found saves most lookups.
+    if (l != last_location) {
+      auto it = location_index.find(l);
+      if (it == location_index.end()) return 0xffffffffu;
+      last_location = l;
+      last_index = it->second;
+    }
+    const LocationDef& def = defs->locations[last_index];
+    if (++delivered[last_index] > def.events)
       throw ArchiveError(fmt::format(
           "{}: location {} ({}) has more events than the {} its definition announces, so its "
           "event file {} is damaged. The archive cannot be read: trace the program again.",
           anchor, def.id, def.name, def.events, event_file(def.id)));
-    return it->second;
+    return last_index;
   }
   std::string event_file(OTF2_LocationRef l) const {
     return anchor.substr(0, anchor.size() - 5) + "/" + std::to_string(l) + ".evt";

@@ -1,5 +1,7 @@
 #include "tools/archive/message_matcher.hpp"
 
+#include <algorithm>
+
 namespace perusetrace::archive {
 
 namespace {
@@ -169,15 +171,25 @@ void MessageMatcher::complete(std::uint64_t id) {
   }
 }
 
+// A channel's queue stays when it empties (most channels carry message after message, and a
+// deque allocates when made); the empty ones go when the channels have doubled since the last
+// sweep, so that programs with ever new tags do not grow the map without bound.
+template <class Map>
+void MessageMatcher::sweep(Map& waiting, std::size_t& sweep_at) {
+  if (waiting.size() <= sweep_at) return;
+  std::erase_if(waiting, [](const auto& entry) { return entry.second.empty(); });
+  sweep_at = std::max<std::size_t>(kFirstSweep, 2 * waiting.size());
+}
+
 void MessageMatcher::match(const Key& key, std::uint64_t send_id) {
   auto w = waiting_recvs_.find(key);
   if (w == waiting_recvs_.end() || w->second.empty()) {
     waiting_sends_[key].push_back(send_id);
+    sweep(waiting_sends_, sends_sweep_at_);
     return;
   }
   const Recv r = w->second.front();
   w->second.pop_front();
-  if (w->second.empty()) waiting_recvs_.erase(w);
   Send& s = sends_.at(send_id);
   if (s.physical || s.complete) {
     emit(s, r);
@@ -191,11 +203,11 @@ void MessageMatcher::match(const Key& key, const Recv& r) {
   auto w = waiting_sends_.find(key);
   if (w == waiting_sends_.end() || w->second.empty()) {
     waiting_recvs_[key].push_back(r);
+    sweep(waiting_recvs_, recvs_sweep_at_);
     return;
   }
   const std::uint64_t id = w->second.front();
   w->second.pop_front();
-  if (w->second.empty()) waiting_sends_.erase(w);
   auto it = sends_.find(id);
   if (it == sends_.end()) return;
   if (it->second.physical || it->second.complete) {

@@ -124,6 +124,9 @@ class MessageMatcher {
   void emit(const Send& s, const Recv& r);
   void match(const Key& key, std::uint64_t send_id);  // a new send
   void match(const Key& key, const Recv& r);          // a new receive
+  template <class Map>
+  void sweep(Map& waiting, std::size_t& sweep_at);
+  static constexpr std::size_t kFirstSweep = 1024;
 
   const Definitions& defs_;
   MessageSink& out_;
@@ -133,6 +136,7 @@ class MessageMatcher {
   std::unordered_map<std::uint64_t, Send> sends_;
   std::unordered_map<Key, std::deque<std::uint64_t>, KeyHash> waiting_sends_;
   std::unordered_map<Key, std::deque<Recv>, KeyHash> waiting_recvs_;
+  std::size_t sends_sweep_at_ = kFirstSweep, recvs_sweep_at_ = kFirstSweep;
   std::unordered_map<RankRequest, std::uint64_t, RankRequestHash> send_by_request_;
   std::unordered_map<RankRequest, std::optional<std::uint64_t>, RankRequestHash>
       recv_by_request_;  // posted receive -> its physical receive time, once seen

@@ -185,7 +185,7 @@ void Analysis::collected(std::uint32_t loc, std::uint64_t, std::uint64_t id) {
     const auto self = static_cast<std::int32_t>(l.rank);
     c.sender = r.operation == 0 ? self : r.peer;
     c.receiver = r.operation == 0 ? r.peer : self;
-    out_.late_wait.add(c);
+    add_case(out_.late_wait, c);
     out_.ranks[l.rank].late_wait_ns += c.lost;
   }
   if (r.complete != kNever) count_message(l.rank, r);
@@ -230,7 +230,7 @@ void Analysis::peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
                       const archive::PeruseFields& f) {
   if (region >= event_of_region_.size() || event_of_region_[region] < 0) return;
   const auto e = static_cast<PeruseEvent>(event_of_region_[region]);
-  ++out_.observed[std::string(info(e).short_name)];
+  ++observed_[static_cast<std::size_t>(e)];
   Location& l = locations_[loc];
   switch (e) {
     case PeruseEvent::REQ_ACTIVATE:
@@ -321,11 +321,11 @@ void Analysis::posted_queue(PeruseEvent e, std::uint32_t rank, std::uint64_t t,
   c.bytes = f.bytes;
   st.posted.erase(it);
   if (c.tag < 0) {  // a collective's internal message: the collective's wait, not the program's
-    out_.late_sender_in_collectives.add(c);
+    add_case(out_.late_sender_in_collectives, c);
     rs.collective_wait_ns += c.lost;
     return;
   }
-  out_.late_sender.add(c);
+  add_case(out_.late_sender, c);
   rs.late_sender_ns += c.lost;
   if (PlacementStat* p = placement(c.sender, c.receiver)) {
     ++p->late_sender_count;
@@ -355,7 +355,7 @@ void Analysis::unexpected_queue(PeruseEvent e, std::uint32_t rank, std::uint64_t
   PatternCase c = waited(rank, it->since, t, it->peer, it->tag);
   // Open MPI's MSG_* events carry no size; the receive that matched it does (REQ_MATCH_UNEX).
   c.bytes = it->bytes ? it->bytes : f.bytes;
-  out_.unexpected_queue.add(c);
+  add_case(out_.unexpected_queue, c);
   rs.unexpected_queue_ns += c.lost;
   st.unexpected.erase(it);
 }
@@ -460,6 +460,12 @@ void Analysis::count_message(std::uint32_t rank, Request& r) {
     out_.messages.fragments += r.fragments;
   }
   out_.messages.slowest.add(m, static_cast<double>(m.logical));
+  if (listener_ != nullptr) listener_->message_case(m);
+}
+
+void Analysis::add_case(Pattern& p, const PatternCase& c) {
+  p.add(c);
+  if (listener_ != nullptr) listener_->pattern_case(p, c);
 }
 
 // A request is forgotten once MPI completed it, its statistics are taken and, when nonblocking,
@@ -476,6 +482,9 @@ void Analysis::maybe_forget(std::uint32_t rank, std::uint64_t id) {
 }
 
 void Analysis::finish() {
+  for (std::size_t e = 0; e < kPeruseEventCount; ++e)
+    if (observed_[e] > 0)
+      out_.observed[std::string(info(static_cast<PeruseEvent>(e)).short_name)] += observed_[e];
   for (RankStats& rs : out_.ranks)
     for (QueueStat* q : {&rs.posted, &rs.unexpected}) {
       const std::uint64_t end = std::max(out_.trace_ns, q->last_change);

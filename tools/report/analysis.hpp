@@ -4,6 +4,7 @@
 // queue, open queue searches and the MPI call stack of each location.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <string>
@@ -16,9 +17,20 @@
 
 namespace perusetrace::report {
 
+// Told of each pattern case and each message as the analysis adds it to the report (the HTML
+// timeline keeps the events around those that rank among the worst).
+class CaseListener {
+ public:
+  virtual ~CaseListener() = default;
+  virtual void pattern_case(const Pattern& pattern, const PatternCase& c) = 0;
+  virtual void message_case(const MessageCase& m) = 0;
+};
+
 class Analysis : public archive::EventSink {
  public:
   Analysis(const archive::Definitions& defs, Report& out);
+
+  void listen(CaseListener& listener) { listener_ = &listener; }
 
   void enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
   void leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
@@ -95,6 +107,7 @@ class Analysis : public archive::EventSink {
                         const archive::PeruseFields& f);
   void queue_search(PeruseEvent e, Location& l, std::uint64_t t);
   void transfer(PeruseEvent e, Location& l, std::uint64_t t, const archive::PeruseFields& f);
+  void add_case(Pattern& p, const PatternCase& c);
 
   const archive::Definitions& defs_;
   Report& out_;
@@ -104,6 +117,10 @@ class Analysis : public archive::EventSink {
   bool remove_unexpected_selected_ = false;  // else REQ_MATCH_UNEX ends the unexpected wait
   bool track_requests_ = false;              // REQ_COMPLETE selected: requests end
   std::uint64_t in_flight_ = 0;
+  // Peruse events seen, by catalogue number (Report::observed, by name, once at the end: a
+  // string per event made a tenth of the report's time).
+  std::array<std::uint64_t, kPeruseEventCount> observed_{};
+  CaseListener* listener_ = nullptr;
 };
 
 }  // namespace perusetrace::report

@@ -1,15 +1,19 @@
 #include "tools/report/archive_analysis.hpp"
 
+#include <optional>
+
 #include "tools/archive/archive_reader.hpp"
 #include "tools/archive/clock_repair.hpp"
 #include "tools/report/analysis.hpp"
 #include "tools/report/context_analysis.hpp"
 #include "tools/report/mpit_analysis.hpp"
 #include "tools/report/rma_analysis.hpp"
+#include "tools/report/timeline_builder.hpp"
 
 namespace perusetrace::report {
 
-Report analyse_archive(const std::string& path, const std::string& by, archive::ProgressBar& bar) {
+Report analyse_archive(const std::string& path, const std::string& by, archive::ProgressBar& bar,
+                       timeline::Timeline* timeline) {
   archive::ArchiveReader reader(path);
   Report result;
   result.archive = reader.anchor();
@@ -19,7 +23,18 @@ Report analyse_archive(const std::string& path, const std::string& by, archive::
   RmaAnalysis rma_analysis(reader.definitions(), result);
   archive::TeeSink first_two(peruse_analysis, mpit_analysis);
   archive::TeeSink first_three(first_two, rma_analysis);
-  archive::TeeSink analysis(first_three, context_analysis);
+  archive::TeeSink all_four(first_three, context_analysis);
+  // The page's timeline sees each event after the analyses: it keeps detail around the cases
+  // they find.
+  std::optional<timeline::TimelineBuilder> builder;
+  std::optional<archive::TeeSink> with_timeline;
+  if (timeline != nullptr) {
+    builder.emplace(reader.definitions(), result);
+    peruse_analysis.listen(*builder);
+    with_timeline.emplace(all_four, *builder);
+  }
+  archive::EventSink& analysis = with_timeline ? static_cast<archive::EventSink&>(*with_timeline)
+                                               : static_cast<archive::EventSink&>(all_four);
   auto progress = [&](std::uint64_t done, std::uint64_t total) { bar(done, total); };
   // The clock condition is counted by the controlled logical clock's replay
   // (archive/clock_repair.hpp). On several clocks it runs as a first pass and the analysis sees
@@ -43,6 +58,7 @@ Report analyse_archive(const std::string& path, const std::string& by, archive::
   bar.clear();
   peruse_analysis.finish();
   rma_analysis.finish();
+  if (builder) *timeline = builder->finish();
   const bool moved = several_clocks && repair.repaired() > 0;
   result.clock = {repair.messages(),
                   repair.backwards(),

@@ -7,6 +7,8 @@
 
 #include "tools/report/mpit_analysis.hpp"
 #include "tools/report/text_output.hpp"
+#include "tools/report/timeline_assets.hpp"
+#include "tools/report/timeline_json.hpp"
 
 namespace perusetrace::report {
 
@@ -255,9 +257,23 @@ std::string context_chart(const Report& r) {
   return svg + "</svg>\n";
 }
 
+// The timeline's elements; timeline.js fills them from the embedded data.
+constexpr const char* kTimelineSection = R"html(<section id="timeline">
+<h2>Timeline</h2>
+<p id="tl-kept" class="tl-note"></p>
+<div id="tl-controls"></div>
+<div id="tl-legend"></div>
+<div id="tl-status"></div>
+<pre id="tl-errors" hidden></pre>
+<div id="tl-main"><div id="tl-labels"></div><div id="tl-canvas-box"><canvas id="tl-canvas" tabindex="0"></canvas><div id="tl-selection" hidden></div><div id="tl-tip" hidden></div></div></div>
+<p class="tl-note">Drag across the timeline to zoom into that range; Shift+drag (or drag with the middle button) to pan; the wheel zooms at the pointer, Shift+wheel pans; double-click or Home shows the whole trace, Backspace the previous view. Hover for a call's, a Peruse event's or a message's details. Click a table's heading to sort it, a row to show that occurrence.</p>
+<div id="tl-tables"></div>
+</section>
+)html";
+
 }  // namespace
 
-std::string to_html(const Report& r) {
+std::string to_html(const Report& r, const timeline::Timeline& timeline) {
   const double span_s = static_cast<double>(r.trace_ns) / 1e9;
   std::vector<Series> bandwidth(1);
   bandwidth[0].label = "transfer bandwidth (bytes/s)";
@@ -291,10 +307,13 @@ std::string to_html(const Report& r) {
 
   std::string page = R"svg(<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>perusetrace report</title>
-<style>body{font-family:sans-serif;margin:2em;max-width:60em}pre{background:#f6f6f6;padding:1em;overflow-x:auto}</style>
-</head><body>
+<style>body{font-family:sans-serif;margin:1.5em}pre{background:#f6f6f6;padding:1em;overflow-x:auto;max-width:60em}table#placement{max-width:60em}
 )svg";
+  page += timeline::kStyle;
+  page += "</style>\n</head><body>\n";
   page += fmt::format("<h1>perusetrace report</h1><p>{}</p>\n", escape(r.archive));
+  page += kTimelineSection;
+  page += "<h2>Plots</h2>\n";
   page += line_plot("plot-bandwidth", "Transfer bandwidth over time", "B/s", span_s, bandwidth);
   page += interval_histogram(r.messages.fragment_interval_ns);
   page += line_plot("plot-queue-depth", "Queue depth over time (maximum per time bin)", "entries",
@@ -304,7 +323,11 @@ std::string to_html(const Report& r) {
   page += mpit_plot(r, span_s);
   page += rma_line(r.rma);
   page += context_chart(r);
-  page += "<h2>Full report</h2><pre>" + escape(text) + "</pre>\n</body></html>\n";
+  page += "<h2>Full report</h2><pre>" + escape(text) + "</pre>\n";
+  page += "<script type=\"application/json\" id=\"timeline-data\">" +
+          timeline::to_json(timeline, r) + "</script>\n<script>\n";
+  page += timeline::kScript;
+  page += "</script>\n</body></html>\n";
   return page;
 }
 

@@ -16,6 +16,7 @@
 #include "tools/report/html_output.hpp"
 #include "tools/report/json_output.hpp"
 #include "tools/report/text_output.hpp"
+#include "tools/report/timeline_data.hpp"
 
 namespace {
 
@@ -34,7 +35,9 @@ function, and the control variables that differ between ranks or were set.
                  (perusetrace/annotate.h) in force on the thread: NAME for the
                  program's own attribute, MODULE:NAME for a module's
   --json FILE    also write the report as JSON (docs/report-schema.md)
-  --html FILE    also write one self-contained HTML page with plots
+  --html FILE    also write one self-contained HTML page: an interactive timeline (MPI
+                 calls, Peruse events, messages, queue depths; zoom and pan) with the
+                 pattern tables that jump to each occurrence, and plots
   -q, --quiet    no progress bar
 )";
 
@@ -47,11 +50,13 @@ bool write_file(const std::string& path, const std::string& content) {
 int run_report(const std::string& path, const std::string& by, const std::string& json,
                const std::string& html, bool quiet) {
   archive::ProgressBar bar(quiet);
-  const report::Report result = report::analyse_archive(path, by, bar);
+  report::timeline::Timeline timeline;  // the page's, only for --html
+  const report::Report result =
+      report::analyse_archive(path, by, bar, html.empty() ? nullptr : &timeline);
   report::write_text(stdout, result);
   bool ok = true;
   if (!json.empty()) ok = write_file(json, report::to_json(result)) && ok;
-  if (!html.empty()) ok = write_file(html, report::to_html(result)) && ok;
+  if (!html.empty()) ok = write_file(html, report::to_html(result, timeline)) && ok;
   return ok ? 0 : 1;
 }
 

@@ -1,0 +1,97 @@
+// Builds the report page's timeline (timeline_data.hpp) in the report's one pass over the
+// archive: rows are locations; their state is the innermost MPI call (or the tracer writing its
+// buffer) by kind; Peruse events become markers; the derived counters become lanes; messages
+// are paired by archive::MessageMatcher. As the analysis finds pattern cases and messages
+// (CaseListener), a detail window is kept around each one that ranks among the ones the report
+// lists, and dropped when it no longer does.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "tools/archive/archive_reader.hpp"
+#include "tools/archive/call_kind.hpp"
+#include "tools/archive/message_matcher.hpp"
+#include "tools/report/analysis.hpp"
+#include "tools/report/timeline_data.hpp"
+#include "tools/report/timeline_detail.hpp"
+#include "tools/report/timeline_summary.hpp"
+
+namespace perusetrace::report::timeline {
+
+// The time range the page shows for an occurrence found at `time` lasting `duration`: the
+// occurrence with a margin on either side (a fifth of it, at least a microsecond).
+std::pair<std::uint64_t, std::uint64_t> occurrence_view(std::uint64_t time, std::uint64_t duration);
+
+class TimelineBuilder : public archive::EventSink,
+                        public CaseListener,
+                        private archive::MessageSink {
+ public:
+  TimelineBuilder(const archive::Definitions& defs, const Report& report);
+
+  void enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
+  void leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
+  void peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
+              const archive::PeruseFields& f) override;
+  void send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
+            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override;
+  void send_complete(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override;
+  void recv_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override;
+  void recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
+            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override;
+  void request_cancelled(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override;
+  void metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
+              std::int64_t value) override;
+
+  void pattern_case(const Pattern& pattern, const PatternCase& c) override;
+  void message_case(const MessageCase& m) override;
+
+  // After the last event: the timeline, its memory handed over.
+  Timeline finish();
+
+ private:
+  struct Call {
+    std::uint32_t region;
+    std::uint64_t since, id;
+  };
+  struct Row {
+    std::vector<Call> calls;  // MPI calls and tracer regions, innermost last
+    std::uint32_t mpi_depth = 0;
+    std::array<std::int64_t, kCounters> counters{};
+  };
+  // A window kept for one listed occurrence.
+  template <class Case>
+  struct Kept {
+    Case c;
+    DetailKeeper::WindowId window;
+  };
+
+  void at(std::uint64_t t);  // the stream reached t
+  void add(Item& item);
+  void state_now(std::uint32_t loc, std::uint64_t t);
+  void message(const archive::MatchedMessage& m) override;
+  void open_calls(std::uint64_t t, std::vector<Item>& out) const;
+  template <class Case, class Same>
+  void keep(std::vector<Kept<Case>>& kept, const std::vector<std::pair<double, Case>>& ranked,
+            const Case& c, std::uint64_t time, std::uint64_t duration, Same same);
+
+  const archive::Definitions& defs_;
+  const Report& report_;
+  std::vector<std::uint8_t> tracked_;        // by region: an MPI call or the tracer's own
+  std::vector<archive::CallKind> kind_;      // by region
+  std::vector<std::uint32_t> peruse_index_;  // by region: its Peruse event, or kNotPeruse
+  static constexpr std::uint32_t kNotPeruse = ~std::uint32_t{0};
+  std::vector<int> counter_of_metric_;  // by metric: index into kCounterNames, or -1
+  std::vector<Row> rows_;
+  SummaryBuilder summary_;
+  DetailKeeper detail_;
+  archive::MessageMatcher matcher_;
+  std::uint64_t now_ = 0;
+  std::uint64_t next_id_ = 1;
+  std::vector<Kept<PatternCase>> late_sender_, late_sender_in_collectives_, unexpected_queue_,
+      late_wait_;
+  std::vector<Kept<MessageCase>> slowest_;
+};
+
+}  // namespace perusetrace::report::timeline
