@@ -60,7 +60,7 @@ def case_launcher_rejects_bad_usage(c):
                          "MPITRACE_PVAR_READ='often'"),
                         (["run", "--cvar", "novalue", "-np", "2", "--", c.scenarios],
                          "MPITRACE_CVARS item 'novalue' is not NAME=VALUE"),
-                        (["mpit", "--all"], "mpit takes --pvars or --cvars"),
+                        (["mpit", "--all"], "mpit: takes --pvars or --cvars"),
                         (["run", "--sampling", "10us", "-np", "2", "--", c.scenarios],
                          "MPITRACE_SAMPLING='10us'"),
                         (["run", "--mode", "profile", "-np", "2", "--", c.scenarios],
@@ -175,8 +175,13 @@ def case_vanishing_output_directory(c):
     writing the archive at MPI_Finalize already."""
     run = remove_output_during_run(c, "vanishing", 20_000_000, "journal", then_wait=0.3,
                                    watch=True)
-    expect(run.stderr.count("is gone or no longer writable") == 2, "not one message per rank",
-           run)
+    # A rank that had not opened its journal file yet when the directory went (a loaded machine
+    # can delay one) says it cannot create it instead; either way, one message per rank.
+    for rank in (0, 1):
+        said = [line for line in run.stderr.splitlines() if line.startswith(
+            f"perusetrace rank {rank}: ") and ("is gone or no longer writable" in line or
+                                                "is not traced" in line)]
+        expect(len(said) == 1, f"not one message from rank {rank}", run)
     expect("trace written" not in run.stderr, "a vanished trace was reported as written", run)
 
 

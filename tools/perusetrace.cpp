@@ -1,9 +1,6 @@
-// perusetrace: the command-line front end.
-//
-//   perusetrace run [OPTIONS] -np N -- PROGRAM [ARGS...]
-//
-// checks every setting before any rank starts, then runs PROGRAM under the mpirun of the MPI
-// perusetrace was built against, with libperusetrace preloaded into the ranks.
+// perusetrace: the command-line front end. `perusetrace run` checks every setting before any
+// rank starts, then runs the program under the mpirun of the MPI perusetrace was built against,
+// with libperusetrace preloaded into the ranks; the other commands read traces.
 #include <fmt/core.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -26,16 +23,8 @@ extern char** environ;
 
 namespace {
 
-constexpr const char* kUsage = R"(usage: perusetrace run [OPTIONS] -np N -- PROGRAM [ARGS...]
-       perusetrace prv ARCHIVE [-o PREFIX]   (OTF2 trace to Paraver; prv --help)
-       perusetrace report ARCHIVE [--json FILE] [--html FILE]   (analysis; report --help)
-       perusetrace profile ARCHIVE [--json FILE] [--html FILE] [--folded FILE]
-                   (time per call path and MPI state, from MPITRACE_SAMPLING; profile --help)
-       perusetrace export --perfetto ARCHIVE [-o FILE]
-                   (trace-event JSON for ui.perfetto.dev and chrome://tracing; export --help)
-       perusetrace diff A B [--json FILE]   (two traces' reports compared; diff --help)
-       perusetrace recover DIR   (archive of a run that died before MPI_Finalize)
-       perusetrace mpit [--pvars | --cvars]   (the MPI's MPI_T variables, from a 1-rank job)
+// `perusetrace run --help`.
+constexpr const char* kRunUsage = R"(usage: perusetrace run [OPTIONS] -np N -- PROGRAM [ARGS...]
 
 Runs PROGRAM on N ranks with libperusetrace preloaded and writes an OTF2 trace.
 
@@ -67,7 +56,12 @@ options (each sets the MPITRACE_ variable of the same meaning; see README.md):
 )";
 
 int usage_error(const std::string& why) {
-  fmt::print(stderr, "perusetrace: {}\n\n{}", why, kUsage);
+  fmt::print(stderr, "perusetrace: {}\n(perusetrace --help lists the commands)\n", why);
+  return 2;
+}
+
+int run_usage_error(const std::string& why) {
+  fmt::print(stderr, "perusetrace run: {}\n\n{}", why, kRunUsage);
   return 2;
 }
 
@@ -103,15 +97,34 @@ std::string library_path() {
   return in_build_tree() ? PERUSETRACE_BUILD_LIBRARY : PERUSETRACE_INSTALLED_LIBRARY;
 }
 
+constexpr const char* kMpitUsage = R"(usage: perusetrace mpit [--pvars | --cvars]
+
+Lists the MPI_T performance variables (PVARs) and control variables (CVARs) of the MPI
+perusetrace was built with, from a 1-rank job of its mpirun (MPITRACE_MPIRUN to use another),
+with class, binding, type and description: the names MPITRACE_PVARS and MPITRACE_CVARS take
+(docs/mpit.md).
+
+  --pvars        only the performance variables
+  --cvars        only the control variables
+)";
+
 // `perusetrace mpit`: MPI_T's variables exist only inside an MPI process, so a helper program
 // lists them from a 1-rank job of the MPI perusetrace was built with.
 int mpit(int argc, char** argv) {
   const char* mpirun =
       std::getenv("MPITRACE_MPIRUN") ? std::getenv("MPITRACE_MPIRUN") : PERUSETRACE_MPIRUN;
   const std::string helper = in_build_tree() ? PERUSETRACE_BUILD_MPIT : PERUSETRACE_INSTALLED_MPIT;
-  for (int i = 0; i < argc; ++i)
-    if (std::strcmp(argv[i], "--pvars") != 0 && std::strcmp(argv[i], "--cvars") != 0)
-      return usage_error(fmt::format("mpit takes --pvars or --cvars, not '{}'", argv[i]));
+  for (int i = 0; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      fmt::print("{}", kMpitUsage);
+      return 0;
+    }
+    if (std::strcmp(argv[i], "--pvars") != 0 && std::strcmp(argv[i], "--cvars") != 0) {
+      fmt::print(stderr, "perusetrace mpit: takes --pvars or --cvars, not '{}'\n\n{}", argv[i],
+                 kMpitUsage);
+      return 2;
+    }
+  }
   std::vector<std::string> args = {mpirun};
   if (std::strcmp(PERUSETRACE_MPI_FLAVOUR, "openmpi") == 0 && ::geteuid() == 0)
     args.emplace_back("--allow-run-as-root");
@@ -184,20 +197,21 @@ int run(int argc, char** argv) {
       ok = i + 1 < argc;
       if (ok) r.ranks = argv[++i];
     } else if (arg == "-h" || arg == "--help") {
-      fmt::print("{}", kUsage);
+      fmt::print("{}", kRunUsage);
       return 0;
     } else {
-      return usage_error(fmt::format("unknown option '{}' (put the program after --)", arg));
+      return run_usage_error(fmt::format("unknown option '{}' (put the program after --)", arg));
     }
-    if (!ok) return usage_error(fmt::format("{} needs a value", arg));
+    if (!ok) return run_usage_error(fmt::format("{} needs a value", arg));
   }
   if (!cvars.empty()) r.env.emplace_back("MPITRACE_CVARS", cvars);
   for (; i < argc; ++i) r.command.emplace_back(argv[i]);
-  if (r.command.empty()) return usage_error("no program to run: give it after --");
+  if (r.command.empty()) return run_usage_error("no program to run: give it after --");
   char* end = nullptr;
   const long ranks = std::strtol(r.ranks.c_str(), &end, 10);
   if (r.ranks.empty() || *end != '\0' || ranks < 1)
-    return usage_error(fmt::format("-np needs a number of ranks of 1 or more, not '{}'", r.ranks));
+    return run_usage_error(
+        fmt::format("-np needs a number of ranks of 1 or more, not '{}'", r.ranks));
 
   // The settings as the ranks will see them: this environment overridden by the options.
   const perusetrace::Settings settings = perusetrace::read_settings([&](const char* name) {
@@ -219,13 +233,13 @@ int run(int argc, char** argv) {
   }
   const std::string program = find_program(r.command[0]);
   if (program.empty())
-    return usage_error(fmt::format("'{}' is not an executable program", r.command[0]));
+    return run_usage_error(fmt::format("'{}' is not an executable program", r.command[0]));
   if (!executable(r.mpirun))
-    return usage_error(
+    return run_usage_error(
         fmt::format("the mpirun '{}' cannot be run: give one with --mpirun", r.mpirun));
   const std::string library = library_path();
   if (::access(library.c_str(), R_OK) != 0)
-    return usage_error(
+    return run_usage_error(
         fmt::format("the tracing library {} is missing: build or install "
                     "perusetrace first",
                     library));
@@ -293,29 +307,57 @@ bool needs_recovery(const char* command, int argc, char** argv) {
   return false;
 }
 
+// Every command, once: `perusetrace --help` lists them and main() dispatches by this table.
+struct Command {
+  const char* name;
+  const char* summary;
+  int (*main)(int, char**);
+  bool reads_archive;  // refused with a word about `recover` on a journal without an archive
+};
+
+constexpr Command kCommands[] = {
+    {"run", "trace a program: run it on N ranks with libperusetrace preloaded", run, false},
+    {"report", "analyse a trace: time in MPI, messages, wait patterns, queues, protocols",
+     report_main, true},
+    {"prv", "convert a trace to Paraver (.prv, .pcf, .row)", prv_main, true},
+    {"profile", "time per call path and MPI state from a sampled trace (MPITRACE_SAMPLING)",
+     profile_main, true},
+    {"export", "write a trace in another tool's format (Perfetto / chrome://tracing JSON)",
+     export_main, true},
+    {"diff", "compare two traces' reports (before and after a change)", diff_main, true},
+    {"recover", "build the archive of a run that died before MPI_Finalize", recover_main, false},
+    {"mpit", "list the MPI's MPI_T performance and control variables", mpit, false},
+};
+
+void print_commands() {
+  fmt::print(
+      "usage: perusetrace COMMAND [ARGS...]   (perusetrace COMMAND --help: its options)\n"
+      "       perusetrace --version\n\ncommands:\n");
+  for (const Command& c : kCommands) fmt::print("  {:<10}{}\n", c.name, c.summary);
+  fmt::print(
+      "\nTracing needs no command: preload or link libperusetrace and set MPITRACE_* variables\n"
+      "(README.md). `perusetrace run` checks them before any rank starts.\n");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc >= 2 &&
-      (std::strcmp(argv[1], "prv") == 0 || std::strcmp(argv[1], "report") == 0 ||
-       std::strcmp(argv[1], "profile") == 0 || std::strcmp(argv[1], "export") == 0 ||
-       std::strcmp(argv[1], "diff") == 0) &&
-      needs_recovery(argv[1], argc - 2, argv + 2))
-    return 1;
-  if (argc >= 2 && std::strcmp(argv[1], "run") == 0) return run(argc - 2, argv + 2);
-  if (argc >= 2 && std::strcmp(argv[1], "prv") == 0) return prv_main(argc - 2, argv + 2);
-  if (argc >= 2 && std::strcmp(argv[1], "report") == 0) return report_main(argc - 2, argv + 2);
-  if (argc >= 2 && std::strcmp(argv[1], "profile") == 0) return profile_main(argc - 2, argv + 2);
-  if (argc >= 2 && std::strcmp(argv[1], "export") == 0) return export_main(argc - 2, argv + 2);
-  if (argc >= 2 && std::strcmp(argv[1], "diff") == 0) return diff_main(argc - 2, argv + 2);
-  if (argc >= 2 && std::strcmp(argv[1], "recover") == 0) return recover_main(argc - 2, argv + 2);
-  if (argc >= 2 && std::strcmp(argv[1], "mpit") == 0) return mpit(argc - 2, argv + 2);
-  if (argc >= 2 && (std::strcmp(argv[1], "--version") == 0)) {
+  if (argc < 2) {
+    print_commands();
+    return 2;
+  }
+  if (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
+    print_commands();
+    return 0;
+  }
+  if (std::strcmp(argv[1], "--version") == 0) {
     fmt::print("perusetrace {}\n", PERUSETRACE_VERSION);
     return 0;
   }
-  if (argc >= 2 && std::strcmp(argv[1], "--help") != 0 && std::strcmp(argv[1], "-h") != 0)
-    return usage_error(fmt::format("unknown command '{}'", argv[1]));
-  fmt::print("{}", kUsage);
-  return argc >= 2 ? 0 : 2;
+  for (const Command& c : kCommands) {
+    if (std::strcmp(argv[1], c.name) != 0) continue;
+    if (c.reads_archive && needs_recovery(c.name, argc - 2, argv + 2)) return 1;
+    return c.main(argc - 2, argv + 2);
+  }
+  return usage_error(fmt::format("unknown command '{}'", argv[1]));
 }
