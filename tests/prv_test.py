@@ -9,7 +9,11 @@ CASE:
                delay or more (trace_checks.waited_as_injected); its message's physical receive
                (Peruse XFER_END) lies inside that MPI_Recv state and after the physical send; the
                strict parser (prv_check.py) also rejects corrupted copies of the files.
-  messages     scenarios all: every message found its partner, every file passes the parser.
+  messages     scenarios all: every message found its partner, every file passes the parser;
+               every Peruse event has as many events of its type as the archive; every MPI
+               call with an Extrae value is an event of Extrae's type (50000001-50000005) with
+               the value the .pcf names by the function, ended by a 0 of that type, as many per
+               task as the archive's calls.
   bad_input    a missing path, a non-OTF2 file, a directory without an archive, an OTF2
                archive another tool wrote and a bad --sort-memory each give a clear error,
                never a crash.
@@ -32,6 +36,7 @@ CASE:
 Every file the test produces must pass prv_check.py. Exits non-zero, saying why, on failure.
 """
 import argparse
+import collections
 import itertools
 import os
 import re
@@ -49,6 +54,7 @@ import trace_checks  # noqa: E402
 
 STATE_WAIT_MESSAGE = 3
 PERUSE_EACH_FIRST = 64000200  # tools/prv/prv_codes.hpp: a type per Peruse event
+EXTRAE_MPI_FIRST, EXTRAE_MPI_LAST = 50000001, 50000005  # tools/prv/extrae_mpi.hpp
 RSS_BOUND_KIB = 64 * 1024
 # n log n from 2.6e5 to 1.04e6 events would be ~1.11x per event, n^2 about 4x.
 PER_EVENT_GROWTH_BOUND = 1.25
@@ -203,12 +209,15 @@ def case_messages(run, command):
     prefix = os.path.join(run.work, "messages")
     stderr, _, _ = run.converted(archive, prefix)
     each = {}  # Peruse event type -> records
+    extrae = collections.Counter()  # (task, Extrae type, value) -> events; 0 counted as "end"
 
     def on_record(v):
         if v[0] == 2:
             for k in range(6, len(v), 2):
                 if PERUSE_EACH_FIRST <= v[k] < PERUSE_EACH_FIRST + 17:
                     each[v[k]] = each.get(v[k], 0) + 1
+                elif EXTRAE_MPI_FIRST <= v[k] <= EXTRAE_MPI_LAST:
+                    extrae[(v[3], v[k], v[k + 1])] += 1
 
     f, summary = strict(prefix, on_record)
     if "found no partner" in stderr:
@@ -228,6 +237,47 @@ def case_messages(run, command):
           ", ".join(f"{n} {c}" for n, c in sorted(in_archive.items())))
     if summary["comms"] == 0:
         f.append("no communication record")
+    return f + extrae_calls(prefix, trace, extrae)
+
+
+def extrae_calls(prefix, trace, extrae):
+    """Every MPI call Extrae has a value for is an event of Extrae's type with that value (named
+    in the .pcf by the function's name), ended by a 0 of the same type: as many per task as the
+    archive has calls of that function on the rank."""
+    f = []
+    value_of = {}  # function -> (type, value), from the .pcf
+    with open(prefix + ".pcf") as pcf:
+        lines = pcf.read().splitlines()
+    current = None
+    for i, line in enumerate(lines):
+        words = line.split(None, 1)
+        if line == "EVENT_TYPE":
+            current = int(lines[i + 1].split()[1])
+        elif (current and EXTRAE_MPI_FIRST <= current <= EXTRAE_MPI_LAST and len(words) == 2
+              and words[0].isdigit() and int(words[0]) != 0 and lines[i - 1] != "EVENT_TYPE"):
+            value_of[words[1].strip()] = (current, int(words[0]))
+    calls, ends = collections.Counter(), collections.Counter()
+    for (rank, _), events in trace.events.items():
+        for e in events:
+            if e.kind == "Enter" and e.name in value_of:
+                calls[(rank + 1,) + value_of[e.name]] += 1
+                ends[(rank + 1, value_of[e.name][0])] += 1
+    got = {k: n for k, n in extrae.items() if k[2] != 0}
+    got_ends = collections.Counter()
+    for (task, t, value), n in extrae.items():
+        if value == 0:
+            got_ends[(task, t)] += n
+    if got != dict(calls):
+        differ = sorted(k for k in set(got) | set(calls) if got.get(k) != calls.get(k))
+        f.append(f"Extrae-typed MPI call events (task, type, value) differ from the archive's "
+                 f"calls: {[(k, got.get(k), calls.get(k)) for k in differ[:5]]}")
+    if got_ends != ends:
+        f.append(f"Extrae-typed MPI calls not each ended by a 0 of their type: {dict(got_ends)} "
+                 f"vs {dict(ends)}")
+    print(f"MPI calls in Extrae's types: {sum(calls.values())} in the archive, "
+          f"{sum(got.values())} in the .prv, {sum(got_ends.values())} ends")
+    if not calls:
+        f.append("no MPI call of the archive has an Extrae value in the .pcf")
     return f
 
 
