@@ -9,7 +9,8 @@ CASE:
                time per case grows by about the 200 ms the delay grew (100..300 ms: a loaded
                machine stretches waits), marked significant, and A's and B's figures are exactly
                those of `perusetrace report --json` on each archive; MPI_Recv's time grows
-               significantly; the point-to-point messages do not change. The two reports' JSON
+               significantly; the point-to-point messages do not change; every size class's
+               messages and bandwidth (bytes over transfer time) are the report's. The two reports' JSON
                files compared instead of the archives give the same rows. The JSON is valid
                against docs/diff.schema.json and the text marks the late sender with '!'.
   identical    the same run twice (late-sender -d 100): no significant change in any message
@@ -105,6 +106,16 @@ def case_late_sender(c):
         if r["mpi.function.MPI_Recv"][side] != recv:
             f.append(f"MPI_Recv in {side.upper()}: diff {r['mpi.function.MPI_Recv'][side]}, "
                      f"report {recv}")
+        for k, cls in enumerate(rep["messages"]["size_classes"]):
+            if not cls["messages"]:
+                continue
+            bw = cls["transfer_bytes"] * 1e9 / cls["transfer_ns"] if cls["transfer_ns"] else None
+            got = r.get(f"size.{k}.bandwidth", {}).get(side)
+            if r.get(f"size.{k}.messages", {}).get(side) != cls["messages"] or \
+                    (bw is None) != (got is None) or (bw and abs(got - bw) > 1e-9 * bw):
+                f.append(f"size class {cls['label']} in {side.upper()}: diff "
+                         f"{r.get(f'size.{k}.messages')}, {r.get(f'size.{k}.bandwidth')}; report "
+                         f"{cls['messages']} messages, {bw} B/s")
     if not r["mpi.function.MPI_Recv"]["significant"] or r["mpi.function.MPI_Recv"]["change"] <= 0:
         f.append(f"MPI_Recv's time did not grow significantly: {r['mpi.function.MPI_Recv']}")
     p2p = r["messages.point_to_point"]

@@ -78,9 +78,10 @@ ReportSummary summarize(const JsonValue& r, const std::string& source) {
   const JsonValue& m = r["messages"];
   s.messages_available = m["available"].boolean();
   for (const JsonValue& c : m["size_classes"].items()) {
-    const JsonValue& bw = c["bandwidth_bytes_per_s"];
+    const double ns = c["transfer_ns"].number();
     s.size_classes.push_back({c["label"].string(), c["messages"].count(), c["bytes"].count(),
-                              bw["count"].count(), bw["median"].number()});
+                              c["bandwidth_bytes_per_s"]["count"].count(),
+                              ns > 0 ? c["transfer_bytes"].number() * 1e9 / ns : 0.0});
   }
   for (const JsonValue& g : m["groups"].items()) {
     const int op = g["operation"].string() == "receive" ? 1 : 0;

@@ -26,8 +26,8 @@ struct PatternTotals {
 struct SizeClassTotals {
   std::string label;
   std::uint64_t messages = 0, bytes = 0;
-  std::uint64_t measured = 0;  // receives with a bandwidth
-  double median_bandwidth = 0;
+  std::uint64_t measured = 0;  // receives with a physical duration
+  double bandwidth = 0;        // their bytes over their physical time, bytes/s
 };
 
 struct ReportSummary {

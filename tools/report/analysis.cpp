@@ -447,7 +447,11 @@ void Analysis::count_message(std::uint32_t rank, Request& r) {
     if (m.physical > 0 && r.bytes > 0) {
       const double bandwidth = static_cast<double>(r.bytes) * 1e9 / static_cast<double>(m.physical);
       g.bandwidth.add(bandwidth);
-      if (size != nullptr) size->bandwidth.add(bandwidth);
+      if (size != nullptr) {
+        size->bandwidth.add(bandwidth);
+        size->transfer_bytes += r.bytes;
+        size->transfer_ns += m.physical;
+      }
       if (PlacementStat* p = placement(rank, r.peer)) p->bandwidth.add(bandwidth);
       const std::size_t b = bin(r.xfer_end);
       out_.messages.bin_bytes[b] += static_cast<double>(r.bytes);

@@ -289,9 +289,10 @@ std::string to_json(const Report& r) {
                                ? fmt::format(R"("to_bytes":{},)", kSizeClassFrom[c + 1])
                                : "";
     return fmt::format(
-        R"({{"from_bytes":{},{}"label":{},"messages":{},"bytes":{},"bandwidth_bytes_per_s":{}}})",
+        R"({{"from_bytes":{},{}"label":{},"messages":{},"bytes":{},"bandwidth_bytes_per_s":{},)"
+        R"("transfer_bytes":{},"transfer_ns":{}}})",
         kSizeClassFrom[c], to, quote(size_class_label(c)), s.count, s.bytes,
-        distribution(s.bandwidth));
+        distribution(s.bandwidth), s.transfer_bytes, s.transfer_ns);
   });
   j += fmt::format(
       R"("messages":{{"available":{},"groups":{},"size_classes":{},"fragments":{{"count":{},"interval_ns":{},"interval_histogram":{},"per_second":{}}},"slowest":{},"bandwidth_over_time_bytes_per_s":{}}},)",

@@ -134,6 +134,14 @@ struct SizeClassStat {
   std::uint64_t count = 0;
   std::uint64_t bytes = 0;
   Distribution bandwidth;  // bytes / physical ns of the receives with a physical duration
+  // Their bytes and physical ns summed: the class's bandwidth as one figure, exact (the
+  // distribution's median is only as fine as its quarter-octave bins).
+  std::uint64_t transfer_bytes = 0, transfer_ns = 0;
+  double transfer_bandwidth() const {
+    return transfer_ns
+               ? static_cast<double>(transfer_bytes) * 1e9 / static_cast<double>(transfer_ns)
+               : 0.0;
+  }
 };
 
 struct Messages {

@@ -242,13 +242,15 @@ void write_text(std::FILE* out, const Report& report) {
                      g.fragments.min(), g.fragments.median(), g.fragments.max());
       }
     const Messages& m = report.messages;
-    fmt::print(out, "  receives by size: {:>9} {:>14} {:>18}\n", "messages", "bytes",
-               "median bandwidth");
+    fmt::print(out, "  receives by message size:\n    {:<18}{:>9} {:>14} {:>18} {:>18}\n", "",
+               "messages", "bytes", "bandwidth", "median bandwidth");
     for (std::size_t c = 0; c < m.size_classes.size(); ++c) {
       const SizeClassStat& s = m.size_classes[c];
       if (s.count == 0) continue;
-      fmt::print(out, "    {:<16}{:>9} {:>14} {:>18}\n", size_class_label(c), s.count, s.bytes,
-                 s.bandwidth.count() > 0 ? rate_text(s.bandwidth.median()) : "n/a");
+      const bool measured = s.bandwidth.count() > 0;
+      fmt::print(out, "    {:<18}{:>9} {:>14} {:>18} {:>18}\n", size_class_label(c), s.count,
+                 s.bytes, measured ? rate_text(s.transfer_bandwidth()) : "n/a",
+                 measured ? rate_text(s.bandwidth.median()) : "n/a");
     }
     if (m.fragments > 0) {
       fmt::print(out, "  fragments: {}, interval min {} median {} max {}, {:.0f} fragments/s\n",
