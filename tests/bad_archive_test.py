@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""perusetrace report, prv, profile and recover on damaged input: a real trace (with samples,
+"""perusetrace report, prv, export, profile and recover on damaged input: a real trace (with samples,
 MPITRACE_SAMPLING) and a real journal (of a run that died), then many damaged copies —
 truncated, bytes flipped, files missing or empty. Each tool must end within a time limit with
 exit 0 (it could still read it) or 1 and one clear message (profile: or 2, no samples left); a
@@ -138,6 +138,8 @@ def main():
                 print(f"report exit {done.returncode}: {name}: {done.stderr.strip()[:150]}")
             judge(f"prv, {name}", run_tool([tool, "prv", anchor, "-o",
                                              os.path.join(work, "out")]), failures, stats)
+            judge(f"export, {name}", run_tool([tool, "export", "--perfetto", anchor, "-o",
+                                                os.path.join(work, "out.json")]), failures, stats)
             out = os.path.join(work, "profile")
             judge(f"profile, {name}", run_tool([tool, "profile", anchor, "--json", out + ".json",
                                                  "--html", out + ".html", "--folded",

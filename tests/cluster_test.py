@@ -20,7 +20,7 @@ fake-cluster's reason where it cannot run.
                  intra-host and inter-host counts its pattern gives (4 ranks would split 50/50,
                  which a swapped split would pass)
   known_counts   the exact-count program on 2 hosts, the second 3000 s behind
-  clock_repair   a rank's clock moved 20 ms behind the tracer's back: report and prv repair it
+  clock_repair   a rank's clock moved 20 ms behind the tracer's back: report, prv and export repair it
   placement      the report's intra-/inter-host split of a ring, exactly
   node_local     MPITRACE_OUTPUT on a disk of each host's own: the run goes untraced, saying
                  which hosts cannot see the directory and what to set
@@ -35,6 +35,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_result  # noqa: E402
+import export_test  # noqa: E402  (the Perfetto export's structural checks)
 import prv_check  # noqa: E402
 import trace_checks  # noqa: E402
 
@@ -322,8 +323,9 @@ def case_known_counts(c):
 def case_clock_repair(c):
     """Rank 3 (not its host's clock leader) has its clock moved 20 ms back behind the tracer's
     back (tests/apps/clock_shift.c): its host's offset, measured by rank 2, does not fit it, so
-    messages to it arrive before they were sent. `perusetrace report` and `perusetrace prv` must
-    say so and move those receives after their sends (the controlled logical clock)."""
+    messages to it arrive before they were sent. `perusetrace report`, `perusetrace prv` and
+    `perusetrace export --perfetto` must say so and move those receives after their sends (the
+    controlled logical clock)."""
     shift_ms = 20
     hosts = {"h1": 0.0, "h2": 700.0}
     run, trace_dir, trace, f = c.traced(
@@ -381,6 +383,31 @@ def case_clock_repair(c):
     if late:
         f.append(f"{len(late)} communication records still receive more than 1 ms before they "
                  f"send, e.g. {late[:3]}")
+
+    # The Perfetto export moves the same receives: no arrow goes back by the shift, the
+    # structure holds on every track, and each rank's process names its own host.
+    exported = subprocess.run([c.opts.perusetrace, "export", "--perfetto", trace_dir, "-o",
+                               trace_dir + ".json"], capture_output=True, text=True)
+    print(exported.stderr)
+    said = re.search(r"(\d+) of (\d+) messages were received before they were sent.*?(\d+) "
+                     r"receives, each with the later events of its thread, were moved",
+                     exported.stderr, re.S)
+    if exported.returncode != 0 or not said or int(said.group(3)) != cc["repaired"]:
+        return f + [f"export --perfetto did not say it moved {cc['repaired']} receives: "
+                    f"{exported.stderr}"]
+    with open(trace_dir + ".json") as js:
+        events = json.load(js)["traceEvents"]
+    failures, flows = export_test.structure(events, flow_slack_us=1000)
+    f += [f"export: {x}" for x in failures[:5]]
+    names = {e["pid"]: e["args"]["name"] for e in events
+             if e["ph"] == "M" and e["name"] == "process_name"}
+    hosts = {rank: trace.hosts[rank] for rank in range(4)}
+    if names != {r + 1: f"rank {r} ({h})" for r, h in hosts.items()} or \
+            len(set(hosts.values())) != 2:
+        f.append(f"export: processes named {names}, the ranks' hosts are {hosts}")
+    if len(flows) != len(trace.of_kind("MpiSend")) + len(trace.of_kind("MpiIsend")):
+        f.append(f"export: {len(flows)} messages, the archive has "
+                 f"{len(trace.of_kind('MpiSend')) + len(trace.of_kind('MpiIsend'))} sends")
     return f
 
 

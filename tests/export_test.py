@@ -82,8 +82,9 @@ def export(opts, trace_dir):
     return data, path, failures[:20]
 
 
-def structure(events):
-    """The per-track checks a viewer relies on; returns (failures, flows by id)."""
+def structure(events, flow_slack_us=0.0):
+    """The per-track checks a viewer relies on; returns (failures, flows by id). A flow may end
+    up to `flow_slack_us` before it starts (hosts' clocks, repaired to within a call)."""
     f = []
     stacks = collections.defaultdict(list)  # (pid, tid) -> open B events
     last = {}
@@ -116,7 +117,7 @@ def structure(events):
             continue
         (start, in_send), = [x for x in ends if x[0]["ph"] == "s"]
         (finish, in_recv), = [x for x in ends if x[0]["ph"] == "f"]
-        if finish["ts"] < start["ts"]:
+        if finish["ts"] < start["ts"] - flow_slack_us:
             f.append(f"flow {fid} ends before it starts: {start} {finish}")
         for end, call, who in ((start, in_send, "sender"), (finish, in_recv, "receiver")):
             if call is None or call.get("cat") != "mpi":

@@ -1,7 +1,7 @@
-// libFuzzer target for the readers of untrusted files: `perusetrace report`, `prv` and `profile`
-// on an OTF2 archive, `perusetrace recover` on a journal. The first input byte picks a file of a
-// small real trace (or of the journal of a run that died) and the rest replaces it; the tool then
-// runs on the damaged copy. Anything but a clean return (an exit code) is a finding:
+// libFuzzer target for the readers of untrusted files: `perusetrace report`, `prv`, `export`
+// and `profile` on an OTF2 archive, `perusetrace recover` on a journal. The first input byte picks
+// a file of a small real trace (or of the journal of a run that died) and the rest replaces it; the
+// tool then runs on the damaged copy. Anything but a clean return (an exit code) is a finding:
 // AddressSanitizer, UndefinedBehaviorSanitizer, an escaped exception, a hang. Built and run by
 // run_fuzz.sh.
 #include <unistd.h>
@@ -18,6 +18,7 @@
 #include <system_error>
 #include <vector>
 
+#include "tools/export/export_main.hpp"
 #include "tools/profile/profile_main.hpp"
 #include "tools/prv/convert.hpp"
 #include "tools/recover/recover.hpp"
@@ -99,12 +100,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   spill(file, reinterpret_cast<const char*>(data + 1), size - 1);
   if (trace) {
     const std::string anchor = (g_trace / "traces.otf2").string();
-    // The bits above the file's index pick the tool: 0x80 prv, 0x40 profile.
+    // The bits above the file's index pick the tool: 0x80 prv, 0x40 profile, 0x20 export.
     if (data[0] & 0x80)
       call(prv_main, {anchor, "-o", g_prv_out.string()});
     else if (data[0] & 0x40)
       call(profile_main, {anchor, "-q", "--json", g_prv_out.string() + ".json", "--folded",
                           g_prv_out.string() + ".folded"});
+    else if (data[0] & 0x20)
+      call(export_main, {"--perfetto", anchor, "-q", "-o", g_prv_out.string() + ".perfetto.json"});
     else
       call(report_main, {anchor});
   } else {
