@@ -13,14 +13,14 @@ CASE:
              and the finish inside one of the receiver, not before the start. Exactly as many
              MPI calls (B of category mpi), Peruse events of each kind, messages (flows) and
              counter values as the archive has Enters of MPI functions, Peruse events,
-             MpiSend/MpiIsend records and metric values; each rank's Peruse events in the
-             archive's order with the archive's fields and nanoseconds; each rank is a process
-             named with its host, each thread a named thread. Written to standard output too
-             (-o -): the same bytes.
+             MpiSend/MpiIsend records and steps of its counters (counter_changes); each rank's
+             Peruse events in the archive's order with the archive's fields and nanoseconds;
+             each rank is a process named with its host, each thread a named thread. Written
+             to standard output too (-o -): the same bytes.
   mpit       tests/apps/mpit_counts 100 20 on 4 ranks with Open MPI's software counters and
              MPITRACE_PVARS: the counter track of OMPI_SPC_SEND (written as changes) ends at the
              running total 100+20+1 = 121 on each sender, OMPI_SPC_RECV likewise on each
-             receiver, and each counter has as many values as the archive has values of it.
+             receiver, and each counter has as many values as it has steps in the archive.
   threads    tests/apps/threads 4 400 on 2 ranks (MPI_THREAD_MULTIPLE; thread t of rank 0 and
              thread t of rank 1 ping-pong on tag t): one thread track per archive location, each
              its own tid and named, the structure above on every track, and every message's
@@ -41,6 +41,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_result  # noqa: E402
 import mpi_launch  # noqa: E402
+import otf2  # noqa: E402  (Debian's python3-otf2)
 import report_test  # noqa: E402  (its JSON Schema validator)
 import trace_checks  # noqa: E402
 
@@ -126,6 +127,27 @@ def structure(events, flow_slack_us=0.0):
     return f, flows
 
 
+def counter_changes(tr):
+    """Per metric member, the values a counter track steps to: a Metric record gives one value
+    per member of its class (the Peruse counters are one class, written together whenever one
+    changes), a member holding changes is shown as its running total, and a value equal to the
+    previous one of that member on that thread is no step."""
+    changes = collections.Counter()
+    for loc, events in tr.events.items():
+        shown, totals = {}, collections.Counter()
+        for e in events:
+            if e.kind != "Metric":
+                continue
+            for member, value in zip(e.raw.metric.members, e.raw.values):
+                if member.metric_mode == otf2.MetricMode.RELATIVE_LAST:
+                    totals[member.name] += value
+                    value = totals[member.name]
+                if shown.get(member.name) != value:
+                    shown[member.name] = value
+                    changes[member.name] += 1
+    return changes
+
+
 def case_scenarios(opts, work):
     trace_dir = trace(opts, work, "all", [opts.scenarios, "all", "-d", "50"])
     data, path, f = export(opts, trace_dir)
@@ -143,8 +165,7 @@ def case_scenarios(opts, work):
     exported_peruse = collections.Counter(e["name"] for e in events if e["ph"] == "i")
     sends = len(tr.of_kind("MpiSend")) + len(tr.of_kind("MpiIsend"))
     receives = len(tr.of_kind("MpiRecv")) + len(tr.of_kind("MpiIrecv"))
-    # A Metric record gives one value per member of its class (the Peruse counters are one class).
-    metrics = sum(len(e.raw.metric.members) for _, e in tr.of_kind("Metric"))
+    metrics = sum(counter_changes(tr).values())
     print(f"archive: {mpi_calls} MPI calls, {sum(peruse.values())} Peruse events, {sends} sends, "
           f"{receives} receives, {metrics} metric records")
     if exported_calls != mpi_calls or by_phase["E"] != by_phase["B"]:
@@ -221,8 +242,7 @@ def case_mpit(opts, work):
             f.append(f"{name}: the counter ends at {got}, expected the running total "
                      f"{expected} on ranks {ranks}")
     tr = trace_checks.load(os.path.join(trace_dir, "traces.otf2"))
-    archived = collections.Counter(m.name for _, e in tr.of_kind("Metric")
-                                   for m in e.raw.metric.members)
+    archived = counter_changes(tr)
     if values != archived:
         diff = {k: (values[k], archived[k]) for k in set(values) | set(archived)
                 if values[k] != archived[k]}

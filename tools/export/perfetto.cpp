@@ -92,6 +92,7 @@ class ChromeTrace : public archive::EventSink {
   std::vector<std::string> comm_names_;      // quoted
   std::vector<std::string> metric_names_;    // quoted, with the series: "NAME","args":{"UNIT":
   std::vector<std::vector<double>> totals_;  // [loc][metric]: running sums of delta metrics
+  std::vector<std::vector<double>> shown_;   // [loc][metric]: the value last written, NaN first
   std::unordered_map<archive::MessageChannel, Pending, archive::MessageChannelHash> pending_;
   std::uint64_t next_flow_ = 1;
   Counts counts_;
@@ -130,6 +131,7 @@ ChromeTrace::ChromeTrace(const Definitions& defs, OutputStream& out)
     metric_names_.push_back(archive::json_string(m.name) + R"(,"args":{)" +
                             archive::json_string(m.unit.empty() ? "value" : m.unit) + ":");
   totals_.resize(defs.locations.size());
+  shown_.resize(defs.locations.size());
 }
 
 void ChromeTrace::open(const char* phase, std::uint32_t loc, std::uint64_t t) {
@@ -298,6 +300,8 @@ void ChromeTrace::recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, s
 
 // Counters belong to a process in this format: a thread's own counter carries the thread in its
 // name. Metrics written as changes (MPI_T counters and timers) are shown as their running total.
+// A counter track is a step curve, so only values that differ from the last one are written: the
+// archive writes the three Peruse counters together whenever one of them changes.
 void ChromeTrace::counter(std::uint32_t loc, std::uint64_t t, std::uint32_t metric, double value) {
   if (metric >= metric_names_.size()) return;
   const archive::MetricDef& m = defs_.metrics[metric];
@@ -306,6 +310,10 @@ void ChromeTrace::counter(std::uint32_t loc, std::uint64_t t, std::uint32_t metr
     if (totals.empty()) totals.assign(defs_.metrics.size(), 0.0);
     value = totals[metric] += value;
   }
+  std::vector<double>& shown = shown_[loc];
+  if (shown.empty()) shown.assign(defs_.metrics.size(), std::nan(""));
+  if (shown[metric] == value) return;
+  shown[metric] = value;
   open("C", loc, t);
   const Track& track = tracks_[loc];
   if (track.thread == 0) {
