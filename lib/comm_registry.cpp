@@ -67,6 +67,17 @@ const CommEntry* CommRegistry::add(MPI_Comm comm, const char* creator, std::uint
   return e;
 }
 
+void CommRegistry::rename(MPI_Comm comm, const char* name) {
+  const CommEntry* e = find(comm);
+  if (e == nullptr) return;  // not traced (created while tracing was off)
+  std::lock_guard lock(g_creation);
+  if (e->local_id >= infos_.size()) return;
+  trace::CommInfo& info = infos_[e->local_id];
+  info.name = name;
+  info.named = true;
+  journal::note_comm_name(info.local_id, info.name);
+}
+
 void CommRegistry::remove(MPI_Comm comm) noexcept {
   if (Slot* s = table_.find(handle_key(comm), false)) s->entry.store(nullptr);
 }

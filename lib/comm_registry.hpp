@@ -47,6 +47,8 @@ class CommRegistry {
   // Unnamed communicators are called "comm ID (CREATOR)", CREATOR being the MPI function.
   // `parent`: the local id of the communicator it was made from (trace::kNoParent: none).
   const CommEntry* add(MPI_Comm comm, const char* creator, std::uint32_t parent = trace::kNoParent);
+  // MPI_Comm_set_name: the communicator's name from now on (not on the hot path).
+  void rename(MPI_Comm comm, const char* name);
   // The communicator is about to be freed; its entry stays readable for records in flight.
   void remove(MPI_Comm comm) noexcept;
   const CommEntry* find(MPI_Comm comm) const noexcept;

@@ -165,6 +165,14 @@ void note_lines(const char* key, const std::string& lines) {
 }
 }  // namespace
 
+void note_file_name(std::uint32_t local_id, const std::string& name) {
+  append_line("filename " + std::to_string(local_id) + ' ' + one_line(name));
+}
+
+void note_comm_name(std::uint32_t local_id, const std::string& name) {
+  append_line("commname " + std::to_string(local_id) + ' ' + one_line(name));
+}
+
 void note_metric(const trace::MetricInfo& m) {
   std::string unit = m.unit.empty() ? "-" : one_line(m.unit);
   for (char& c : unit)

@@ -34,10 +34,14 @@ bool open(const std::string& trace_dir, const Header& header, std::string& error
 
 // Facts the records refer to, appended as they appear (never on the hot path).
 void note_comm(const trace::CommInfo& comm);
+// MPI_Comm_set_name gave communicator `local_id` this name.
+void note_comm_name(std::uint32_t local_id, const std::string& name);
 void note_file(const trace::FileInfo& file);
 void note_window(const trace::WindowInfo& window);
 void note_window_name(std::uint32_t local_id, const std::string& name);  // MPI_Win_set_name
 void note_rma_group(std::uint32_t local_id, const std::vector<int>& world_ranks);
+// A file's local id for the deletions that name it (ProcessInfo::file_names).
+void note_file_name(std::uint32_t local_id, const std::string& name);
 void note_metric(const trace::MetricInfo& metric);
 // A nested annotation's "ATTRIBUTE=VALUE" pair at its first use (lib/annotations.hpp).
 void note_annotation(std::uint32_t local_id, const std::string& pair);

@@ -73,10 +73,12 @@ inline std::string definitions_path(const std::string& trace_dir, int rank) {
 //   tickpoint TICKS NS        (a later point: at MPI_Finalize or when the program died)
 //   settings TEXT
 //   comm LOCAL_ID PARENT_ID|- INTER N_MEMBERS WORLD_RANK... N_REMOTE WORLD_RANK... NAME
+//   commname LOCAL_ID NAME    (MPI_Comm_set_name; the latest line for a communicator holds)
 //   file LOCAL_ID COMM_LOCAL_ID NAME
 //   win LOCAL_ID COMM_LOCAL_ID NAME      (an RMA window)
 //   winname LOCAL_ID NAME                (MPI_Win_set_name: the window's name from now on)
 //   rmagroup LOCAL_ID N WORLD_RANK...    (the group of an MPI_Win_post or MPI_Win_start)
+//   filename LOCAL_ID NAME    (a file a deletion names: records IoDeleteFile carry LOCAL_ID)
 //   clockdomain LEADER_RANK NAME   (the ranks reading one clock share its leader's offsets)
 //   offset LOCAL_TIME OFFSET_NS ERROR_NS [EXCHANGES]   (add OFFSET_NS for rank 0's clock)
 //   stopped REASON            (the program died; written by the crash handlers)

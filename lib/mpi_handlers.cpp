@@ -497,4 +497,9 @@ void on_comm_free(const Call&, MPI_Comm comm) noexcept {
   g_comms.remove(comm);
 }
 
+void on_comm_named(const Call&, int rc, MPI_Comm comm, const char* name) noexcept {
+  if (rc != MPI_SUCCESS || name == nullptr) return;
+  g_comms.rename(comm, name);
+}
+
 }  // namespace perusetrace

@@ -199,7 +199,15 @@ void on_icollective(Call&, int rc, const CollArgs&, const MPI_Request* request) 
 void on_comm_created(const Call&, int rc, MPI_Comm parent, MPI_Comm comm) noexcept;
 void on_file_open(const Call&, int rc, MPI_Comm, const char* filename, int amode,
                   MPI_File) noexcept;
-void on_file_close(const Call&, MPI_File) noexcept;
+// MPI_File_close: what the handle was, looked up before the MPI invalidates it.
+struct FileClosing {
+  MPI_File fh;
+  std::uint32_t handle;        // FileRegistry id, or FileRegistry::kNone
+  std::uint32_t deleted_file;  // the file id the close deletes (MPI_MODE_DELETE_ON_CLOSE), or kNone
+};
+FileClosing on_file_closing(const Call&, MPI_File) noexcept;
+void on_file_closed(const Call&, int rc, const FileClosing&) noexcept;
+void on_file_delete(const Call&, int rc, const char* filename) noexcept;
 // Returns the operation's matching id (0 when nothing was recorded).
 std::uint64_t on_file_io_begin(const Call&, MPI_File, int count, MPI_Datatype, IoOperation,
                                std::int32_t flags) noexcept;
@@ -208,7 +216,16 @@ void on_file_io_posted(const Call&, int rc, MPI_File, std::uint64_t io,
                        const MPI_Request*) noexcept;
 void on_file_split_begun(const Call&, int rc, MPI_File, std::uint64_t io) noexcept;
 void on_file_split_end(const Call&, int rc, MPI_File, const MPI_Status*) noexcept;
+// MPI_File_sync: a flush; the begin returns its matching id (0: nothing recorded).
+std::uint64_t on_file_sync_begin(const Call&, MPI_File) noexcept;
+void on_file_sync_end(const Call&, MPI_File, std::uint64_t io) noexcept;
+// MPI_File_seek(_shared): the offset asked for and the one reached, at the call's Leave.
+void on_file_seek(Call&, int rc, MPI_File, MPI_Offset offset, int whence, bool shared) noexcept;
+// MPI_File_set_size, MPI_File_preallocate: the handle and the size, at the call's Leave.
+void on_file_resized(Call&, int rc, MPI_File, MPI_Offset size) noexcept;
 void on_comm_free(const Call&, MPI_Comm) noexcept;
+// MPI_Comm_set_name: the trace calls the communicator what the program does.
+void on_comm_named(const Call&, int rc, MPI_Comm, const char* name) noexcept;
 
 // One-sided communication (lib/rma_handlers.cpp).
 enum class RmaOp : std::uint8_t { Put, Get, Accumulate, GetAccumulate, FetchAndOp, CompareAndSwap };

@@ -228,6 +228,7 @@ void on_finalize() {
   process.files = g_files.snapshot();
   process.windows = g_windows.snapshot();
   process.rma_groups = rma_groups::snapshot();
+  process.file_names = g_files.file_names();
   process.metrics = mpit::recorded_metrics();
   for (trace::MetricInfo& m : annotate::recorded_metrics()) process.metrics.push_back(std::move(m));
   process.annotations = annotate::recorded_annotations();

@@ -49,6 +49,7 @@ bool close_archive(const ProcessInfo& process, std::string& error) {
     for (Location* loc : s.locations) mine.location_events.push_back(loc ? loc->events : 0);
   }
   if (mine.location_events.empty()) mine.location_events.push_back(0);
+  mine.handle_opens = s.handle_opens;
 
   const Unified unified = unify(process, mine);
 

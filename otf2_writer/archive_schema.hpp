@@ -59,11 +59,23 @@ enum Attribute : unsigned {
   kAttrMpiActivity,   // what the thread in MPI does or waits for (UINT8, mpi_state.h's values)
   kAttrMpiFunction,   // the MPI function the sample was taken in (REGION)
   kAttrSampleWeight,  // the sampling periods it stands for, when more than 1 (UINT32)
-  kAttrCount
+  // MPI-IO (docs/otf2-mapping.md, MPI-IO):
+  kAttrIoSizeAtOpen,  // of an IoCreateHandle: the file's size in bytes when it was opened (UINT64)
+  kAttrIoHandle,      // of the Leave of MPI_File_set_size and MPI_File_preallocate (IO_HANDLE)
+  kAttrIoSize,        // ... and the size they set or preallocated, in bytes (UINT64)
+  kAttrCount,
+  // Archives written before the MPI-IO attributes lack them: a reader requires only those
+  // before them.
+  kAttrRequiredCount = kAttrIoSizeAtOpen,
 };
 inline constexpr const char* kAttributeNames[kAttrCount] = {
-    "peruse_request", "peruse_peer", "peruse_tag",   "peruse_bytes", "peruse_operation",
-    "peruse_comm",    "mpi_state",   "mpi_activity", "mpi_function", "sample_weight"};
+    "peruse_request",  "peruse_peer", "peruse_tag",   "peruse_bytes", "peruse_operation",
+    "peruse_comm",     "mpi_state",   "mpi_activity", "mpi_function", "sample_weight",
+    "io_size_at_open", "io_handle",   "io_size"};
+
+// The MPI-IO paradigm's files (IoRegularFile, one per name) carry this property: the size in
+// bytes the file had when the run first opened it (UINT64), when some rank opened it.
+inline constexpr const char* kIoInitialSizeProperty = "initial size";
 
 // Regions: a Peruse event is the region of its full name (events/catalogue.hpp), the tracer
 // writing its buffer is one region of its own.

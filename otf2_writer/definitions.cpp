@@ -169,6 +169,9 @@ void write_attributes_and_metrics(OTF2_GlobalDefWriter* w, Strings& str,
       {"sampling periods a sample stands for (1 when absent): the timer expired while its "
        "thread was not running",
        OTF2_TYPE_UINT32},
+      {"the file's size in bytes when this handle opened it", OTF2_TYPE_UINT64},
+      {"the file handle whose size the call set or preallocated", OTF2_TYPE_IO_HANDLE},
+      {"the size in bytes the call set or preallocated", OTF2_TYPE_UINT64},
   };
   for (std::uint32_t i = 0; i < kAttrCount; ++i)
     OTF2_GlobalDefWriter_WriteAttribute(w, i, str(kAttributeNames[i]), str(kAttrs[i].description),
@@ -343,14 +346,22 @@ void write_comms(OTF2_GlobalDefWriter* w, Strings& str, int size,
 }
 
 // MPI-IO: one paradigm, a regular file per name (scope: the whole machine, as a parallel file
-// system is), and every rank's handles, named after their file.
+// system is) with its size at the run's first opening of it, and every rank's handles, named
+// after their file.
 void write_io(OTF2_GlobalDefWriter* w, Strings& str, const Unified& u) {
-  if (u.handles.empty()) return;
-  OTF2_GlobalDefWriter_WriteIoParadigm(w, 0, str("MPI-IO"), str("MPI I/O"),
+  if (u.files.empty()) return;
+  OTF2_GlobalDefWriter_WriteIoParadigm(w, kIoParadigm, str("MPI-IO"), str("MPI I/O"),
                                        OTF2_IO_PARADIGM_CLASS_PARALLEL, OTF2_IO_PARADIGM_FLAG_NONE,
                                        0, nullptr, nullptr, nullptr);
-  for (std::size_t i = 0; i < u.files.size(); ++i)
-    OTF2_GlobalDefWriter_WriteIoRegularFile(w, static_cast<OTF2_IoFileRef>(i), str(u.files[i]), 0);
+  for (std::size_t i = 0; i < u.files.size(); ++i) {
+    const auto file = static_cast<OTF2_IoFileRef>(i);
+    OTF2_GlobalDefWriter_WriteIoRegularFile(w, file, str(u.files[i].name), 0);
+    if (u.files[i].initial_size == kIoUnknownBytes) continue;
+    OTF2_AttributeValue size;
+    size.uint64 = u.files[i].initial_size;
+    OTF2_GlobalDefWriter_WriteIoFileProperty(w, file, str(kIoInitialSizeProperty), OTF2_TYPE_UINT64,
+                                             size);
+  }
   for (std::size_t i = 0; i < u.handles.size(); ++i) {
     const UnifiedHandle& h = u.handles[i];
     OTF2_GlobalDefWriter_WriteIoHandle(w, static_cast<OTF2_IoHandleRef>(i), str(h.name), h.file, 0,

@@ -122,6 +122,14 @@ OTF2_ErrorCode one(Location& loc, const ArchiveSpec& spec, const Record& r) {
       return rc == OTF2_SUCCESS ? payload(loc, spec, r) : rc;
     }
     case RecordKind::Leave: {
+      // MPI_File_set_size and MPI_File_preallocate: OTF2 has no event for them, so their
+      // Leave carries the handle and the size.
+      if (r.event == static_cast<std::uint8_t>(RecordKind::IoSetSize)) {
+        OTF2_AttributeList* a = loc.attributes;
+        OTF2_AttributeList_AddIoHandleRef(a, kAttrIoHandle, r.comm);
+        OTF2_AttributeList_AddUint64(a, kAttrIoSize, r.bytes);
+        return OTF2_EvtWriter_Leave(w, a, r.time, r.region);
+      }
       const OTF2_ErrorCode rc = payload(loc, spec, r);
       return rc == OTF2_SUCCESS ? OTF2_EvtWriter_Leave(w, nullptr, r.time, r.region) : rc;
     }
@@ -164,9 +172,14 @@ OTF2_ErrorCode one(Location& loc, const ArchiveSpec& spec, const Record& r) {
       OTF2_IoStatusFlag status = OTF2_IO_STATUS_FLAG_NONE;
       if (r.aux & kIoAppend) status |= OTF2_IO_STATUS_FLAG_APPEND;
       if (r.aux & kIoDeleteOnClose) status |= OTF2_IO_STATUS_FLAG_DELETE_ON_CLOSE;
-      return OTF2_EvtWriter_IoCreateHandle(w, nullptr, r.time, r.comm,
-                                           kAccess[r.peer >= 0 && r.peer < 3 ? r.peer : 0],
-                                           creation, status);
+      OTF2_AttributeList* a = nullptr;
+      if (r.bytes != kIoUnknownBytes) {
+        a = loc.attributes;
+        OTF2_AttributeList_AddUint64(a, kAttrIoSizeAtOpen, r.bytes);
+      }
+      note_handle_open(r.comm, r.time, r.bytes);
+      return OTF2_EvtWriter_IoCreateHandle(
+          w, a, r.time, r.comm, kAccess[r.peer >= 0 && r.peer < 3 ? r.peer : 0], creation, status);
     }
     case RecordKind::IoDestroyHandle:
       return OTF2_EvtWriter_IoDestroyHandle(w, nullptr, r.time, r.comm);
@@ -174,9 +187,10 @@ OTF2_ErrorCode one(Location& loc, const ArchiveSpec& spec, const Record& r) {
       OTF2_IoOperationFlag flags = OTF2_IO_OPERATION_FLAG_NONE;
       if (r.tag & kIoNonBlocking) flags |= OTF2_IO_OPERATION_FLAG_NON_BLOCKING;
       if (r.tag & kIoCollective) flags |= OTF2_IO_OPERATION_FLAG_COLLECTIVE;
-      const OTF2_IoOperationMode mode = r.peer == static_cast<std::int32_t>(IoOperation::Write)
-                                            ? OTF2_IO_OPERATION_MODE_WRITE
-                                            : OTF2_IO_OPERATION_MODE_READ;
+      const OTF2_IoOperationMode mode =
+          r.peer == static_cast<std::int32_t>(IoOperation::Write)   ? OTF2_IO_OPERATION_MODE_WRITE
+          : r.peer == static_cast<std::int32_t>(IoOperation::Flush) ? OTF2_IO_OPERATION_MODE_FLUSH
+                                                                    : OTF2_IO_OPERATION_MODE_READ;
       OTF2_ErrorCode rc = OTF2_EvtWriter_IoOperationBegin(w, nullptr, r.time, r.comm, mode, flags,
                                                           r.bytes, r.request);
       // OTF2 wants a nonblocking operation marked as issued before it completes.
@@ -186,6 +200,16 @@ OTF2_ErrorCode one(Location& loc, const ArchiveSpec& spec, const Record& r) {
     }
     case RecordKind::IoOperationComplete:
       return OTF2_EvtWriter_IoOperationComplete(w, nullptr, r.time, r.comm, r.bytes, r.request);
+    case RecordKind::IoDeleteFile:
+      return OTF2_EvtWriter_IoDeleteFile(w, nullptr, r.time, kIoParadigm, r.comm);
+    case RecordKind::IoSeek: {
+      static constexpr OTF2_IoSeekOption kFrom[] = {
+          OTF2_IO_SEEK_FROM_START, OTF2_IO_SEEK_FROM_CURRENT, OTF2_IO_SEEK_FROM_END};
+      return OTF2_EvtWriter_IoSeek(w, nullptr, r.time, r.comm, static_cast<std::int64_t>(r.bytes),
+                                   kFrom[r.peer >= 0 && r.peer < 3 ? r.peer : 0], r.aux);
+    }
+    case RecordKind::IoSetSize:
+      return OTF2_SUCCESS;  // only as a Leave's attributes (above)
     case RecordKind::Sample: {
       OTF2_AttributeList* a = loc.attributes;
       OTF2_AttributeList_AddUint8(a, kAttrMpiState, r.event);
@@ -271,6 +295,14 @@ OTF2_ErrorCode one(Location& loc, const ArchiveSpec& spec, const Record& r) {
 }
 
 }  // namespace
+
+void note_handle_open(std::uint32_t handle, std::uint64_t time, std::uint64_t size) {
+  constexpr std::uint32_t kMostHandles = 1u << 24;  // a damaged journal's id is not a size
+  std::vector<HandleOpen>& opens = state().handle_opens;
+  if (handle >= kMostHandles) return;
+  if (opens.size() <= handle) opens.resize(handle + 1);
+  opens[handle] = {true, time, size};
+}
 
 void encode(Location& loc, const Record* records, std::size_t count) {
   const ArchiveSpec& spec = state().spec;

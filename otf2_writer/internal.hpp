@@ -36,8 +36,21 @@ inline OTF2_RegionRef annotation_region(const ArchiveSpec& spec, std::uint32_t p
   return static_cast<OTF2_RegionRef>(spec.regions.size() + pair);
 }
 
+// The archive's one I/O paradigm, MPI-IO (definitions.cpp, write_io).
+inline constexpr OTF2_IoParadigmRef kIoParadigm = 0;
+
+// A file handle's IoCreateHandle as the writer encoded it: when (on the global clock) and the
+// file's size then. The files' initial sizes come from these (unified_of).
+struct HandleOpen {
+  bool seen = false;
+  std::uint64_t time = 0;
+  std::uint64_t size = kIoUnknownBytes;
+};
+
 struct State {
   ArchiveSpec spec;
+  // Of the rank whose events are being written, by local handle id (events.cpp).
+  std::vector<HandleOpen> handle_opens;
   OTF2_Archive* archive = nullptr;
   std::mutex mutex;  // guards `locations` (open/close), never taken per event
   std::vector<Location*> locations;
@@ -63,6 +76,8 @@ Location* open_stream(int rank, std::uint32_t thread_index);
 
 // events.cpp
 void encode(Location& location, const Record* records, std::size_t count);
+// Keeps what an IoCreateHandle of the rank being written says (State::handle_opens).
+void note_handle_open(std::uint32_t handle, std::uint64_t time, std::uint64_t size);
 // Leaves, at the location's last time, the annotations its thread left open (a program that
 // ended without closing them, a run cut short): every Enter gets its Leave.
 OTF2_ErrorCode end_annotations(Location& location);
@@ -75,6 +90,9 @@ struct RankReport {
   int clock_leader = 0;
   std::vector<ClockOffset> clock_offsets;
   std::string cvars, cvars_set;  // ProcessInfo's
+  // The rank's file handles' openings (State::handle_opens); contribution_of folds them into
+  // its handles, so they are not sent up the tree themselves.
+  std::vector<HandleOpen> handle_opens;
 };
 RankReport report_of(const ProcessInfo& process);
 struct UnifiedComm {
@@ -94,6 +112,10 @@ struct UnifiedHandle {  // one MPI-IO file handle of one rank
   std::string name;
   std::uint64_t file;  // global IoFile id
   std::uint64_t comm;  // global Comm id
+};
+struct UnifiedFile {  // an MPI-IO file, by name
+  std::string name;
+  std::uint64_t initial_size = kIoUnknownBytes;  // at the run's first opening of it
 };
 // A communicator's identity, the same on every member rank without any communication: a hash
 // of its parent's identity, its members and how many such children of that parent the rank
@@ -124,11 +146,13 @@ struct Unified {
   std::vector<std::vector<int>> rma_groups;
   std::uint64_t rma_group_base = 0;
   std::vector<std::uint64_t> group_map;  // this rank: local RMA group -> global Group id
-  std::vector<std::string> files;        // global IoFile id -> name
+  std::vector<UnifiedFile> files;        // by global IoFile id
+  std::unordered_map<std::string, std::uint64_t> file_ids;  // rank 0: name -> global IoFile id
   std::vector<UnifiedHandle> handles;
   CommIds comm_ids;
   std::vector<std::uint64_t> comm_map;    // this rank: local -> global communicator id
   std::vector<std::uint64_t> handle_map;  // this rank: local -> global I/O handle id
+  std::vector<std::uint64_t> file_map;    // this rank: local file id -> global IoFile id
   std::vector<MetricInfo> metrics;        // rank 0: global metric id kFirstPvarMetric + i
   std::unordered_map<std::string, std::uint64_t> metric_ids;  // rank 0: name -> global id
   std::vector<std::uint64_t> metric_map;   // this rank: local -> global metric id
@@ -155,12 +179,17 @@ std::string clock_domains_text(const std::vector<RankReport>& ranks);
 struct CommEntry {
   CommId id, parent;
   std::string name;
+  // The name was given with MPI_Comm_set_name, by world rank `namer`. Ranks may give one
+  // communicator different names: its rank 0's wins, else the lowest rank's that named it.
+  bool named = false;
+  int namer = -1;
   std::vector<int> world_ranks;  // an intercommunicator: both groups, the lower one first
   bool inter = false, self = false;
 };
 struct HandleEntry {
   std::string name;
   CommId comm;
+  HandleOpen open;  // its IoCreateHandle, when the rank's events had it
 };
 // An RMA window as ranks contribute it: identified by its communicator's identity and how many
 // windows the rank created on that communicator before it (members create them collectively).
@@ -180,6 +209,7 @@ struct Contribution {
   std::vector<RankReport> ranks;         // first_rank, first_rank + 1, ...
   std::vector<CommEntry> comms;          // in order of first appearance
   std::vector<HandleEntry> handles;      // in rank order, each rank's in opening order
+  std::vector<std::string> file_names;   // files deletions named, each once
   std::vector<MetricInfo> metrics;       // MPI_T metrics, each name once, in order of appearance
   std::vector<std::string> annotations;  // "ATTRIBUTE=VALUE" pairs, each once
   std::vector<std::string> process_attributes;  // each once
@@ -221,6 +251,9 @@ std::vector<std::uint64_t> region_map_of(const ArchiveSpec& spec,
 std::vector<CommId> context_ids_of(const std::vector<ContextInfo>& contexts);
 // A rank's local calling context ids as global ones.
 std::vector<std::uint64_t> context_map_of(const std::vector<CommId>& ids, const CommIds& global);
+// A rank's local file ids (ProcessInfo::file_names) as global IoFile ids, by name.
+std::vector<std::uint64_t> file_map_of(const std::vector<std::string>& names,
+                                       const std::unordered_map<std::string, std::uint64_t>& ids);
 // A rank's local file handle ids as global ones, its first handle being global id `base`.
 std::vector<std::uint64_t> handle_map_of(const std::vector<FileInfo>& files, std::uint64_t base);
 

@@ -31,6 +31,7 @@ bool write_archive_offline(const ArchiveSpec& spec, const std::vector<OfflineRan
   auto block = std::make_unique_for_overwrite<Record[]>(kBlock);  // filled by `read` before use
   for (std::size_t r = 0; r < ranks.size(); ++r) {
     reports[r] = report_of(ranks[r].process);
+    s.handle_opens.clear();
     for (std::uint32_t t = 0; t < std::max<std::uint32_t>(ranks[r].threads, 1); ++t) {
       Location* loc = open_stream(static_cast<int>(r), t);
       if (loc == nullptr) return give_up(s.first_failure);
@@ -53,6 +54,7 @@ bool write_archive_offline(const ArchiveSpec& spec, const std::vector<OfflineRan
       delete loc;
       if (s.failed) return give_up(s.first_failure);
     }
+    reports[r].handle_opens = std::move(s.handle_opens);
   }
 
   // The same unification as at MPI_Finalize, its tree walked by one process.
@@ -75,6 +77,7 @@ bool write_archive_offline(const ArchiveSpec& spec, const std::vector<OfflineRan
   for (std::size_t r = 0; rc == OTF2_SUCCESS && r < ranks.size(); ++r) {
     unified.comm_map = comm_map_of(ids[r], unified.comm_ids);
     unified.handle_map = handle_map_of(ranks[r].process.files, handle_base);
+    unified.file_map = file_map_of(ranks[r].process.file_names, unified.file_ids);
     unified.metric_map = metric_map_of(ranks[r].process.metrics, unified.metric_ids);
     unified.context_map =
         context_map_of(context_ids_of(ranks[r].process.contexts), unified.context_ids);

@@ -229,6 +229,8 @@ Contribution contribution_of(int rank, const RankReport& report, const ProcessIn
   for (const CommInfo& info : comms) {
     CommEntry e;
     e.name = info.name;
+    e.named = info.named;
+    e.namer = info.named ? rank : -1;
     e.inter = info.inter;
     e.self = info.local_id == kCommSelf;
     e.world_ranks = info.world_ranks;
@@ -255,8 +257,11 @@ Contribution contribution_of(int rank, const RankReport& report, const ProcessIn
     ids[info.local_id] = e.id;
     c.comms.push_back(std::move(e));
   }
-  for (const FileInfo& f : files)
-    c.handles.push_back({f.name, f.comm < ids.size() ? ids[f.comm] : CommId{}});
+  for (const FileInfo& f : files) {
+    HandleEntry h{f.name, f.comm < ids.size() ? ids[f.comm] : CommId{}, {}};
+    if (f.local_id < report.handle_opens.size()) h.open = report.handle_opens[f.local_id];
+    c.handles.push_back(std::move(h));
+  }
   const std::vector<CommId> windows = window_ids_of(rank, process, ids);
   for (const WindowInfo& w : process.windows)
     if (w.local_id < windows.size())
@@ -265,6 +270,9 @@ Contribution contribution_of(int rank, const RankReport& report, const ProcessIn
   std::set<std::vector<int>> groups;
   for (const std::vector<int>& g : process.rma_groups)
     if (groups.insert(g).second) c.rma_groups.push_back(g);
+  std::unordered_set<std::string> names;
+  for (const std::string& n : process.file_names)
+    if (!n.empty() && names.insert(n).second) c.file_names.push_back(n);
   return c;
 }
 
@@ -316,14 +324,38 @@ std::map<std::vector<int>, std::uint64_t> rma_group_ids(const Unified& u) {
   return ids;
 }
 
+namespace {
+
+// Which of two ranks' names of one communicator the trace keeps (docs/otf2-mapping.md,
+// Unification): a given name over a made-up one, then its rank 0's, then the lower rank's
+// (`kept` comes from lower ranks than `other`: contributions merge in rank order).
+bool better_name(const CommEntry& other, const CommEntry& kept) {
+  if (other.named != kept.named) return other.named;
+  if (!other.named || other.self || other.world_ranks.empty()) return false;
+  return other.namer == other.world_ranks[0] && kept.namer != kept.world_ranks[0];
+}
+
+}  // namespace
+
 void merge(Contribution& into, Contribution&& next) {
-  std::unordered_set<CommId, CommIdHash> known;
+  std::unordered_map<CommId, std::size_t, CommIdHash> known;
   known.reserve(into.comms.size());
-  for (const CommEntry& e : into.comms) known.insert(e.id);
-  for (CommEntry& e : next.comms)
-    if (known.insert(e.id).second) into.comms.push_back(std::move(e));
+  for (std::size_t i = 0; i < into.comms.size(); ++i) known.emplace(into.comms[i].id, i);
+  for (CommEntry& e : next.comms) {
+    auto [it, fresh] = known.try_emplace(e.id, into.comms.size());
+    if (fresh) {
+      into.comms.push_back(std::move(e));
+    } else if (CommEntry& kept = into.comms[it->second]; better_name(e, kept)) {
+      kept.name = std::move(e.name);
+      kept.named = true;
+      kept.namer = e.namer;
+    }
+  }
   for (RankReport& r : next.ranks) into.ranks.push_back(std::move(r));
   for (HandleEntry& h : next.handles) into.handles.push_back(std::move(h));
+  std::unordered_set<std::string> files(into.file_names.begin(), into.file_names.end());
+  for (std::string& n : next.file_names)
+    if (files.insert(n).second) into.file_names.push_back(std::move(n));
   std::unordered_set<CommId, CommIdHash> contexts;
   for (const ContextEntry& e : into.contexts) contexts.insert(e.id);
   for (ContextEntry& e : next.contexts)
@@ -360,12 +392,16 @@ std::vector<char> serialize(const Contribution& c) {
     write_id(w, e.parent);
     w.str(e.name);
     w.ints(e.world_ranks);
-    w.u64((e.inter ? 1u : 0u) | (e.self ? 2u : 0u));
+    w.u64((e.inter ? 1u : 0u) | (e.self ? 2u : 0u) | (e.named ? 4u : 0u));
+    w.u64(static_cast<std::uint64_t>(static_cast<std::int64_t>(e.namer)));
   }
   w.u64(c.handles.size());
   for (const HandleEntry& h : c.handles) {
     w.str(h.name);
     write_id(w, h.comm);
+    w.u64(h.open.seen ? 1 : 0);
+    w.u64(h.open.time);
+    w.u64(h.open.size);
   }
   w.u64(c.metrics.size());
   for (const MetricInfo& m : c.metrics) write_metric(w, m);
@@ -389,6 +425,8 @@ std::vector<char> serialize(const Contribution& c) {
   }
   w.u64(c.rma_groups.size());
   for (const std::vector<int>& g : c.rma_groups) w.ints(g);
+  w.u64(c.file_names.size());
+  for (const std::string& n : c.file_names) w.str(n);
   return std::move(w.bytes);
 }
 
@@ -408,6 +446,8 @@ Contribution deserialize(const char* data, std::size_t length) {
     const std::uint64_t flags = in.u64();
     e.inter = flags & 1;
     e.self = flags & 2;
+    e.named = flags & 4;
+    e.namer = static_cast<int>(static_cast<std::int64_t>(in.u64()));
     c.comms.push_back(std::move(e));
   }
   const std::uint64_t handles = in.u64();
@@ -415,6 +455,9 @@ Contribution deserialize(const char* data, std::size_t length) {
     HandleEntry h;
     h.name = in.str();
     h.comm = read_id(in);
+    h.open.seen = in.u64() != 0;
+    h.open.time = in.u64();
+    h.open.size = in.u64();
     c.handles.push_back(std::move(h));
   }
   const std::uint64_t metrics = in.u64();
@@ -445,6 +488,8 @@ Contribution deserialize(const char* data, std::size_t length) {
   }
   const std::uint64_t groups = in.left() > 0 ? in.u64() : 0;
   for (std::uint64_t i = 0; i < groups && in.left() > 0; ++i) c.rma_groups.push_back(in.ints());
+  const std::uint64_t file_names = in.left() > 0 ? in.u64() : 0;
+  for (std::uint64_t i = 0; i < file_names && in.left() > 0; ++i) c.file_names.push_back(in.str());
   return c;
 }
 
@@ -463,15 +508,21 @@ Unified unified_of(Contribution&& all, int size, CommLayout layout) {
     const auto parent = e.parent ? u.comm_ids.find(e.parent) : u.comm_ids.end();
     if (parent != u.comm_ids.end()) c.parent = parent->second;
   }
-  // Files are one per name; every rank's handle is its own.
-  std::unordered_map<std::string, std::uint64_t> file_ids;
+  // Files are one per name, those opened first, then those only deleted; every rank's handle
+  // is its own. A file's initial size is the one its earliest opening saw.
+  std::vector<HandleOpen> first_open;
   for (HandleEntry& h : all.handles) {
-    auto [it, fresh] = file_ids.try_emplace(h.name, u.files.size());
-    if (fresh) u.files.push_back(h.name);
+    auto [it, fresh] = u.file_ids.try_emplace(h.name, u.files.size());
+    if (fresh) u.files.push_back({h.name}), first_open.emplace_back();
+    HandleOpen& first = first_open[it->second];
+    if (h.open.seen && (!first.seen || h.open.time < first.time)) first = h.open;
     const auto comm = h.comm ? u.comm_ids.find(h.comm) : u.comm_ids.end();
     u.handles.push_back({std::move(h.name), it->second,
                          comm != u.comm_ids.end() ? comm->second : OTF2_UNDEFINED_COMM});
   }
+  for (std::size_t i = 0; i < first_open.size(); ++i) u.files[i].initial_size = first_open[i].size;
+  for (std::string& n : all.file_names)
+    if (u.file_ids.try_emplace(n, u.files.size()).second) u.files.push_back({std::move(n)});
   CommIds context_ids;
   for (ContextEntry& e : all.contexts) {
     const auto parent = e.parent ? context_ids.find(e.parent) : context_ids.end();
@@ -533,6 +584,16 @@ std::vector<std::uint64_t> comm_map_of(const std::vector<CommId>& ids, const Com
   for (std::size_t i = 0; i < ids.size(); ++i) {
     const auto it = ids[i] ? global.find(ids[i]) : global.end();
     if (it != global.end()) map[i] = it->second;
+  }
+  return map;
+}
+
+std::vector<std::uint64_t> file_map_of(const std::vector<std::string>& names,
+                                       const std::unordered_map<std::string, std::uint64_t>& ids) {
+  std::vector<std::uint64_t> map(names.size(), OTF2_UNDEFINED_IO_FILE);
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const auto it = ids.find(names[i]);
+    if (it != ids.end()) map[i] = it->second;
   }
   return map;
 }

@@ -31,7 +31,8 @@ namespace perusetrace {
     "region, comm, peer = root (comm rank, -1 none), bytes = sent, "                              \
     "aux = received")                                                                             \
   /* MPI-IO: comm holds the process-local I/O handle id (FileRegistry). */                        \
-  X(IoCreateHandle, "comm, peer = IoAccess, tag = creation bits, aux = status bits")              \
+  X(IoCreateHandle,                                                                               \
+    "comm, peer = IoAccess, tag = creation bits, bytes = the file's size, aux = status bits")     \
   X(IoDestroyHandle, "comm")                                                                      \
   X(IoOperationBegin,                                                                             \
     "comm, peer = IoOperation, tag = operation bits, bytes requested, "                           \
@@ -70,7 +71,13 @@ namespace perusetrace {
   X(RmaAtomic, "comm, peer, tag = RmaAtomicKind, bytes = sent, aux = received, request")          \
   X(RmaOpCompleteNonBlocking, "comm, request")                                                    \
   X(RmaOpCompleteRemote, "comm, request")                                                         \
-  X(RmaOpTest, "comm, request")
+  X(RmaOpTest, "comm, request")                                                                   \
+  /* MPI-IO metadata: a file deleted (comm = the local file id, ProcessInfo::file_names), an */   \
+  /* individual or shared file pointer moved (IoSeekFrom), a file's size set or preallocated */   \
+  /* (carried by the Leave of MPI_File_set_size or MPI_File_preallocate, which it annotates) */   \
+  X(IoDeleteFile, "comm")                                                                         \
+  X(IoSeek, "comm, peer = IoSeekFrom, bytes = offset asked (int64 bits), aux = offset reached")   \
+  X(IoSetSize, "comm, bytes = the size")
 
 enum class RecordKind : std::uint8_t {
 #define PERUSETRACE_KIND_NAME(name, fields) name,
@@ -92,7 +99,11 @@ constexpr bool known_kind(std::uint8_t kind) noexcept {
 
 // MPI-IO values carried in records, independent of OTF2's own enums.
 enum class IoAccess : std::int32_t { ReadOnly, WriteOnly, ReadWrite };
-enum class IoOperation : std::int32_t { Read, Write };
+enum class IoOperation : std::int32_t { Read, Write, Flush };
+enum class IoSeekFrom : std::int32_t { Start, Current, End };
+// A size the MPI does not say (a flush moves no bytes of its own; a file whose size could not be
+// read at its opening): OTF2's "undefined".
+inline constexpr std::uint64_t kIoUnknownBytes = ~std::uint64_t{0};
 inline constexpr std::int32_t kIoCreate = 1, kIoExclusive = 2;        // creation bits
 inline constexpr std::int32_t kIoAppend = 1, kIoDeleteOnClose = 2;    // status bits
 inline constexpr std::int32_t kIoNonBlocking = 1, kIoCollective = 2;  // operation bits

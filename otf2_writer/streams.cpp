@@ -57,6 +57,7 @@ OTF2_Archive* create_archive(const ArchiveSpec& spec, std::string& error) {
   s.spec = spec;
   s.failed = false;
   s.locations.clear();
+  s.handle_opens.clear();
   OTF2_Error_RegisterCallback(quiet, nullptr);
   OTF2_Archive* archive =
       OTF2_Archive_Open(spec.directory.c_str(), "traces", OTF2_FILEMODE_WRITE, 1024 * 1024,
@@ -107,6 +108,7 @@ void write_local_definitions(OTF2_DefWriter* defs, const Unified& unified) {
   // (lib/global_clock.hpp), and a reader would apply offsets a second time.
   write_mapping(defs, OTF2_MAPPING_COMM, unified.comm_map);
   write_mapping(defs, OTF2_MAPPING_IO_HANDLE, unified.handle_map);
+  write_mapping(defs, OTF2_MAPPING_IO_FILE, unified.file_map);
   if (unified.metric_map.size() > kFirstPvarMetric)
     write_mapping(defs, OTF2_MAPPING_METRIC, unified.metric_map);
   write_mapping(defs, OTF2_MAPPING_CALLING_CONTEXT, unified.context_map);

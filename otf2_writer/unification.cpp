@@ -60,6 +60,7 @@ struct Child {
   std::vector<std::string> sent_annotations;
   std::vector<CommId> sent_windows;               // and its RMA windows
   std::vector<std::vector<int>> sent_rma_groups;  // and its RMA groups
+  std::vector<std::string> sent_files;            // and the files its deletions named
 };
 
 }  // namespace
@@ -84,7 +85,7 @@ Unified unify(const ProcessInfo& process, const RankReport& mine) {
     if (rank + mask < size) {
       const std::vector<char> bytes = receive_bytes(rank + mask);
       Contribution child = deserialize(bytes.data(), bytes.size());
-      Child c{rank + mask, {}, {}, {}, child.annotations, {}, child.rma_groups};
+      Child c{rank + mask, {}, {}, {}, child.annotations, {}, child.rma_groups, child.file_names};
       for (const CommEntry& e : child.comms) c.sent.push_back(e.id);
       for (const WindowEntry& e : child.windows) c.sent_windows.push_back(e.id);
       for (const MetricInfo& m : child.metrics) c.sent_metrics.push_back(m.name);
@@ -101,6 +102,7 @@ Unified unify(const ProcessInfo& process, const RankReport& mine) {
   std::unordered_map<std::string, std::uint64_t> annotation_ids;
   CommIds windows;
   std::map<std::vector<int>, std::uint64_t> groups;
+  std::unordered_map<std::string, std::uint64_t> file_ids;
   if (parent < 0) {
     u = unified_of(std::move(subtree), size, state().spec.comm_layout);
     global = u.comm_ids;
@@ -109,6 +111,7 @@ Unified unify(const ProcessInfo& process, const RankReport& mine) {
     annotation_ids = u.annotation_ids;
     windows = u.window_ids;
     groups = rma_group_ids(u);
+    file_ids = u.file_ids;
   } else {
     // Down: the global ids of what this rank sent up, in that order.
     const std::vector<std::uint64_t> ids = receive_ids(parent);
@@ -129,6 +132,9 @@ Unified unify(const ProcessInfo& process, const RankReport& mine) {
     const std::vector<std::uint64_t> group_ids = receive_ids(parent);
     for (std::size_t i = 0; i < subtree.rma_groups.size() && i < group_ids.size(); ++i)
       groups.emplace(subtree.rma_groups[i], group_ids[i]);
+    const std::vector<std::uint64_t> files = receive_ids(parent);
+    for (std::size_t i = 0; i < subtree.file_names.size() && i < files.size(); ++i)
+      file_ids.emplace(subtree.file_names[i], files[i]);
   }
   for (auto it = children.rbegin(); it != children.rend(); ++it) {
     std::vector<std::uint64_t> ids;
@@ -168,6 +174,12 @@ Unified unify(const ProcessInfo& process, const RankReport& mine) {
       ids.push_back(found != groups.end() ? found->second : OTF2_UNDEFINED_GROUP);
     }
     send_ids(ids, it->rank);
+    ids.clear();
+    for (const std::string& name : it->sent_files) {
+      const auto found = file_ids.find(name);
+      ids.push_back(found != file_ids.end() ? found->second : OTF2_UNDEFINED_IO_FILE);
+    }
+    send_ids(ids, it->rank);
   }
   u.comm_map = comm_map_of(local_ids, global);
   u.metric_map = metric_map_of(process.metrics, metric_ids);
@@ -175,6 +187,7 @@ Unified unify(const ProcessInfo& process, const RankReport& mine) {
   u.region_map = region_map_of(state().spec, process.annotations, annotation_ids);
   u.window_map = window_map_of(window_ids_of(rank, process, local_ids), windows);
   u.group_map = group_map_of(process.rma_groups, groups);
+  u.file_map = file_map_of(process.file_names, file_ids);
 
   // Handles are numbered in rank order: this rank's first is the count of all ranks' before it.
   std::uint64_t handles = process.files.size(), base = 0;

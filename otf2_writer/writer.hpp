@@ -86,6 +86,9 @@ struct CommInfo {
   // creations from one parent are ordered the same everywhere (they are collective over it).
   std::uint32_t parent = kNoParent;
   std::string name;
+  // The name was given with MPI_Comm_set_name (the latest one), not made up by the tracer or the
+  // MPI; unification prefers it (docs/otf2-mapping.md, Unification).
+  bool named = false;
   std::vector<int> world_ranks;  // member i of the communicator is world rank world_ranks[i]
   bool inter = false;            // for an intercommunicator: the remote group follows
   std::vector<int> remote_world_ranks;
@@ -153,6 +156,8 @@ struct ProcessInfo {
   // The groups of MPI_Win_post/start (RmaGroupSync records) by local id: their members as world
   // ranks, in group rank order.
   std::vector<std::vector<int>> rma_groups;
+  // Files by local file id: those a deletion named (records IoDeleteFile), unified by name.
+  std::vector<std::string> file_names;
   // On the run's global clock (global_clock.hpp), as the records the writer is given: the span
   // of this rank's records, from MPI_Init to MPI_Finalize.
   std::uint64_t start_time = 0, end_time = 0;

@@ -162,6 +162,40 @@ def check_rma_epoch(c):
     print(recovered.stdout)
 
 
+def check_file_io_exit(c):
+    """tests/apps/file_io.c exit on 4 ranks: each rank writes file_io.dat five ways (opened on a
+    communicator it named "io") and syncs it, then exits with the file open, without
+    MPI_Finalize. The journal's files, communicator names and I/O records make an archive that
+    holds exactly what each rank's tally says: the handle created with its size, never
+    destroyed, on "io"."""
+    out = os.path.join(c.work, "file-io")
+    ranks = {"MPITRACE_OUTPUT": out, "MPITRACE_BUFFER_SIZE": BUFFER}
+    args = mpi_launch.command(c.mpirun, 4, ranks, c.library) + [
+        os.path.join(c.build, "tests", "file_io"), "exit"]
+    run = subprocess.run(args, env=mpi_launch.launcher_env(), cwd=c.work, capture_output=True,
+                         text=True, timeout=300)
+    expect(run.returncode != 0, "mpirun reported success for ranks that never finalized", run)
+    expect(run.stdout.count("\nio ") + run.stdout.startswith("io ") == 4,
+           "not every rank printed its tally", run)
+    recovered = launcher(c, "recover", out)
+    expect(recovered.returncode == 0, f"recover failed (exit {recovered.returncode})", recovered)
+    # The first rank out of the last barrier exits; mpirun may then end one still leaving it.
+    for rank in range(4):
+        expect(f"rank {rank}: exit() without MPI_Finalize" in recovered.stdout or
+               f"rank {rank}: {KILLED}" in recovered.stdout,
+               f"rank {rank} not said to have exited without MPI_Finalize", recovered)
+    anchor = os.path.join(out, "traces.otf2")
+    printed = subprocess.run(["otf2-print", anchor], capture_output=True, text=True)
+    expect(printed.returncode == 0 and not printed.stderr.strip(),
+           f"otf2-print rejects the recovered archive: {printed.stderr[:2000]}")
+    failures = trace_checks.check_file_io(trace_checks.load(anchor), run)
+    expect(not failures, "the recovered archive fails the file_io check:\n  " +
+           "\n  ".join(failures[:10]))
+    report = launcher(c, "report", anchor)
+    expect(report.returncode == 0, "report cannot read the recovered archive", report)
+    print(recovered.stdout)
+
+
 KILLED = "killed by signal 15 (Terminated)"  # what mpirun does to the ranks left
 CASES = {
     "mpi_abort": lambda c: check(c, "mpi-abort", [KILLED, "MPI_Abort with error code 3"]),
@@ -173,6 +207,7 @@ CASES = {
                                exact=(True, False)),
     "comm_threads_exit": check_comm_threads,
     "rma_abort_in_epoch": check_rma_epoch,
+    "file_io_exit": check_file_io_exit,
 }
 
 

@@ -48,6 +48,7 @@ class Trace:
         self.events = collections.defaultdict(list)  # (rank, thread) -> [Event]
         self.comms = []
         self.rma_wins = []
+        self.io_files = []
         self.clock_resolution = 1
         self.global_offset = 0  # the archive's ClockProperties: every event lies in
         self.trace_length = 0   # [global_offset, global_offset + trace_length]
@@ -134,6 +135,7 @@ def load(path):
         trace.properties = read_properties(path)
         trace.comms = list(archive.definitions.comms)
         trace.rma_wins = list(archive.definitions.rma_wins)
+        trace.io_files = list(archive.definitions.io_files)
         threads = {}
         for location, event in archive.events:
             rank = rank_of(location)
@@ -626,41 +628,166 @@ COUNT_CHECKS = {
 }
 
 
+IO_KINDS = ("independent", "collective", "independent_nonblocking", "collective_nonblocking")
+UNKNOWN_BYTES = 2**64 - 1  # OTF2's undefined size: a flush's, a size the MPI did not give
+IO_COMMS = {"file_io.dat": "io", "file_io_meta.dat": "MPI_COMM_WORLD"}  # else MPI_COMM_SELF
+
+
+def program_io(stdout):
+    """tests/apps/file_io.c's tallies, {(rank, file): {key: value}}, from its lines
+    'io RANK FILE KEY=VALUE ...'; sizes and resizes stay text ('0,1000', '-' for none)."""
+    out = {}
+    for m in re.finditer(r"^io (\d+) (\S+) (.*)$", stdout, re.M):
+        fields = dict(item.split("=", 1) for item in m.group(3).split())
+        out[(int(m.group(1)), m.group(2))] = {
+            k: v if k in ("sizes", "resizes") else int(v) for k, v in fields.items()}
+    return out
+
+
+def attribute(event, name):
+    return next((v for a, v in (event.attributes or {}).items() if a.name == name), None)
+
+
+def archive_io(trace):
+    """The same tallies from the archive's I/O events, and what does not hold on the way: every
+    operation completes on its location with the bytes it asked for (a flush: OTF2's undefined
+    size both ways), every seek reaches the offset it asked for."""
+    tallies, failures = {}, []
+
+    def tally(rank, name):
+        return tallies.setdefault((rank, name), dict(
+            {k: 0 for k in ("opens", "closes", "reads", "read_bytes", "writes", "write_bytes",
+                            "flushes", "seeks", "deletes")},
+            sizes=[], resizes=[], **{k: 0 for kind in IO_KINDS for k in (kind, kind + "_bytes")}))
+
+    for (rank, thread), events in trace.events.items():
+        begun = {}
+        for e in events:
+            r = e.raw
+            if e.kind == "IoCreateHandle":
+                t = tally(rank, r.handle.file.name)
+                t["opens"] += 1
+                t["sizes"].append(str(attribute(r, "io_size_at_open")))
+                comm = IO_COMMS.get(r.handle.file.name, "MPI_COMM_SELF")
+                if r.handle.comm is None or r.handle.comm.name != comm:
+                    failures.append(f"rank {rank}: {r.handle.name} opened on "
+                                    f"{r.handle.comm and r.handle.comm.name}, expected {comm}")
+            elif e.kind == "IoDestroyHandle":
+                tally(rank, r.handle.file.name)["closes"] += 1
+            elif e.kind == "IoOperationBegin":
+                begun[r.matching_id] = r
+            elif e.kind == "IoOperationComplete":
+                b = begun.pop(r.matching_id, None)
+                if b is None or b.handle != r.handle:
+                    failures.append(f"rank {rank}: IoOperationComplete {r.matching_id} without "
+                                    "its begin on that handle")
+                    continue
+                t = tally(rank, r.handle.file.name)
+                if b.mode == otf2.IoOperationMode.FLUSH:
+                    t["flushes"] += 1
+                    if (b.bytes_request, r.bytes_result) != (UNKNOWN_BYTES, UNKNOWN_BYTES):
+                        failures.append(f"rank {rank}: a flush of {b.bytes_request} bytes, "
+                                        f"{r.bytes_result} done, expected undefined both")
+                    continue
+                if r.bytes_result != b.bytes_request:
+                    failures.append(f"rank {rank}: {b.bytes_request} bytes asked, "
+                                    f"{r.bytes_result} done")
+                op = "read" if b.mode == otf2.IoOperationMode.READ else "write"
+                t[op + "s"] += 1
+                t[op + "_bytes"] += r.bytes_result
+                flags = int(b.operation_flags.value)  # NON_BLOCKING 1, COLLECTIVE 2
+                kind = IO_KINDS[(1 if flags & 2 else 0) + (2 if flags & 1 else 0)]
+                t[kind] += 1
+                t[kind + "_bytes"] += r.bytes_result
+            elif e.kind == "IoSeek":
+                tally(rank, r.handle.file.name)["seeks"] += 1
+                if r.whence != otf2.IoSeekOption.FROM_START or \
+                        r.offset_result != r.offset_request:
+                    failures.append(f"rank {rank}: a seek to {r.offset_request} ({r.whence}) "
+                                    f"reached {r.offset_result}")
+            elif e.kind == "Leave" and e.name in ("MPI_File_set_size", "MPI_File_preallocate"):
+                handle = attribute(r, "io_handle")
+                if handle is None:
+                    failures.append(f"rank {rank}: {e.name}'s Leave names no handle")
+                    continue
+                tally(rank, handle.file.name)["resizes"].append(str(attribute(r, "io_size")))
+            elif e.kind == "IoDeleteFile":
+                tally(rank, r.file.name)["deletes"] += 1
+        for matching in begun:
+            failures.append(f"rank {rank} thread {thread}: operation {matching} never completed")
+    for t in tallies.values():
+        t["sizes"] = ",".join(t["sizes"]) or "-"
+        t["resizes"] = ",".join(t["resizes"]) or "-"
+    return tallies, failures
+
+
+def io_files(trace):
+    """The archive's I/O files: {name: initial size, or None without the property}."""
+    out = {}
+    for f in trace.io_files:
+        try:
+            out[f.name] = f["initial size"]
+        except KeyError:
+            out[f.name] = None
+    return out
+
+
 def check_file_io(trace, run):
-    """tests/apps/file_io.c: handles named after the file, every operation completed in full."""
-    f = []
-    want = expected_values(run)
-    handles = set()
-    for rank in (0, 1):
-        events = trace.rank_events(rank)
-        created = [e for e in events if e.kind == "IoCreateHandle"]
-        destroyed = [e for e in events if e.kind == "IoDestroyHandle"]
-        begins = [e for e in events if e.kind == "IoOperationBegin"]
-        completes = {e.raw.matching_id: e for e in events if e.kind == "IoOperationComplete"}
-        if len(created) != 1 or len(destroyed) != 1:
-            f.append(f"rank {rank}: {len(created)} handles created, {len(destroyed)} destroyed, "
-                     "expected one each")
+    """tests/apps/file_io.c: what each rank did to each file, as its own tally says (opens and
+    the sizes they saw, reads and writes of each kind with their bytes, flushes, seeks, sizes
+    set, deletions), is what the archive holds, exactly; each file's initial size is the one its
+    first opening saw; handles sit on the communicators the program opened them on."""
+    program = program_io(run.stdout)
+    if not program:
+        return ["file_io printed no 'io RANK FILE ...' tallies"]
+    ranks = {rank for rank, _ in trace.events}
+    if {rank for rank, _ in program} != ranks:
+        return [f"tallies of ranks {sorted({r for r, _ in program})}, trace of ranks "
+                f"{sorted(ranks)}"]
+    archive, f = archive_io(trace)
+    for key in sorted(set(program) | set(archive)):
+        want, got = program.get(key), archive.get(key)
+        if want is None or got is None:
+            f.append(f"rank {key[0]} {key[1]}: {'not in the program' if want is None else ''}"
+                     f"{'not in the archive' if got is None else ''}")
             continue
-        handle = created[0].raw.handle
-        handles.add(handle)
-        if not handle.name.endswith("file_io.dat") or not handle.file.name.endswith("file_io.dat"):
-            f.append(f"rank {rank}: handle '{handle.name}' on file '{handle.file.name}', "
-                     "expected file_io.dat")
-        if len(begins) != want.get("io_operations"):
-            f.append(f"rank {rank}: {len(begins)} I/O operations, expected "
-                     f"{want.get('io_operations')}")
-        requested = sum(e.raw.bytes_request for e in begins)
-        done = sum(completes[e.raw.matching_id].raw.bytes_result for e in begins
-                   if e.raw.matching_id in completes)
-        if requested != want.get("io_bytes") or done != requested:
-            f.append(f"rank {rank}: {requested} bytes requested, {done} completed, expected "
-                     f"{want.get('io_bytes')} both")
-        # OTF2: NON_BLOCKING = 1, COLLECTIVE = 2 (python3-otf2 cannot print combined flags)
-        flags = [int(e.raw.operation_flags.value) for e in begins]
-        if not any(x & 2 for x in flags) or not any(x & 1 for x in flags):
-            f.append(f"rank {rank}: operation flags {flags} lack collective or nonblocking ones")
-    if len(handles) != 2:
-        f.append(f"{len(handles)} distinct handles for 2 ranks' opens")
+        differ = {k: (want[k], got.get(k)) for k in want if want[k] != got.get(k)}
+        if differ:
+            f.append(f"rank {key[0]} {key[1]}: (program, archive) differ: {differ}")
+    files = io_files(trace)
+    for name in {n for _, n in program}:
+        firsts = {t["sizes"].split(",")[0] for (r, n), t in program.items() if n == name}
+        want = None if firsts == {"-"} else min(int(x) for x in firsts)
+        if files.get(name, "absent") != want:
+            f.append(f"file {name}: initial size {files.get(name, 'absent')}, expected {want}")
+    print(f"{len(program)} (rank, file) tallies checked; files {files}")
+    return f
+
+
+def check_comm_names(trace, run):
+    """tests/apps/comm_names.c: each communicator is defined once under the name the program
+    gave it (rank 0's of the communicator where ranks disagree, else the lowest naming rank's,
+    the latest name of a rank), MPI_COMM_WORLD and MPI_COMM_SELF renamed too, the one left
+    unnamed under its made-up name; and each rank's ring message is on each of them."""
+    want = sorted(re.findall(r"^expect_name (\S+)$", run.stdout, re.M))
+    unnamed = expected_values(run).get("unnamed")
+    if not want or unnamed is None:
+        return ["comm_names printed no 'expect_name NAME' or 'expect unnamed N' lines"]
+    f = messages_match(trace)
+    names = [c.name for c in trace.comms]
+    made_up = [n for n in names if re.fullmatch(r"comm \d+ \(MPI_Comm_dup\)", n)]
+    given = sorted(n for n in names if n not in made_up)
+    if given != want or len(made_up) != unnamed:
+        f.append(f"communicators {sorted(names)}, expected {want} and {unnamed} made-up name")
+    ringed = set(want) - {n for n in want if n.startswith("me-")} | set(made_up)
+    ranks = {rank for rank, _ in trace.events}
+    sends = collections.Counter((rank, e.raw.communicator.name)
+                                for (rank, _), events in trace.events.items()
+                                for e in events if e.kind == "MpiSend")
+    expected = collections.Counter({(r, n): 1 for r in ranks for n in ringed})
+    if sends != expected:
+        f.append(f"sends per (rank, communicator) {dict(sends)}, expected one on each of "
+                 f"{sorted(ringed)} per rank")
     return f
 
 
@@ -956,6 +1083,7 @@ CHECKS = {
     "known_counts": check_known_counts,
     "known_counts_pmpi_only": check_known_counts_pmpi_only,
     "file_io": check_file_io,
+    "comm_names": check_comm_names,
 }
 
 # tests/apps/rma.c: its steps are listed in rma_checks.py, which the report test reads too.

@@ -344,6 +344,13 @@ def comm_free_body(f):
     return ["perusetrace::on_comm_free(call, *comm);", f"return {call_of(f)};"]
 
 
+@template("comm_name")
+def comm_name_body(f):
+    f.need("comm", "comm_name")
+    return [f"const int rc = {call_of(f)};",
+            "perusetrace::on_comm_named(call, rc, comm, comm_name);", "return rc;"]
+
+
 @template("file_open")
 def file_open_body(f):
     f.need("comm", "filename", "amode", "fh")
@@ -354,7 +361,39 @@ def file_open_body(f):
 @template("file_close")
 def file_close_body(f):
     f.need("fh")
-    return ["perusetrace::on_file_close(call, *fh);", f"return {call_of(f)};"]
+    return ["const perusetrace::FileClosing closing = perusetrace::on_file_closing(call, *fh);",
+            f"const int rc = {call_of(f)};", "perusetrace::on_file_closed(call, rc, closing);",
+            "return rc;"]
+
+
+@template("file_delete")
+def file_delete_body(f):
+    f.need("filename")
+    return [f"const int rc = {call_of(f)};", "perusetrace::on_file_delete(call, rc, filename);",
+            "return rc;"]
+
+
+@template("file_sync")
+def file_sync_body(f):
+    f.need("fh")
+    return ["const std::uint64_t io = perusetrace::on_file_sync_begin(call, fh);",
+            f"const int rc = {call_of(f)};", "perusetrace::on_file_sync_end(call, fh, io);",
+            "return rc;"]
+
+
+@template("file_seek")
+def file_seek_body(f):
+    f.need("fh", "offset", "whence")
+    shared = "true" if f.name.endswith("_shared") else "false"
+    return [f"const int rc = {call_of(f)};",
+            f"perusetrace::on_file_seek(call, rc, fh, offset, whence, {shared});", "return rc;"]
+
+
+@template("file_resize")
+def file_resize_body(f):
+    f.need("fh", "size")
+    return [f"const int rc = {call_of(f)};", "perusetrace::on_file_resized(call, rc, fh, size);",
+            "return rc;"]
 
 
 @template("file_read", "file_write", "file_iread", "file_iwrite")
@@ -572,7 +611,8 @@ def always_traced_wrapper(f):
 RECORDS = set(BODIES) | set(WHOLE)
 # Communicators and windows are followed even while their group is not traced: a later traced
 # call may name them.
-ALWAYS_TRACED = {"comm_new", "comm_free", "win_create", "win_free", "win_set_name"}
+ALWAYS_TRACED = {"comm_new", "comm_free", "comm_name", "win_create", "win_free",
+                 "win_set_name"}
 
 
 def wrapper(f):

@@ -305,6 +305,17 @@ struct ArchiveReader::Impl {
     std::uint32_t line;
   };
   std::map<OTF2_SourceCodeLocationRef, RawPlace> places;
+  struct RawFile {
+    OTF2_StringRef name;
+    std::uint64_t initial_size = kUnknownSize;
+  };
+  std::map<OTF2_IoFileRef, RawFile> files;
+  struct RawHandle {
+    OTF2_StringRef name;
+    OTF2_IoFileRef file;
+    OTF2_CommRef comm;
+  };
+  std::map<OTF2_IoHandleRef, RawHandle> handles;
 
   std::unordered_map<OTF2_LocationRef, std::uint32_t> location_index;
   std::vector<std::uint64_t> delivered;  // events handed to the sink, by location index
@@ -314,6 +325,10 @@ struct ArchiveReader::Impl {
   OTF2_AttributeRef attr_request = 0, attr_peer = 0, attr_tag = 0, attr_bytes = 0,
                     attr_operation = 0, attr_comm = 0, attr_state = 0, attr_activity = 0,
                     attr_function = 0, attr_weight = 0;
+  // Absent from archives written before perusetrace recorded them.
+  OTF2_AttributeRef attr_size_at_open = OTF2_UNDEFINED_ATTRIBUTE,
+                    attr_io_handle = OTF2_UNDEFINED_ATTRIBUTE,
+                    attr_io_size = OTF2_UNDEFINED_ATTRIBUTE;
 
   ~Impl() {
     if (reader != nullptr) OTF2_Reader_Close(reader);
@@ -459,6 +474,22 @@ OTF2_CallbackCode def_metric_member(void* d, OTF2_MetricMemberRef ref, OTF2_Stri
     s.metric_members[ref] = {name, description, unit, mode, type, metric_type};
   });
 }
+OTF2_CallbackCode def_io_file(void* d, OTF2_IoFileRef ref, OTF2_StringRef name,
+                              OTF2_SystemTreeNodeRef) {
+  return guarded(d, [&](Impl& s) { s.files[ref].name = name; });
+}
+OTF2_CallbackCode def_io_file_property(void* d, OTF2_IoFileRef file, OTF2_StringRef name,
+                                       OTF2_Type type, OTF2_AttributeValue value) {
+  return guarded(d, [&](Impl& s) {
+    if (type == OTF2_TYPE_UINT64 && s.str(name) == trace::kIoInitialSizeProperty)
+      s.files[file].initial_size = value.uint64;
+  });
+}
+OTF2_CallbackCode def_io_handle(void* d, OTF2_IoHandleRef ref, OTF2_StringRef name,
+                                OTF2_IoFileRef file, OTF2_IoParadigmRef, OTF2_IoHandleFlag,
+                                OTF2_CommRef comm, OTF2_IoHandleRef) {
+  return guarded(d, [&](Impl& s) { s.handles[ref] = {name, file, comm}; });
+}
 OTF2_CallbackCode def_metric_class(void* d, OTF2_MetricRef ref, uint8_t n,
                                    const OTF2_MetricMemberRef* members, OTF2_MetricOccurrence,
                                    OTF2_RecorderKind) {
@@ -538,11 +569,90 @@ OTF2_CallbackCode on_sample(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_
     s.sink->sample(i, ns, sample);
   });
 }
-OTF2_CallbackCode on_leave(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
+// The attribute `id` of type `type` in `a`, if it is there.
+bool attribute(OTF2_AttributeList* a, OTF2_AttributeRef id, OTF2_Type type,
+               OTF2_AttributeValue& out) {
+  if (a == nullptr || id == OTF2_UNDEFINED_ATTRIBUTE) return false;
+  OTF2_Type got;
+  return OTF2_AttributeList_GetAttributeByID(a, id, &got, &out) == OTF2_SUCCESS && got == type;
+}
+
+OTF2_CallbackCode on_leave(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList* a,
                            OTF2_RegionRef region) {
   return located(d, l, t, [&](Impl& s, std::uint32_t i, std::uint64_t ns) {
     if (region >= s.defs->regions.size()) return;
-    if (s.defs->regions[region].kind != RegionKind::Peruse) s.sink->leave(i, ns, region);
+    if (s.defs->regions[region].kind == RegionKind::Peruse) return;
+    // MPI_File_set_size and MPI_File_preallocate name their handle and size here.
+    OTF2_AttributeValue handle, size;
+    if (attribute(a, s.attr_io_handle, OTF2_TYPE_IO_HANDLE, handle) &&
+        attribute(a, s.attr_io_size, OTF2_TYPE_UINT64, size) &&
+        handle.ioHandleRef < s.defs->io_handles.size())
+      s.sink->io_resize(i, ns, static_cast<std::uint32_t>(handle.ioHandleRef),
+                        static_cast<std::uint32_t>(region), size.uint64);
+    s.sink->leave(i, ns, region);
+  });
+}
+
+// ---- MPI-IO ------------------------------------------------------------------------------
+
+// An I/O event naming handle `h`, when the definitions have it.
+template <typename Body>
+OTF2_CallbackCode on_handle(void* d, OTF2_LocationRef l, OTF2_TimeStamp t, OTF2_IoHandleRef h,
+                            Body&& body) {
+  return located(d, l, t, [&](Impl& s, std::uint32_t i, std::uint64_t ns) {
+    if (h < s.defs->io_handles.size()) body(s, i, ns, static_cast<std::uint32_t>(h));
+  });
+}
+OTF2_CallbackCode on_io_create(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList* a,
+                               OTF2_IoHandleRef h, OTF2_IoAccessMode, OTF2_IoCreationFlag,
+                               OTF2_IoStatusFlag) {
+  return on_handle(d, l, t, h, [&](Impl& s, std::uint32_t i, std::uint64_t ns, std::uint32_t hi) {
+    OTF2_AttributeValue size;
+    const bool known = attribute(a, s.attr_size_at_open, OTF2_TYPE_UINT64, size);
+    s.sink->io_handle_created(i, ns, hi, known ? size.uint64 : kUnknownSize);
+  });
+}
+OTF2_CallbackCode on_io_destroy(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
+                                OTF2_IoHandleRef h) {
+  return on_handle(d, l, t, h, [&](Impl& s, std::uint32_t i, std::uint64_t ns, std::uint32_t hi) {
+    s.sink->io_handle_destroyed(i, ns, hi);
+  });
+}
+OTF2_CallbackCode on_io_begin(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
+                              OTF2_IoHandleRef h, OTF2_IoOperationMode mode,
+                              OTF2_IoOperationFlag flags, uint64_t bytes, uint64_t matching) {
+  return on_handle(d, l, t, h, [&](Impl& s, std::uint32_t i, std::uint64_t ns, std::uint32_t hi) {
+    IoBegin op;
+    op.mode = mode == OTF2_IO_OPERATION_MODE_WRITE   ? IoMode::Write
+              : mode == OTF2_IO_OPERATION_MODE_FLUSH ? IoMode::Flush
+                                                     : IoMode::Read;
+    op.flags = flags & (kIoNonBlocking | kIoCollective);
+    op.bytes = bytes;
+    op.matching = matching;
+    s.sink->io_begin(i, ns, hi, op);
+  });
+}
+OTF2_CallbackCode on_io_complete(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
+                                 OTF2_IoHandleRef h, uint64_t bytes, uint64_t matching) {
+  return on_handle(d, l, t, h, [&](Impl& s, std::uint32_t i, std::uint64_t ns, std::uint32_t hi) {
+    s.sink->io_complete(i, ns, hi, bytes, matching);
+  });
+}
+OTF2_CallbackCode on_io_seek(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
+                             OTF2_IoHandleRef h, int64_t offset, OTF2_IoSeekOption whence,
+                             uint64_t reached) {
+  return on_handle(d, l, t, h, [&](Impl& s, std::uint32_t i, std::uint64_t ns, std::uint32_t hi) {
+    const IoSeekFrom from = whence == OTF2_IO_SEEK_FROM_START     ? IoSeekFrom::Start
+                            : whence == OTF2_IO_SEEK_FROM_CURRENT ? IoSeekFrom::Current
+                            : whence == OTF2_IO_SEEK_FROM_END     ? IoSeekFrom::End
+                                                                  : IoSeekFrom::Other;
+    s.sink->io_seek(i, ns, hi, offset, from, reached);
+  });
+}
+OTF2_CallbackCode on_io_delete(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
+                               OTF2_IoParadigmRef, OTF2_IoFileRef file) {
+  return located(d, l, t, [&](Impl& s, std::uint32_t i, std::uint64_t ns) {
+    if (file < s.defs->files.size()) s.sink->io_delete(i, ns, static_cast<std::uint32_t>(file));
   });
 }
 std::uint32_t comm_of(OTF2_CommRef c) {
@@ -801,8 +911,9 @@ void require_perusetrace_marks(ArchiveReader::Impl& s, const std::string& anchor
   bool has_tracer_region = false;
   for (const auto& [ref, r] : s.regions) has_tracer_region |= s.str(r.name) == kTracerRegion;
   std::vector<std::string> missing;
-  for (const char* a : trace::kAttributeNames)
-    if (!s.attributes.count(a)) missing.emplace_back(a);
+  for (std::uint32_t a = 0; a < trace::kAttrRequiredCount; ++a)
+    if (!s.attributes.count(trace::kAttributeNames[a]))
+      missing.emplace_back(trace::kAttributeNames[a]);
   if (!missing.empty() || !has_tracer_region || s.locations.empty()) {
     throw ArchiveError(fmt::format(
         "{} is an OTF2 archive (written by '{}') but not one perusetrace wrote: it lacks {}. "
@@ -823,6 +934,13 @@ void require_perusetrace_marks(ArchiveReader::Impl& s, const std::string& anchor
   s.attr_activity = s.attributes[trace::kAttributeNames[trace::kAttrMpiActivity]];
   s.attr_function = s.attributes[trace::kAttributeNames[trace::kAttrMpiFunction]];
   s.attr_weight = s.attributes[trace::kAttributeNames[trace::kAttrSampleWeight]];
+  auto optional = [&](trace::Attribute a) {
+    const auto it = s.attributes.find(trace::kAttributeNames[a]);
+    return it == s.attributes.end() ? OTF2_UNDEFINED_ATTRIBUTE : it->second;
+  };
+  s.attr_size_at_open = optional(trace::kAttrIoSizeAtOpen);
+  s.attr_io_handle = optional(trace::kAttrIoHandle);
+  s.attr_io_size = optional(trace::kAttrIoSize);
 }
 
 // perusetrace numbers regions, communicators and metrics from 0 without gaps, and the tools
@@ -840,6 +958,8 @@ void require_dense_ids(const ArchiveReader::Impl& s, const std::string& global_d
   if (!s.metric_members.empty())
     dense("metric", s.metric_members.rbegin()->first, s.metric_members.size());
   if (!s.contexts.empty()) dense("calling context", s.contexts.rbegin()->first, s.contexts.size());
+  if (!s.files.empty()) dense("I/O file", s.files.rbegin()->first, s.files.size());
+  if (!s.handles.empty()) dense("I/O handle", s.handles.rbegin()->first, s.handles.size());
 }
 
 // The calling context tree. A tool walks a context up to its root, so a parent or region that
@@ -975,6 +1095,17 @@ void build_definitions(ArchiveReader::Impl& s, Definitions& defs_, const std::st
     defs_.windows[ref].comm = w.comm < defs_.comms.size() ? w.comm : kNoComm;
   }
   build_contexts(s, defs_, global_defs);
+  defs_.files.resize(s.files.size());
+  for (const auto& [ref, f] : s.files) defs_.files[ref] = {s.str(f.name), f.initial_size};
+  defs_.io_handles.resize(s.handles.size());
+  for (const auto& [ref, h] : s.handles) {
+    if (h.file >= defs_.files.size())
+      damaged(global_defs,
+              fmt::format("I/O handle {} names file {}, which is not defined", ref, h.file));
+    defs_.io_handles[ref] = {
+        s.str(h.name), static_cast<std::uint32_t>(h.file),
+        h.comm < defs_.comms.size() ? static_cast<std::uint32_t>(h.comm) : kNoComm};
+  }
   defs_.metrics.resize(s.metric_members.size());
   s.class_members.assign(s.metric_classes.size(), {});
   for (const auto& [ref, members] : s.metric_classes) {
@@ -1083,6 +1214,9 @@ ArchiveReader::ArchiveReader(const std::string& path) : impl_(std::make_unique<I
   OTF2_GlobalDefReaderCallbacks_SetSourceCodeLocationCallback(dc, def_place);
   OTF2_GlobalDefReaderCallbacks_SetInterruptGeneratorCallback(dc, def_interrupt_generator);
   OTF2_GlobalDefReaderCallbacks_SetRmaWinCallback(dc, def_rma_win);
+  OTF2_GlobalDefReaderCallbacks_SetIoRegularFileCallback(dc, def_io_file);
+  OTF2_GlobalDefReaderCallbacks_SetIoFilePropertyCallback(dc, def_io_file_property);
+  OTF2_GlobalDefReaderCallbacks_SetIoHandleCallback(dc, def_io_handle);
   OTF2_ErrorCode rc = OTF2_Reader_RegisterGlobalDefCallbacks(s.reader, gdr, dc, &s);
   std::uint64_t n = 0;
   if (rc == OTF2_SUCCESS) rc = OTF2_Reader_ReadAllGlobalDefinitions(s.reader, gdr, &n);
@@ -1173,6 +1307,12 @@ void ArchiveReader::read_events(EventSink& sink,
   OTF2_GlobalEvtReaderCallbacks_SetMetricCallback(ec.get(), on_metric);
   OTF2_GlobalEvtReaderCallbacks_SetCallingContextSampleCallback(ec.get(), on_sample);
   set_rma_callbacks(ec.get());
+  OTF2_GlobalEvtReaderCallbacks_SetIoCreateHandleCallback(ec.get(), on_io_create);
+  OTF2_GlobalEvtReaderCallbacks_SetIoDestroyHandleCallback(ec.get(), on_io_destroy);
+  OTF2_GlobalEvtReaderCallbacks_SetIoOperationBeginCallback(ec.get(), on_io_begin);
+  OTF2_GlobalEvtReaderCallbacks_SetIoOperationCompleteCallback(ec.get(), on_io_complete);
+  OTF2_GlobalEvtReaderCallbacks_SetIoSeekCallback(ec.get(), on_io_seek);
+  OTF2_GlobalEvtReaderCallbacks_SetIoDeleteFileCallback(ec.get(), on_io_delete);
   if (OTF2_Reader_RegisterGlobalEvtCallbacks(s.reader, events, ec.get(), &s) != OTF2_SUCCESS)
     incomplete("the events cannot be read");
   std::uint64_t total = 0;

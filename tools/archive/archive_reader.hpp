@@ -59,6 +59,23 @@ struct CommDef {
   bool self = false;                       // MPI_COMM_SELF: the one member is the caller
 };
 
+// MPI-IO (docs/otf2-mapping.md, MPI-IO). A size the archive does not give is kUnknownSize.
+inline constexpr std::uint64_t kUnknownSize = ~std::uint64_t{0};
+
+// A file, one per name: opened, or only deleted, by some rank.
+struct FileDef {
+  std::string name;
+  std::uint64_t initial_size = kUnknownSize;  // its size in bytes when the run first opened it
+};
+
+// A file opened by one rank: an OTF2 I/O handle. Its own size at opening comes with its
+// creation (EventSink::io_handle_created).
+struct IoHandleDef {
+  std::string name;        // the file's name
+  std::uint32_t file = 0;  // index into Definitions::files
+  std::uint32_t comm = 0;  // the communicator it was opened on (kNoComm: unknown)
+};
+
 // A metric member. The Peruse counters share one class; every other metric has a class of its
 // own (archive_schema.hpp). Metric events reach the sinks one member at a time.
 enum class MetricMode : std::uint8_t {
@@ -109,6 +126,8 @@ struct Definitions {
   std::vector<MetricDef> metrics;        // by OTF2 metric member id (events name members)
   std::vector<ContextDef> contexts;      // by OTF2 calling context id (a forest)
   std::uint64_t sampling_period_ns = 0;  // the interrupt generator's period; 0: no sampling
+  std::vector<FileDef> files;            // by OTF2 IoFile id
+  std::vector<IoHandleDef> io_handles;   // by OTF2 IoHandle id
   std::uint64_t total_events = 0;
   std::string creator;
   std::string settings;       // the settings property ("MPITRACE_PERUSE_EVENTS=..."), or ""
@@ -167,6 +186,16 @@ struct RmaEvent {
   std::uint32_t sync_level = 0;          // GroupSync, CollectiveEnd: 1 process, 2 memory
   bool exclusive = false;                // RequestLock, AcquireLock, TryLock
 };
+// An MPI-IO operation as it begins: what it does, how, and how much it asks for.
+enum class IoMode : std::uint8_t { Read, Write, Flush };
+inline constexpr std::uint32_t kIoNonBlocking = 1, kIoCollective = 2;  // IoBegin::flags (OTF2's)
+struct IoBegin {
+  IoMode mode = IoMode::Read;
+  std::uint32_t flags = 0;
+  std::uint64_t bytes = 0;     // requested; kUnknownSize for a flush
+  std::uint64_t matching = 0;  // the same in its io_complete
+};
+enum class IoSeekFrom : std::uint8_t { Start, Current, End, Other };
 
 // Times are ns since the trace start; `loc` indexes Definitions::locations. Every callback does
 // nothing unless a sink overrides it: each analysis takes only the events it reads.
@@ -201,6 +230,26 @@ class EventSink {
   // them.
   virtual void sample(std::uint32_t /*loc*/, std::uint64_t /*t*/, const Sample& /*s*/) {}
   virtual void rma(std::uint32_t /*loc*/, std::uint64_t /*t*/, const RmaEvent& /*e*/) {}
+  // MPI-IO: `handle` indexes Definitions::io_handles, `file` Definitions::files. Operations
+  // begin and complete in the same MPI call, or complete in another (nonblocking ones in a Wait
+  // or Test, split collectives in their *_end) with the same matching id.
+  virtual void io_handle_created(std::uint32_t /*loc*/, std::uint64_t /*t*/,
+                                 std::uint32_t /*handle*/, std::uint64_t /*size_at_open*/) {}
+  virtual void io_handle_destroyed(std::uint32_t /*loc*/, std::uint64_t /*t*/,
+                                   std::uint32_t /*handle*/) {}
+  virtual void io_begin(std::uint32_t /*loc*/, std::uint64_t /*t*/, std::uint32_t /*handle*/,
+                        const IoBegin& /*op*/) {}
+  virtual void io_complete(std::uint32_t /*loc*/, std::uint64_t /*t*/, std::uint32_t /*handle*/,
+                           std::uint64_t /*bytes*/, std::uint64_t /*matching*/) {}
+  // MPI_File_seek(_shared): the offset asked for, from where, and the one reached (etypes of
+  // the file's view; kUnknownSize when the MPI did not say).
+  virtual void io_seek(std::uint32_t /*loc*/, std::uint64_t /*t*/, std::uint32_t /*handle*/,
+                       std::int64_t /*offset*/, IoSeekFrom /*from*/, std::uint64_t /*reached*/) {}
+  // MPI_File_set_size or MPI_File_preallocate (`region`, the MPI function), at its Leave,
+  // just before the leave() callback.
+  virtual void io_resize(std::uint32_t /*loc*/, std::uint64_t /*t*/, std::uint32_t /*handle*/,
+                         std::uint32_t /*region*/, std::uint64_t /*size*/) {}
+  virtual void io_delete(std::uint32_t /*loc*/, std::uint64_t /*t*/, std::uint32_t /*file*/) {}
 
   // `value` to the nearest integer; one outside int64's range is clamped, NaN is 0.
   static std::int64_t rounded_metric(double value);

@@ -136,6 +136,32 @@ class RepairedSink : public EventSink {
   void rma(std::uint32_t loc, std::uint64_t t, const RmaEvent& e) override {
     next_.rma(loc, at(loc, t), e);
   }
+  void io_handle_created(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
+                         std::uint64_t size) override {
+    next_.io_handle_created(loc, at(loc, t), handle, size);
+  }
+  void io_handle_destroyed(std::uint32_t loc, std::uint64_t t, std::uint32_t handle) override {
+    next_.io_handle_destroyed(loc, at(loc, t), handle);
+  }
+  void io_begin(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
+                const IoBegin& op) override {
+    next_.io_begin(loc, at(loc, t), handle, op);
+  }
+  void io_complete(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, std::uint64_t bytes,
+                   std::uint64_t matching) override {
+    next_.io_complete(loc, at(loc, t), handle, bytes, matching);
+  }
+  void io_seek(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, std::int64_t offset,
+               IoSeekFrom from, std::uint64_t reached) override {
+    next_.io_seek(loc, at(loc, t), handle, offset, from, reached);
+  }
+  void io_resize(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, std::uint32_t region,
+                 std::uint64_t size) override {
+    next_.io_resize(loc, at(loc, t), handle, region, size);
+  }
+  void io_delete(std::uint32_t loc, std::uint64_t t, std::uint32_t file) override {
+    next_.io_delete(loc, at(loc, t), file);
+  }
 
  private:
   // A location's events come in time order: its shifts are walked once.
@@ -199,6 +225,34 @@ class TeeSink : public EventSink {
   }
   void rma(std::uint32_t loc, std::uint64_t t, const RmaEvent& e) override {
     a_.rma(loc, t, e), b_.rma(loc, t, e);
+  }
+  void io_handle_created(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
+                         std::uint64_t size) override {
+    a_.io_handle_created(loc, t, handle, size), b_.io_handle_created(loc, t, handle, size);
+  }
+  void io_handle_destroyed(std::uint32_t loc, std::uint64_t t, std::uint32_t handle) override {
+    a_.io_handle_destroyed(loc, t, handle), b_.io_handle_destroyed(loc, t, handle);
+  }
+  void io_begin(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
+                const IoBegin& op) override {
+    a_.io_begin(loc, t, handle, op), b_.io_begin(loc, t, handle, op);
+  }
+  void io_complete(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, std::uint64_t bytes,
+                   std::uint64_t matching) override {
+    a_.io_complete(loc, t, handle, bytes, matching);
+    b_.io_complete(loc, t, handle, bytes, matching);
+  }
+  void io_seek(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, std::int64_t offset,
+               IoSeekFrom from, std::uint64_t reached) override {
+    a_.io_seek(loc, t, handle, offset, from, reached);
+    b_.io_seek(loc, t, handle, offset, from, reached);
+  }
+  void io_resize(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, std::uint32_t region,
+                 std::uint64_t size) override {
+    a_.io_resize(loc, t, handle, region, size), b_.io_resize(loc, t, handle, region, size);
+  }
+  void io_delete(std::uint32_t loc, std::uint64_t t, std::uint32_t file) override {
+    a_.io_delete(loc, t, file), b_.io_delete(loc, t, file);
   }
 
  private:

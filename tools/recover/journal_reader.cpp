@@ -101,6 +101,15 @@ void read_definitions(const std::string& path, RankJournal& j) {
       c.name = rest_of(in);
       ok = ok && (!in.fail() || in.eof());
       if (ok) j.process.comms.push_back(std::move(c));
+    } else if (key == "commname") {
+      std::uint32_t id = 0;
+      in >> id;
+      const std::string name = rest_of(in);
+      // Named after it was noted: the communicator's line comes first.
+      auto it = std::find_if(j.process.comms.begin(), j.process.comms.end(),
+                             [&](const trace::CommInfo& c) { return c.local_id == id; });
+      ok = !in.fail() && it != j.process.comms.end();
+      if (ok) it->name = name, it->named = true;
     } else if (key == "file") {
       trace::FileInfo f;
       in >> f.local_id >> f.comm;
@@ -126,6 +135,15 @@ void read_definitions(const std::string& path, RankJournal& j) {
       std::vector<int> members = read_ranks(in);
       ok = !in.fail() && id == j.process.rma_groups.size();
       if (ok) j.process.rma_groups.push_back(std::move(members));
+    } else if (key == "filename") {
+      std::uint32_t id = 0;
+      in >> id;
+      const std::string name = rest_of(in);
+      ok = !in.fail() && id < journal::kMaxLocalIds;
+      if (ok) {
+        if (j.process.file_names.size() <= id) j.process.file_names.resize(id + 1);
+        j.process.file_names[id] = name;
+      }
     } else if (key == "metric") {
       trace::MetricInfo m;
       std::string flags;
