@@ -4,6 +4,7 @@
 
 #include "tools/archive/archive_reader.hpp"
 #include "tools/archive/clock_repair.hpp"
+#include "tools/archive/pipelined_sink.hpp"
 #include "tools/report/analysis.hpp"
 #include "tools/report/context_analysis.hpp"
 #include "tools/report/mpit_analysis.hpp"
@@ -53,7 +54,10 @@ Report analyse_archive(const std::string& path, const std::string& by, archive::
   archive::EventSink& sink = !several_clocks         ? static_cast<archive::EventSink&>(counted)
                              : repair.repaired() > 0 ? static_cast<archive::EventSink&>(repaired)
                                                      : analysis;
-  reader.read_events(sink, progress);
+  // The analyses run on a second thread while this one decodes the archive.
+  archive::PipelinedSink pipeline(sink);
+  reader.read_events(pipeline, progress);
+  pipeline.finish();
   if (!several_clocks) repair.finish();
   bar.clear();
   peruse_analysis.finish();

@@ -1,0 +1,213 @@
+#include "tools/archive/pipelined_sink.hpp"
+
+#include <bit>
+
+namespace perusetrace::archive {
+
+PipelinedSink::PipelinedSink(EventSink& next) : next_(next) {
+  for (std::size_t i = 0; i < kBatches; ++i) {
+    pool_.push_back(std::make_unique<Batch>());
+    pool_.back()->records.reserve(kBatchRecords);
+    empty_.push_back(pool_.back().get());
+  }
+  current_ = empty_.front();
+  empty_.pop_front();
+  worker_ = std::thread([this] { work(); });
+}
+
+PipelinedSink::~PipelinedSink() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  to_worker_.notify_all();
+  if (worker_.joinable()) worker_.join();
+}
+
+void PipelinedSink::hand_over() {
+  std::unique_lock lock(mutex_);
+  full_.push_back(current_);
+  current_ = nullptr;
+  to_worker_.notify_one();
+  to_reader_.wait(lock, [&] { return !empty_.empty() || error_; });
+  // The analyses failed: the reading stops with their error (the reader passes it on).
+  if (error_) std::rethrow_exception(error_);
+  current_ = empty_.front();
+  empty_.pop_front();
+}
+
+void PipelinedSink::work() {
+  for (;;) {
+    Batch* batch = nullptr;
+    {
+      std::unique_lock lock(mutex_);
+      to_worker_.wait(lock, [&] { return !full_.empty() || done_ || stop_; });
+      if (stop_ || full_.empty()) return;
+      batch = full_.front();
+      full_.pop_front();
+    }
+    try {
+      if (!error_) replay(*batch);
+    } catch (...) {
+      std::lock_guard lock(mutex_);
+      error_ = std::current_exception();
+    }
+    batch->records.clear();
+    batch->samples.clear();
+    batch->rmas.clear();
+    {
+      std::lock_guard lock(mutex_);
+      empty_.push_back(batch);
+    }
+    to_reader_.notify_one();
+  }
+}
+
+void PipelinedSink::finish() {
+  {
+    std::unique_lock lock(mutex_);
+    if (current_ != nullptr && !current_->records.empty()) {
+      full_.push_back(current_);
+      current_ = nullptr;
+    }
+    done_ = true;
+  }
+  to_worker_.notify_all();
+  if (worker_.joinable()) worker_.join();
+  if (error_) std::rethrow_exception(error_);
+}
+
+void PipelinedSink::replay(const Batch& batch) {
+  for (const Record& r : batch.records) {
+    switch (r.kind) {
+      case Kind::Enter:
+        next_.enter(r.loc, r.t, r.a);
+        break;
+      case Kind::Leave:
+        next_.leave(r.loc, r.t, r.a);
+        break;
+      case Kind::Peruse: {
+        PeruseFields f;
+        f.request = r.x;
+        f.bytes = r.y;
+        f.peer = static_cast<std::int32_t>(r.b);
+        f.tag = static_cast<std::int32_t>(r.c);
+        f.comm = r.d;
+        f.operation = r.flag;
+        next_.peruse(r.loc, r.t, r.a, f);
+        break;
+      }
+      case Kind::Send:
+        next_.send(r.loc, r.t, r.a, r.b, r.c, r.x, r.y, r.flag != 0);
+        break;
+      case Kind::SendComplete:
+        next_.send_complete(r.loc, r.t, r.x);
+        break;
+      case Kind::RecvRequest:
+        next_.recv_request(r.loc, r.t, r.x);
+        break;
+      case Kind::Recv:
+        next_.recv(r.loc, r.t, r.a, r.b, r.c, r.x, r.y, r.flag != 0);
+        break;
+      case Kind::Cancelled:
+        next_.request_cancelled(r.loc, r.t, r.x);
+        break;
+      case Kind::Metric:
+        next_.metric(r.loc, r.t, r.a, static_cast<std::int64_t>(r.x));
+        break;
+      case Kind::RealMetric:
+        next_.real_metric(r.loc, r.t, r.a, std::bit_cast<double>(r.x));
+        break;
+      case Kind::Sample:
+        next_.sample(r.loc, r.t, batch.samples[r.a]);
+        break;
+      case Kind::Rma:
+        next_.rma(r.loc, r.t, batch.rmas[r.a]);
+        break;
+    }
+  }
+}
+
+void PipelinedSink::enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) {
+  next_record(Kind::Enter, loc, t).a = region;
+}
+
+void PipelinedSink::leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) {
+  next_record(Kind::Leave, loc, t).a = region;
+}
+
+void PipelinedSink::peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
+                           const PeruseFields& f) {
+  Record& r = next_record(Kind::Peruse, loc, t);
+  r.a = region;
+  r.b = static_cast<std::uint32_t>(f.peer);
+  r.c = static_cast<std::uint32_t>(f.tag);
+  r.d = f.comm;
+  r.x = f.request;
+  r.y = f.bytes;
+  r.flag = f.operation;
+}
+
+void PipelinedSink::send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
+                         std::uint32_t tag, std::uint64_t bytes, std::uint64_t request,
+                         bool blocking) {
+  Record& r = next_record(Kind::Send, loc, t);
+  r.a = peer;
+  r.b = comm;
+  r.c = tag;
+  r.x = bytes;
+  r.y = request;
+  r.flag = blocking ? 1 : 0;
+}
+
+void PipelinedSink::send_complete(std::uint32_t loc, std::uint64_t t, std::uint64_t request) {
+  next_record(Kind::SendComplete, loc, t).x = request;
+}
+
+void PipelinedSink::recv_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) {
+  next_record(Kind::RecvRequest, loc, t).x = request;
+}
+
+void PipelinedSink::recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
+                         std::uint32_t tag, std::uint64_t bytes, std::uint64_t request,
+                         bool blocking) {
+  Record& r = next_record(Kind::Recv, loc, t);
+  r.a = peer;
+  r.b = comm;
+  r.c = tag;
+  r.x = bytes;
+  r.y = request;
+  r.flag = blocking ? 1 : 0;
+}
+
+void PipelinedSink::request_cancelled(std::uint32_t loc, std::uint64_t t, std::uint64_t request) {
+  next_record(Kind::Cancelled, loc, t).x = request;
+}
+
+void PipelinedSink::metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
+                           std::int64_t value) {
+  Record& r = next_record(Kind::Metric, loc, t);
+  r.a = metric;
+  r.x = static_cast<std::uint64_t>(value);
+}
+
+void PipelinedSink::real_metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
+                                double value) {
+  Record& r = next_record(Kind::RealMetric, loc, t);
+  r.a = metric;
+  r.x = std::bit_cast<std::uint64_t>(value);
+}
+
+void PipelinedSink::sample(std::uint32_t loc, std::uint64_t t, const Sample& s) {
+  Record& r = next_record(Kind::Sample, loc, t);
+  r.a = static_cast<std::uint32_t>(current_->samples.size());
+  current_->samples.push_back(s);
+}
+
+void PipelinedSink::rma(std::uint32_t loc, std::uint64_t t, const RmaEvent& e) {
+  Record& r = next_record(Kind::Rma, loc, t);
+  r.a = static_cast<std::uint32_t>(current_->rmas.size());
+  current_->rmas.push_back(e);
+}
+
+}  // namespace perusetrace::archive
