@@ -21,8 +21,8 @@ inline constexpr std::size_t kSummaryCells = 1u << 20;     // rows x finest buck
 inline constexpr std::size_t kMinBuckets = 256;            // per row, however many rows
 inline constexpr std::size_t kScreenBuckets = 4096;        // where the detail is complete
 inline constexpr std::size_t kWholeTraceItems = 1u << 18;  // detail kept whole up to this
-inline constexpr std::size_t kWindowItems = 8192;          // per occurrence window
-inline constexpr std::size_t kEdgeItems = 16384;           // the windows at start and end
+inline constexpr std::size_t kWindowItems = 16384;         // per occurrence window
+inline constexpr std::size_t kEdgeItems = 65536;           // the windows at start and end
 // Items copied into windows from the recent past at most, so that a trace whose every new case
 // is a new worst one (waits that keep growing) costs a bounded amount: later windows start
 // when their occurrence is found.
