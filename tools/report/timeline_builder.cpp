@@ -1,7 +1,6 @@
 #include "tools/report/timeline_builder.hpp"
 
 #include <algorithm>
-#include <cstring>
 
 #include <fmt/core.h>
 
@@ -218,11 +217,12 @@ void TimelineBuilder::keep(std::vector<Kept<Case>>& kept,
 
 void TimelineBuilder::pattern_case(const Pattern& pattern, const PatternCase& c) {
   auto same_case = [](const PatternCase& a, const PatternCase& b) { return same(a, b); };
-  std::vector<Kept<PatternCase>>* kept = &late_wait_;
+  std::vector<Kept<PatternCase>>* kept = nullptr;
   if (&pattern == &report_.late_sender) kept = &late_sender_;
   if (&pattern == &report_.late_sender_in_collectives) kept = &late_sender_in_collectives_;
   if (&pattern == &report_.unexpected_queue) kept = &unexpected_queue_;
-  keep(*kept, pattern.worst.items(), c, c.time, c.lost, same_case);
+  if (&pattern == &report_.late_wait) kept = &late_wait_;
+  if (kept != nullptr) keep(*kept, pattern.worst.items(), c, c.time, c.lost, same_case);
 }
 
 void TimelineBuilder::message_case(const MessageCase& m) {

@@ -6,6 +6,7 @@
 // lists, and dropped when it no longer does.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <utility>
 #include <vector>
