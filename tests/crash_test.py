@@ -191,8 +191,9 @@ def check_file_io_exit(c):
     failures = trace_checks.check_file_io(trace_checks.load(anchor), run)
     expect(not failures, "the recovered archive fails the file_io check:\n  " +
            "\n  ".join(failures[:10]))
-    report = launcher(c, "report", anchor)
-    expect(report.returncode == 0, "report cannot read the recovered archive", report)
+    for tool in (["report", anchor], ["prv", anchor, "-q", "-o", os.path.join(out, "paraver")]):
+        done = launcher(c, *tool)
+        expect(done.returncode == 0, f"{tool[0]} cannot read the recovered archive", done)
     print(recovered.stdout)
 
 

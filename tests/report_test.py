@@ -18,6 +18,11 @@ CASE:
   rma           tests/apps/rma on 4 ranks: the RMA section's operations and bytes per window and
                 per origin/target pair are the program's (tests/rma_checks.py), its calls and time
                 per kind of synchronisation the archive's regions summed
+  io            tests/apps/file_io on 4 ranks: per file and rank the MPI-IO section's operations
+                and bytes read and written, by kind (independent, collective, and their
+                nonblocking ones), syncs, seeks, size changes, deletions and openings are the
+                program's own tally, each file's initial size the one its first opening saw;
+                operation, sync and call times are the archive's, summed
   mpit          tests/apps/mpit_counts 100 20 on 4 ranks with Open MPI's software counters and
                 MPITRACE_PVARS=runtime_spc_*,pml_ob1_*: each sender's OMPI_SPC_SEND changed by
                 exactly 100+20+1 = 121, 100% of it in MPI_Send, each receiver's OMPI_SPC_RECV
@@ -50,11 +55,13 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_result  # noqa: E402
+import otf2  # noqa: E402
 import mpi_launch  # noqa: E402
 import trace_checks  # noqa: E402
 
 PLOTS = ("plot-bandwidth", "plot-fragment-intervals", "plot-queue-depth", "plot-matrix")
 SENDS, FLOOD, MPIT_RANKS = 100, 20, 4  # tests/apps/mpit_counts' arguments, and its ranks
+IO_RANKS = 4  # tests/apps/file_io's
 MPIT_ENV = {"OMPI_MCA_mpi_spc_attach": "all", "MPITRACE_PVARS": "runtime_spc_*,pml_ob1_*"}
 
 
@@ -783,7 +790,110 @@ def case_timeline_jump(c):
     return f
 
 
-CASES = {"mpit": case_mpit, "rma": case_rma, "timeline": case_timeline,
+def archive_io_times(trace):
+    """From the archive: per (rank, file) the reads' and writes' begin-to-completion time and
+    the flushes', summed (ns); per rank its MPI_File_* calls (none is inside another MPI call in
+    file_io.c)."""
+    ops, flushes, calls = collections.Counter(), collections.Counter(), collections.Counter()
+    for (rank, _), events in trace.events.items():
+        begun = {}
+        for e in events:
+            if e.kind == "Enter" and e.name.startswith("MPI_File_"):
+                calls[rank] += 1
+            elif e.kind == "IoOperationBegin":
+                begun[e.raw.matching_id] = e
+            elif e.kind == "IoOperationComplete" and e.raw.matching_id in begun:
+                b = begun.pop(e.raw.matching_id)
+                key = (rank, b.raw.handle.file.name)
+                ns = trace.ns(e.time - b.time)
+                if b.raw.mode == otf2.IoOperationMode.FLUSH:
+                    flushes[key] += ns
+                else:
+                    ops[key] += ns
+    return ops, flushes, calls
+
+
+def case_io(c):
+    """tests/apps/file_io.c on 4 ranks: the report's MPI-IO numbers per file and rank equal the
+    program's own tally (operations and bytes read and written, by kind, syncs, seeks, size
+    changes, deletions, openings; the files' initial sizes) and, for times, the archive's
+    (each operation's begin to completion; the MPI_File_* calls per rank)."""
+    trace_dir = os.path.join(c.work, "io")
+    env = {"MPITRACE_OUTPUT": trace_dir}
+    cmd = mpi_launch.command(c.opts.mpirun, IO_RANKS, env, c.opts.preload)
+    run = subprocess.run(cmd + [c.opts.file_io], env=mpi_launch.launcher_env(env), cwd=c.work,
+                         capture_output=True, text=True)
+    if run.returncode != 0:
+        raise SystemExit(f"the traced run failed ({run.returncode}):\n{run.stdout}\n{run.stderr}")
+    program = trace_checks.program_io(run.stdout)
+    text, data, f = c.report(trace_dir)
+    io = data.get("io")
+    if io is None or not program:
+        return f + [f"no 'io' section ({io is None}) or no tallies from the program"]
+    files = {x["name"]: x for x in io["files"]}
+    ops_ns, flush_ns, calls = archive_io_times(
+        trace_checks.load(os.path.join(trace_dir, "traces.otf2")))
+    for (rank, name), want in sorted(program.items()):
+        entry = next((r for r in files.get(name, {}).get("ranks", []) if r["rank"] == rank), None)
+        if entry is None:
+            f.append(f"rank {rank} {name}: not in the report")
+            continue
+        got = {"opens": entry["opens"], "closes": entry["closes"],
+               "reads": entry["reads"]["operations"], "read_bytes": entry["reads"]["bytes"],
+               "writes": entry["writes"]["operations"], "write_bytes": entry["writes"]["bytes"],
+               "flushes": entry["flushes"]["operations"], "seeks": entry["seeks"],
+               "resizes": entry["resizes"], "deletes": entry["deletes"]}
+        for kind in trace_checks.IO_KINDS:
+            got[kind] = entry["kinds"][kind]["operations"]
+            got[kind + "_bytes"] = entry["kinds"][kind]["bytes"]
+        expected = dict(want, resizes=0 if want["resizes"] == "-" else
+                        len(want["resizes"].split(",")))
+        del expected["sizes"]
+        differ = {k: (v, got.get(k)) for k, v in expected.items() if got.get(k) != v}
+        if differ:
+            f.append(f"rank {rank} {name}: (program, report) differ: {differ}")
+        times = (entry["reads"]["ns"] + entry["writes"]["ns"], entry["flushes"]["ns"])
+        if times != (ops_ns[(rank, name)], flush_ns[(rank, name)]):
+            f.append(f"rank {rank} {name}: operation and sync time {times} ns, the archive's "
+                     f"{(ops_ns[(rank, name)], flush_ns[(rank, name)])}")
+        if entry["unfinished"] or (want["opens"] or want["deletes"]) and not entry["calls"]:
+            f.append(f"rank {rank} {name}: {entry['unfinished']} unfinished, {entry['calls']} calls")
+    reported = {(r["rank"], x["name"]) for x in io["files"] for r in x["ranks"]}
+    if reported != set(program):
+        f.append(f"(rank, file) pairs reported but not in the program: "
+                 f"{sorted(reported - set(program))}")
+    for name, entry in files.items():
+        firsts = {int(t["sizes"].split(",")[0]) for (_, n), t in program.items()
+                  if n == name and t["sizes"] != "-"}
+        want = min(firsts) if firsts else -1
+        if entry["initial_size"] != want:
+            f.append(f"{name}: initial size {entry['initial_size']}, expected {want}")
+    per_rank = {r["rank"]: r["calls"] for r in io["ranks"]}
+    if per_rank != dict(calls):
+        f.append(f"MPI_File_* calls per rank {per_rank}, the archive's {dict(calls)}")
+    if "file_io.dat (initial size 12345 bytes)" not in text:
+        f.append("the text does not give file_io.dat's initial size")
+    for rank in range(IO_RANKS):
+        line = re.compile(rf"^ +{rank} +5/18000 +5/18000 .* 3/12000 +2/8000 +2/4000 +3/12000 ",
+                          re.M)
+        if not line.search(text):
+            f.append(f"the text has no line for rank {rank} of file_io.dat with its reads, "
+                     "writes and kinds")
+    with open(trace_dir + ".html") as page:
+        html = page.read()
+    table = html[html.find('<table id="io">'):]
+    rows = table[:table.find("</table>")].count("<tr><td>")
+    if rows != len(program):
+        f.append(f"HTML: {rows} rows in the MPI-IO table, expected {len(program)}")
+    prv = subprocess.run([c.opts.perusetrace, "prv", trace_dir, "-q", "-o",
+                          os.path.join(c.work, "io-paraver")], capture_output=True, text=True)
+    if prv.returncode != 0 or prv.stderr.strip():
+        f.append(f"prv on the MPI-IO archive: exit {prv.returncode}, {prv.stderr[:300]!r}")
+    print(f"{len(program)} (rank, file) pairs checked against the program's tally")
+    return f
+
+
+CASES = {"mpit": case_mpit, "io": case_io, "rma": case_rma, "timeline": case_timeline,
          "timeline_jump": case_timeline_jump,
          "broken_clock": case_broken_clock, "late_sender": case_late_sender, "late_wait": case_late_wait, "flood": case_flood,
          "long_message": case_long_message, "no_events": case_no_events,
@@ -796,6 +906,7 @@ def main():
         parser.add_argument(name, required=True)
     parser.add_argument("--clock-shift", help="tests/apps/clock_shift.c's library")
     parser.add_argument("--mpit-counts", help="tests/apps/mpit_counts, for the mpit case")
+    parser.add_argument("--file-io", help="tests/apps/file_io, for the io case")
     parser.add_argument("--rma", help="tests/apps/rma, for the rma case")
     parser.add_argument("case", choices=sorted(CASES))
     opts = parser.parse_args()

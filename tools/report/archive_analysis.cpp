@@ -7,6 +7,7 @@
 #include "tools/archive/pipelined_sink.hpp"
 #include "tools/report/analysis.hpp"
 #include "tools/report/context_analysis.hpp"
+#include "tools/report/io_analysis.hpp"
 #include "tools/report/mpit_analysis.hpp"
 #include "tools/report/rma_analysis.hpp"
 #include "tools/report/timeline_builder.hpp"
@@ -22,9 +23,11 @@ Report analyse_archive(const std::string& path, const std::string& by, archive::
   MpitAnalysis mpit_analysis(reader.definitions(), result);
   ContextAnalyses context_analysis(reader.definitions(), by, result);
   RmaAnalysis rma_analysis(reader.definitions(), result);
+  IoAnalysis io_analysis(reader.definitions(), result);
   archive::TeeSink first_two(peruse_analysis, mpit_analysis);
   archive::TeeSink first_three(first_two, rma_analysis);
-  archive::TeeSink all_four(first_three, context_analysis);
+  archive::TeeSink first_four(first_three, io_analysis);
+  archive::TeeSink all_five(first_four, context_analysis);
   // The page's timeline sees each event after the analyses: it keeps detail around the cases
   // they find.
   std::optional<timeline::TimelineBuilder> builder;
@@ -32,10 +35,10 @@ Report analyse_archive(const std::string& path, const std::string& by, archive::
   if (timeline != nullptr) {
     builder.emplace(reader.definitions(), result);
     peruse_analysis.listen(*builder);
-    with_timeline.emplace(all_four, *builder);
+    with_timeline.emplace(all_five, *builder);
   }
   archive::EventSink& analysis = with_timeline ? static_cast<archive::EventSink&>(*with_timeline)
-                                               : static_cast<archive::EventSink&>(all_four);
+                                               : static_cast<archive::EventSink&>(all_five);
   auto progress = [&](std::uint64_t done, std::uint64_t total) { bar(done, total); };
   // The clock condition is counted by the controlled logical clock's replay
   // (archive/clock_repair.hpp). On several clocks it runs as a first pass and the analysis sees
@@ -62,6 +65,7 @@ Report analyse_archive(const std::string& path, const std::string& by, archive::
   bar.clear();
   peruse_analysis.finish();
   rma_analysis.finish();
+  io_analysis.finish();
   if (builder) *timeline = builder->finish();
   const bool moved = several_clocks && repair.repaired() > 0;
   result.clock = {repair.messages(),

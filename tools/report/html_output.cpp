@@ -193,6 +193,32 @@ std::string rma_line(const Rma& rma) {
       all.bytes_received, static_cast<double>(sync_ns) / 1e6);
 }
 
+// MPI-IO: a row per file and rank that used it.
+std::string io_table(const Io& io) {
+  if (!io.present) return "";
+  std::string t =
+      "<h2>MPI-IO</h2>\n<table id=\"io\"><tr><th>file</th><th>rank</th><th>read "
+      "(operations/bytes)</th><th>written</th><th>independent</th><th>collective</th>"
+      "<th>independent nonblocking</th><th>collective nonblocking</th><th>syncs, seeks, size "
+      "changes, deletions, openings</th><th>operation time (ms)</th><th>time in its calls "
+      "(ms)</th></tr>\n";
+  auto traffic = [](const IoTraffic& x) { return fmt::format("{}/{}", x.operations, x.bytes); };
+  for (const IoFileStat& f : io.files)
+    for (std::size_t r = 0; r < f.ranks.size(); ++r) {
+      const IoRankStat& s = f.ranks[r];
+      if (!s.used) continue;
+      t += fmt::format(
+          "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+          "<td>{}</td><td>{}, {}, {}, {}, {}</td><td>{:.3f}</td><td>{:.3f}</td></tr>\n",
+          escape(f.name), r, traffic(s.reads), traffic(s.writes), traffic(s.kinds[kIoIndependent]),
+          traffic(s.kinds[kIoCollective]), traffic(s.kinds[kIoIndependentNonblocking]),
+          traffic(s.kinds[kIoCollectiveNonblocking]), s.flushes.operations, s.seeks, s.resizes,
+          s.deletes, s.opens, static_cast<double>(s.reads.ns + s.writes.ns) / 1e6,
+          static_cast<double>(s.call_ns) / 1e6);
+    }
+  return t + "</table>\n";
+}
+
 std::string mpit_plot(const Report& r, double span_s) {
   constexpr std::size_t kShown = 4;
   std::vector<Series> series;
@@ -322,6 +348,7 @@ std::string to_html(const Report& r, const timeline::Timeline& timeline) {
   page += placement_table(r);
   page += mpit_plot(r, span_s);
   page += rma_line(r.rma);
+  page += io_table(r.io);
   page += context_chart(r);
   page += "<h2>Full report</h2><pre>" + escape(text) + "</pre>\n";
   page += "<script type=\"application/json\" id=\"timeline-data\">" +

@@ -159,6 +159,39 @@ std::string rma(const Rma& m) {
                      pairs, sync, m.never_completed);
 }
 
+std::string io_traffic(const IoTraffic& t) {
+  return fmt::format(R"({{"operations":{},"bytes":{},"ns":{}}})", t.operations, t.bytes, t.ns);
+}
+
+std::string io(const Io& m) {
+  const std::string files = array(m.files, [](const IoFileStat& f) {
+    std::vector<std::size_t> used;
+    for (std::size_t r = 0; r < f.ranks.size(); ++r)
+      if (f.ranks[r].used) used.push_back(r);
+    const std::string ranks = array(used, [&](std::size_t r) {
+      const IoRankStat& s = f.ranks[r];
+      std::string kinds;
+      for (unsigned k = 0; k < kIoKinds; ++k)
+        kinds += fmt::format(R"({}"{}":{})", k ? "," : "", kIoKindNames[k], io_traffic(s.kinds[k]));
+      return fmt::format(
+          R"({{"rank":{},"opens":{},"closes":{},"reads":{},"writes":{},"kinds":{{{}}},)"
+          R"("flushes":{},"seeks":{},"resizes":{},"deletes":{},"calls":{},"call_ns":{},)"
+          R"("unfinished":{}}})",
+          r, s.opens, s.closes, io_traffic(s.reads), io_traffic(s.writes), kinds,
+          io_traffic(s.flushes), s.seeks, s.resizes, s.deletes, s.calls, s.call_ns, s.unfinished);
+    });
+    const long long size =
+        f.initial_size == kIoUnknownSize ? -1 : static_cast<long long>(f.initial_size);
+    return fmt::format(R"({{"name":{},"initial_size":{},"ranks":{}}})", quote(f.name), size, ranks);
+  });
+  std::vector<std::size_t> ranks(m.ranks.size());
+  for (std::size_t r = 0; r < ranks.size(); ++r) ranks[r] = r;
+  const std::string calls = array(ranks, [&](std::size_t r) {
+    return fmt::format(R"({{"rank":{},"calls":{},"ns":{}}})", r, m.ranks[r].calls, m.ranks[r].ns);
+  });
+  return fmt::format(R"({{"files":{},"ranks":{}}})", files, calls);
+}
+
 std::string mpit(const Mpit& m) {
   std::vector<const PvarStat*> written;
   for (const PvarStat& s : m.pvars)
@@ -343,6 +376,8 @@ std::string to_json(const Report& r) {
   if (r.mpit.present) j += R"(,"mpit":)" + mpit(r.mpit);
   // Only an archive with RMA windows has the section.
   if (r.rma.present) j += R"(,"rma":)" + rma(r.rma);
+  // Only an archive with MPI-IO files has the section.
+  if (r.io.present) j += R"(,"io":)" + io(r.io);
   // Only an archive with annotations, or a report asked --by, has the section.
   if (!r.by_context.attributes.empty() || !r.by_context.found.empty())
     j += R"(,"by_context":)" + by_context(r.by_context);

@@ -309,6 +309,50 @@ struct Rma {
   std::uint64_t never_completed = 0;  // operations without a local completion in the trace
 };
 
+// MPI-IO: what each rank did to each file (io_analysis.hpp). An operation's kind: collective
+// or independent, blocking or not (nonblocking ones complete in a Wait or Test, split
+// collectives in their *_end).
+enum IoKind : unsigned {
+  kIoIndependent,
+  kIoCollective,
+  kIoIndependentNonblocking,
+  kIoCollectiveNonblocking,
+  kIoKinds
+};
+inline constexpr const char* kIoKindNames[kIoKinds] = {
+    "independent", "collective", "independent_nonblocking", "collective_nonblocking"};
+inline constexpr std::uint64_t kIoUnknownSize = ~std::uint64_t{0};
+struct IoTraffic {
+  std::uint64_t operations = 0;
+  std::uint64_t bytes = 0;  // transferred (as completed)
+  std::uint64_t ns = 0;     // each operation's begin to its completion, summed
+};
+struct IoRankStat {  // one rank's use of one file
+  bool used = false;
+  std::uint64_t opens = 0, closes = 0;
+  IoTraffic reads, writes;
+  IoTraffic kinds[kIoKinds];                          // reads and writes by kind
+  IoTraffic flushes;                                  // MPI_File_sync (no bytes of their own)
+  std::uint64_t seeks = 0, resizes = 0, deletes = 0;  // MPI_File_seek, set_size/preallocate
+  // The rank's time in the MPI calls that did this file's I/O: every outermost MPI call in
+  // which one of its events happened (its MPI_File_* calls, the Waits completing its requests).
+  std::uint64_t calls = 0, call_ns = 0;
+  std::uint64_t unfinished = 0;  // operations begun whose completion the trace lacks
+};
+struct IoFileStat {
+  std::string name;
+  std::uint64_t initial_size = kIoUnknownSize;  // at the run's first opening of it
+  std::vector<IoRankStat> ranks;                // by world rank
+};
+struct IoRankTotal {  // every MPI_File_* call of a rank (file_io and file_io_metadata roles)
+  std::uint64_t calls = 0, ns = 0;
+};
+struct Io {
+  bool present = false;            // the archive has MPI-IO files
+  std::vector<IoFileStat> files;   // by archive file id
+  std::vector<IoRankTotal> ranks;  // by world rank
+};
+
 struct Report {
   std::string archive, creator, settings;
   std::uint64_t events = 0;
@@ -330,6 +374,7 @@ struct Report {
   std::uint64_t requests_in_flight_max = 0;  // the analysis' own state, for the record
   Mpit mpit;
   Rma rma;
+  Io io;
   ByContext by_context;                 // --by
   std::vector<ByContext> by_attribute;  // without --by: each of the archive's attributes alone
 

@@ -9,6 +9,7 @@
 
 #include "tools/report/context_text.hpp"
 #include "tools/report/mpit_text.hpp"
+#include "tools/report/io_text.hpp"
 #include "tools/report/rma_text.hpp"
 
 namespace perusetrace::report {
@@ -322,6 +323,7 @@ void write_text(std::FILE* out, const Report& report) {
   }
 
   write_rma_text(out, report.rma);
+  write_io_text(out, report.io);
   write_mpit_text(out, report.mpit);
   write_context_text(out, report);
 }
