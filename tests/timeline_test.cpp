@@ -2,6 +2,7 @@
 // counts and counter maxima at every level, the detail kept around a window once the trace has
 // more items than a page holds whole, and the second thread the report's analyses run on.
 #include <catch2/catch.hpp>
+#include <fmt/core.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -234,6 +235,88 @@ TEST_CASE("the second thread gets every event, in order, with every field") {
     pipeline.finish();
   }
   CHECK(piped.calls.size() == 100'000);
+  CHECK(piped.calls == direct.calls);
+}
+
+namespace {
+
+// Writes down every MPI-IO call it gets, with every field.
+class IoLog : public archive::EventSink {
+ public:
+  std::vector<std::string> calls;
+  void io_handle_created(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
+                         std::uint64_t size) override {
+    calls.push_back(fmt::format("create {} {} {} {}", loc, t, handle, size));
+  }
+  void io_handle_destroyed(std::uint32_t loc, std::uint64_t t, std::uint32_t handle) override {
+    calls.push_back(fmt::format("destroy {} {} {}", loc, t, handle));
+  }
+  void io_begin(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
+                const archive::IoBegin& op) override {
+    calls.push_back(fmt::format("begin {} {} {} {} {} {} {}", loc, t, handle,
+                                static_cast<int>(op.mode), op.flags, op.bytes, op.matching));
+  }
+  void io_complete(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, std::uint64_t bytes,
+                   std::uint64_t matching) override {
+    calls.push_back(fmt::format("complete {} {} {} {} {}", loc, t, handle, bytes, matching));
+  }
+  void io_seek(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, std::int64_t offset,
+               archive::IoSeekFrom from, std::uint64_t reached) override {
+    calls.push_back(fmt::format("seek {} {} {} {} {} {}", loc, t, handle, offset,
+                                static_cast<int>(from), reached));
+  }
+  void io_resize(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, std::uint32_t region,
+                 std::uint64_t size) override {
+    calls.push_back(fmt::format("resize {} {} {} {} {}", loc, t, handle, region, size));
+  }
+  void io_delete(std::uint32_t loc, std::uint64_t t, std::uint32_t file) override {
+    calls.push_back(fmt::format("delete {} {} {}", loc, t, file));
+  }
+};
+
+void feed_io(archive::EventSink& sink, std::uint64_t n) {
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const auto loc = static_cast<std::uint32_t>(i % 5);
+    const auto handle = static_cast<std::uint32_t>(i % 11);
+    switch (i % 7) {
+      case 0:
+        sink.io_handle_created(loc, i, handle, i % 3 ? i * 1000 : archive::kUnknownSize);
+        break;
+      case 1:
+        sink.io_begin(loc, i, handle,
+                      {static_cast<archive::IoMode>(i % 3), static_cast<std::uint32_t>(i % 4),
+                       i % 3 == 2 ? archive::kUnknownSize : i * 4, i});
+        break;
+      case 2:
+        sink.io_complete(loc, i, handle, i * 4, i - 1);
+        break;
+      case 3:
+        sink.io_seek(loc, i, handle, -static_cast<std::int64_t>(i),
+                     static_cast<archive::IoSeekFrom>(i % 4), i);
+        break;
+      case 4:
+        sink.io_resize(loc, i, handle, 300 + static_cast<std::uint32_t>(i % 2), i << 16);
+        break;
+      case 5:
+        sink.io_delete(loc, i, static_cast<std::uint32_t>(i % 13));
+        break;
+      default:
+        sink.io_handle_destroyed(loc, i, handle);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("MPI-IO events reach the second thread in order with every field") {
+  IoLog direct, piped;
+  feed_io(direct, 50'000);
+  {
+    archive::PipelinedSink pipeline(piped);
+    feed_io(pipeline, 50'000);
+    pipeline.finish();
+  }
+  CHECK(piped.calls.size() == 50'000);
   CHECK(piped.calls == direct.calls);
 }
 

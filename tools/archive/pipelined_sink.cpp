@@ -124,6 +124,28 @@ void PipelinedSink::replay(const Batch& batch) {
       case Kind::Rma:
         next_.rma(r.loc, r.t, batch.rmas[r.a]);
         break;
+      case Kind::IoCreate:
+        next_.io_handle_created(r.loc, r.t, r.a, r.x);
+        break;
+      case Kind::IoDestroy:
+        next_.io_handle_destroyed(r.loc, r.t, r.a);
+        break;
+      case Kind::IoBegin:
+        next_.io_begin(r.loc, r.t, r.a, {static_cast<IoMode>(r.flag), r.b, r.x, r.y});
+        break;
+      case Kind::IoComplete:
+        next_.io_complete(r.loc, r.t, r.a, r.x, r.y);
+        break;
+      case Kind::IoSeek:
+        next_.io_seek(r.loc, r.t, r.a, static_cast<std::int64_t>(r.x),
+                      static_cast<IoSeekFrom>(r.flag), r.y);
+        break;
+      case Kind::IoResize:
+        next_.io_resize(r.loc, r.t, r.a, r.b, r.x);
+        break;
+      case Kind::IoDelete:
+        next_.io_delete(r.loc, r.t, r.a);
+        break;
     }
   }
 }
@@ -208,6 +230,60 @@ void PipelinedSink::rma(std::uint32_t loc, std::uint64_t t, const RmaEvent& e) {
   Record& r = next_record(Kind::Rma, loc, t);
   r.a = static_cast<std::uint32_t>(current_->rmas.size());
   current_->rmas.push_back(e);
+}
+
+}  // namespace perusetrace::archive
+
+namespace perusetrace::archive {
+
+void PipelinedSink::io_handle_created(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
+                                      std::uint64_t size_at_open) {
+  Record& r = next_record(Kind::IoCreate, loc, t);
+  r.a = handle;
+  r.x = size_at_open;
+}
+
+void PipelinedSink::io_handle_destroyed(std::uint32_t loc, std::uint64_t t, std::uint32_t handle) {
+  next_record(Kind::IoDestroy, loc, t).a = handle;
+}
+
+void PipelinedSink::io_begin(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
+                             const IoBegin& op) {
+  Record& r = next_record(Kind::IoBegin, loc, t);
+  r.a = handle;
+  r.flag = static_cast<std::uint8_t>(op.mode);
+  r.b = op.flags;
+  r.x = op.bytes;
+  r.y = op.matching;
+}
+
+void PipelinedSink::io_complete(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
+                                std::uint64_t bytes, std::uint64_t matching) {
+  Record& r = next_record(Kind::IoComplete, loc, t);
+  r.a = handle;
+  r.x = bytes;
+  r.y = matching;
+}
+
+void PipelinedSink::io_seek(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
+                            std::int64_t offset, IoSeekFrom from, std::uint64_t reached) {
+  Record& r = next_record(Kind::IoSeek, loc, t);
+  r.a = handle;
+  r.flag = static_cast<std::uint8_t>(from);
+  r.x = static_cast<std::uint64_t>(offset);
+  r.y = reached;
+}
+
+void PipelinedSink::io_resize(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
+                              std::uint32_t region, std::uint64_t size) {
+  Record& r = next_record(Kind::IoResize, loc, t);
+  r.a = handle;
+  r.b = region;
+  r.x = size;
+}
+
+void PipelinedSink::io_delete(std::uint32_t loc, std::uint64_t t, std::uint32_t file) {
+  next_record(Kind::IoDelete, loc, t).a = file;
 }
 
 }  // namespace perusetrace::archive

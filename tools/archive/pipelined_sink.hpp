@@ -41,6 +41,18 @@ class PipelinedSink : public EventSink {
   void real_metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric, double value) override;
   void sample(std::uint32_t loc, std::uint64_t t, const Sample& s) override;
   void rma(std::uint32_t loc, std::uint64_t t, const RmaEvent& e) override;
+  void io_handle_created(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
+                         std::uint64_t size_at_open) override;
+  void io_handle_destroyed(std::uint32_t loc, std::uint64_t t, std::uint32_t handle) override;
+  void io_begin(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
+                const IoBegin& op) override;
+  void io_complete(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, std::uint64_t bytes,
+                   std::uint64_t matching) override;
+  void io_seek(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, std::int64_t offset,
+               IoSeekFrom from, std::uint64_t reached) override;
+  void io_resize(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, std::uint32_t region,
+                 std::uint64_t size) override;
+  void io_delete(std::uint32_t loc, std::uint64_t t, std::uint32_t file) override;
 
   // After the last event: waits until `next` has seen every event; rethrows what it threw.
   void finish();
@@ -58,7 +70,14 @@ class PipelinedSink : public EventSink {
     Metric,
     RealMetric,
     Sample,
-    Rma
+    Rma,
+    IoCreate,
+    IoDestroy,
+    IoBegin,
+    IoComplete,
+    IoSeek,
+    IoResize,
+    IoDelete
   };
   // One event in 48 bytes; fields by kind as replay() reads them. Samples and RMA events, rare
   // and larger, wait beside the batch's records.
