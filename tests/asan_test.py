@@ -18,7 +18,7 @@ LIBASAN = "/usr/lib/x86_64-linux-gnu/libasan.so.8"
 OPTIONS = ["ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:abort_on_error=0",
            "UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1"]
 TARGETS = ["lib/libperusetrace.so", "examples/scenarios", "tests/ring", "tests/known_counts",
-           "tests/comm_threads", "tests/file_io"]
+           "tests/comm_threads", "tests/file_io", "tests/rma"]
 
 
 def main():
@@ -46,6 +46,7 @@ def main():
             "--check", "comm_threads", "-np", "2", "--", program("tests/comm_threads"), "8", "3",
             "10"],
         "MPI-IO": ["--check", "file_io", "-np", "2", "--", program("tests/file_io")],
+        "one-sided": ["--check", "rma", "-np", "4", "--", program("tests/rma")],
     }
     failed = [name for name, args in checks.items() if not passes(name, common + args)]
     if failed:
