@@ -336,8 +336,11 @@
     const raw = ns / Math.max(1, width / 110);
     const p = Math.pow(10, Math.floor(Math.log10(raw)));
     const step = [1, 2, 5, 10].map((m) => m * p).find((s) => s >= raw) || 10 * p;
-    const digits = Math.max(0, Math.min(9, -Math.floor(Math.log10(step / (step >= 1e9 ? 1e9 :
-      step >= 1e6 ? 1e6 : step >= 1e3 ? 1e3 : 1)))));
+    // One unit for every label, from the view's end; as many digits as the step needs in it.
+    const far = Math.max(Math.abs(v0), Math.abs(v1));
+    const [unit, unitName] = far >= 1e9 ? [1e9, ' s'] : far >= 1e6 ? [1e6, ' ms'] :
+      far >= 1e3 ? [1e3, ' \u00b5s'] : [1, ' ns'];
+    const digits = Math.max(0, Math.min(9, Math.ceil(-Math.log10(step / unit) - 1e-9)));
     ctx.fillStyle = '#333';
     ctx.font = '11px sans-serif';
     ctx.textBaseline = 'middle';
@@ -353,7 +356,7 @@
       ctx.moveTo(x, AXIS);
       ctx.lineTo(x, height);
       ctx.stroke();
-      ctx.fillText(timeText(t, digits), x + 3, AXIS / 2 - 2);
+      ctx.fillText((t / unit).toFixed(digits) + unitName, x + 3, AXIS / 2 - 2);
     }
   }
 
