@@ -51,7 +51,8 @@ Translator::Translator(const Definitions& defs, PrvWriter& out,
   for (const RegionDef& r : defs.regions) {
     region_state_.push_back(state_of(r));
     const auto extrae = extrae_mpi_call(r);
-    region_extrae_.emplace_back(extrae ? extrae->group : 0, extrae ? extrae->value : 0);
+    region_extrae_.emplace_back(extrae ? std::uint64_t{extrae->group} : 0,
+                                extrae ? extrae->value : 0);
   }
   metric_type_ = metric_types(defs);
   annotations_ = annotation_types(defs);
