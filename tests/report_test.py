@@ -366,11 +366,14 @@ def case_long_message(c):
         bw = g["bandwidth_bytes_per_s"]["median"]
         print(f"{g['operation']}: {g['count']} rendezvous messages, median bandwidth "
               f"{bw / 1e6:.0f} MB/s, {g['fragments']['median']:.0f} fragments each")
-        # Against the archive's own times, not a floor a loaded machine can go below.
+        # Against the archive's own times, not a floor a loaded machine can go below. With four
+        # messages whose speeds a loaded machine spreads several times apart, the report's
+        # median (from its histogram's bins) and the archive's middle message need not agree;
+        # the median must lie among the messages' own speeds, give or take one bin.
         if g["operation"] == "receive" and archive and \
-                not 0.5 <= bw / archive[len(archive) // 2] <= 2:
-            f.append(f"receive bandwidth {bw:.3g} B/s, the archive's transfers give "
-                     f"{archive[len(archive) // 2]:.3g} B/s")
+                not archive[0] / 1.5 <= bw <= archive[-1] * 1.5:
+            f.append(f"receive bandwidth median {bw:.3g} B/s, the archive's transfers give "
+                     f"{archive[0]:.3g} .. {archive[-1]:.3g} B/s")
         if not 0 < bw <= 100e9:
             f.append(f"{g['operation']} bandwidth {bw:.3g} B/s outside 0 .. 100 GB/s")
     print(f"fragment interval median {frag['interval_ns']['median']:.0f} ns, "
