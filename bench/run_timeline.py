@@ -31,7 +31,9 @@ def trace(opts, work):
     cmd = mpi_launch.command(opts.mpirun, 2, env, os.path.join(opts.build, "lib",
                                                                "libperusetrace.so"))
     run = subprocess.run(cmd + [os.path.join(opts.build, "tests", "many_events"),
-                                str(opts.rounds)], env=mpi_launch.launcher_env(env),
+                                str(opts.rounds)],
+                         env=dict(mpi_launch.without_tracer_settings(), **mpi_launch.RANK_ENV,
+                                  **env),
                          capture_output=True, text=True)
     if run.returncode != 0:
         sys.exit(f"many_events failed ({run.returncode}): {run.stderr[-1500:]}")

@@ -1,4 +1,5 @@
-"""The benchmarks (bench/run_*.py: ping-pong, stream, hot path, instructions, export) run end to
+"""The benchmarks (bench/run_*.py: ping-pong, stream, hot path, instructions, export, the
+report's HTML timeline) run end to
 end on a tiny load and print what docs/performance.md says they print: a benchmark that broke
 would otherwise be found only by the next person measuring. Timings are not checked (tests never
 judge speed); the shape of the output and the figures that do not depend on timing are.
@@ -124,6 +125,17 @@ for trace, events in (("stream", "200000"), ("ping-pong", "100000")):
     if out and (m is None or not 100 < float(m.group(1)) < 200):
         failures.append(f"run_export.py --trace {trace}: bytes per JSON event not about 150 "
                         f"in:\n{out}")
+
+# 2000 round trips: few enough events for the page to keep them all.
+out = run("run_timeline.py", "--mpirun", mpirun, "--rounds", "2000", "--runs", "1")
+for label in ("report", "report --html"):
+    expect("run_timeline.py", out, rf"^{label}\s+(\d+\.\d\d\s+){{3}}\d+\.\d\d\s+\d+\.\d\d$",
+           f"'{label}' row")
+expect("run_timeline.py", out, r"^\d+ events; page \d+\.\d\d MiB; .* \(whole trace\), 1 covered",
+       "page line keeping the whole trace")
+expect("run_timeline.py", out, r"^Chromium: timeline drawn \d+ ms after navigation", "load line")
+if "JavaScript errors" in out:
+    failures.append(f"run_timeline.py: the page had JavaScript errors:\n{out}")
 
 if failures:
     print("\n\n".join(failures))
