@@ -109,10 +109,10 @@ out = run("run_instructions.py", "--mpi-prefix", prefix, "--iters", "200", "--to
 counts = re.findall(r"^(?:process \d: )?\s*recording\s+(\d+\.\d)$", out, re.MULTILINE)
 if out and len(counts) != 2:
     failures.append(f"run_instructions.py: expected two processes' recording counts in:\n{out}")
-elif out and abs(float(counts[0]) - float(counts[1])) > 0.5:
+elif out and abs(float(counts[0]) - float(counts[1])) > 2:
     # The two ranks run the same calls and callbacks per round trip (docs/performance.md). On a
-    # loaded machine one rank now and then records one event more in the whole run (seen: 1498.4
-    # against 1498.0 per round trip, 80 instructions in 200 round trips); a difference in what
+    # loaded machine one rank now and then records a few events more in the whole run (seen:
+    # 0.4 and 0.8 instructions per round trip, 80-160 in 200 round trips); a difference in what
     # each round trip records is a whole record, about 40 instructions, far above the tolerance.
     failures.append(f"run_instructions.py: recording {counts[0]} and {counts[1]} differ")
 
