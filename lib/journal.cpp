@@ -132,6 +132,11 @@ void note_comm(const trace::CommInfo& c) {
               (c.parent == trace::kNoParent ? std::string("-") : std::to_string(c.parent)) + ' ' +
               (c.inter ? "1 " : "0 ") + ranks_text(c.world_ranks) + ' ' +
               ranks_text(c.remote_world_ranks) + ' ' + c.name);
+  if (c.job_relation != trace::JobRelation::None)
+    append_line("otherjob " + std::to_string(c.local_id) + ' ' +
+                std::to_string(static_cast<int>(c.job_relation)) + ' ' +
+                (c.job_archive.empty() ? std::string("-") : c.job_archive) + ' ' +
+                (c.job.empty() ? std::string("-") : c.job));
 }
 
 void note_file(const trace::FileInfo& f) {

@@ -74,6 +74,8 @@ inline std::string definitions_path(const std::string& trace_dir, int rank) {
 //   settings TEXT
 //   comm LOCAL_ID PARENT_ID|- INTER N_MEMBERS WORLD_RANK... N_REMOTE WORLD_RANK... NAME
 //   commname LOCAL_ID NAME    (MPI_Comm_set_name; the latest line for a communicator holds)
+//   otherjob LOCAL_ID RELATION ARCHIVE|- JOB|-   (right after its comm line: the remote group
+//                             is another MPI job, trace::JobRelation RELATION, its ranks there)
 //   file LOCAL_ID COMM_LOCAL_ID NAME
 //   win LOCAL_ID COMM_LOCAL_ID NAME      (an RMA window)
 //   winname LOCAL_ID NAME                (MPI_Win_set_name: the window's name from now on)

@@ -53,8 +53,13 @@ bool close_archive(const ProcessInfo& process, std::string& error) {
 
   const Unified unified = unify(process, mine);
 
-  OTF2_ErrorCode rc = OTF2_Archive_CloseEvtFiles(s.archive);
+  // Rank 0 alone knows the other jobs' processes; their streams are empty.
+  OTF2_ErrorCode rc =
+      s.spec.rank == 0 ? write_other_job_streams(s.archive, unified, s.spec.size) : OTF2_SUCCESS;
+  if (rc == OTF2_SUCCESS) rc = OTF2_Archive_CloseEvtFiles(s.archive);
   if (rc == OTF2_SUCCESS) rc = OTF2_Archive_OpenDefFiles(s.archive);
+  if (rc == OTF2_SUCCESS && s.spec.rank == 0)
+    rc = write_other_job_definitions(s.archive, unified, s.spec.size);
   // Every location gets its local definitions: the communicator mapping and clock offsets.
   for (std::size_t t = 0; rc == OTF2_SUCCESS && t < mine.location_events.size(); ++t) {
     OTF2_DefWriter* defs = OTF2_Archive_GetDefWriter(

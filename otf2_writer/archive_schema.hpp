@@ -13,6 +13,16 @@ inline constexpr const char* kSettingsProperty = "PERUSETRACE::SETTINGS";
 // leader=RANK;host=NAME;ranks=N;offsets=OFFSET_NS:ERROR_NS:ROUND_TRIPS,...
 inline constexpr const char* kClockDomainsProperty = "PERUSETRACE::CLOCK_DOMAINS";
 
+// The other MPI jobs at the far end of intercommunicators (MPI_Comm_spawn's children, the parent
+// of a spawned job, MPI_Comm_connect's peers), one item per job, separated by spaces:
+//   job=NAME;relation=spawned|parent|connected;archive=PATH|-;first_group=G;ranks=R,R,...
+// PATH is the job's own archive relative to this archive's directory ("-": not known). Its
+// processes that are members of an intercommunicator here are location groups G, G+1, ... (in
+// a system tree node of class kOtherJobNodeClass named NAME) standing for its world ranks R, in
+// that order, each with one location without events; G + i is also their index in group 0.
+inline constexpr const char* kJobsProperty = "PERUSETRACE::MPI_JOBS";
+inline constexpr const char* kOtherJobNodeClass = "other MPI job";
+
 // MPI_T control variables (lib/mpit_session.hpp), items separated by "; " (a value's own ';'
 // written as ','): rank 0's at MPI_Init, "NAME=VALUE"; then the ranks whose values differ,
 // "RANK NAME=VALUE" per differing variable; then what MPITRACE_CVARS asked for, "NAME=VALUE: set"

@@ -81,7 +81,7 @@ void write_clock(OTF2_GlobalDefWriter* w, const std::vector<RankReport>& ranks) 
 }
 
 void write_system_tree(OTF2_GlobalDefWriter* w, Strings& str, int size,
-                       const std::vector<RankReport>& ranks) {
+                       const std::vector<RankReport>& ranks, const std::vector<UnifiedJob>& jobs) {
   OTF2_GlobalDefWriter_WriteSystemTreeNode(w, 0, str("perusetrace run"), str("machine"),
                                            OTF2_UNDEFINED_SYSTEM_TREE_NODE);
   std::map<std::string, OTF2_SystemTreeNodeRef> hosts;
@@ -90,10 +90,24 @@ void write_system_tree(OTF2_GlobalDefWriter* w, Strings& str, int size,
         hosts.try_emplace(r.host, static_cast<OTF2_SystemTreeNodeRef>(hosts.size() + 1));
     if (fresh) OTF2_GlobalDefWriter_WriteSystemTreeNode(w, it->second, str(r.host), str("node"), 0);
   }
+  // Each other job is a node of its own: where its processes run is in its own archive.
+  auto job_node = static_cast<OTF2_SystemTreeNodeRef>(hosts.size() + 1);
+  for (const UnifiedJob& job : jobs)
+    OTF2_GlobalDefWriter_WriteSystemTreeNode(w, job_node++, str(job.name), str(kOtherJobNodeClass),
+                                             0);
   for (int rank = 0; rank < size; ++rank) {
     OTF2_GlobalDefWriter_WriteLocationGroup(
         w, static_cast<OTF2_LocationGroupRef>(rank), str("MPI Rank " + std::to_string(rank)),
         OTF2_LOCATION_GROUP_TYPE_PROCESS, hosts[ranks[rank].host], OTF2_UNDEFINED_LOCATION_GROUP);
+  }
+  job_node = static_cast<OTF2_SystemTreeNodeRef>(hosts.size() + 1);
+  for (const UnifiedJob& job : jobs) {
+    for (std::size_t i = 0; i < job.ranks.size(); ++i)
+      OTF2_GlobalDefWriter_WriteLocationGroup(
+          w, static_cast<OTF2_LocationGroupRef>(job.first + i),
+          str(job.name + " MPI Rank " + std::to_string(job.ranks[i])),
+          OTF2_LOCATION_GROUP_TYPE_PROCESS, job_node, OTF2_UNDEFINED_LOCATION_GROUP);
+    ++job_node;
   }
   // Location ids grow with the thread index first, then the rank: write them in that order.
   std::size_t max_threads = 0;
@@ -108,6 +122,12 @@ void write_system_tree(OTF2_GlobalDefWriter* w, Strings& str, int size,
                                          static_cast<OTF2_LocationGroupRef>(rank));
     }
   }
+  for (const UnifiedJob& job : jobs)
+    for (std::uint32_t i = 0; i < job.ranks.size(); ++i)
+      OTF2_GlobalDefWriter_WriteLocation(
+          w, other_job_location(ranks, size, job.first - static_cast<std::uint32_t>(size) + i),
+          str("Master thread"), OTF2_LOCATION_TYPE_CPU_THREAD, 0,
+          static_cast<OTF2_LocationGroupRef>(job.first + i));
 }
 
 void write_regions(OTF2_GlobalDefWriter* w, Strings& str, const ArchiveSpec& spec) {
@@ -215,12 +235,11 @@ void write_attributes_and_metrics(OTF2_GlobalDefWriter* w, Strings& str,
 // The OTF2 standard's layout, which Score-P writes too: group 0 (COMM_LOCATIONS) says which
 // location stands for each world rank, and each Comm's group (COMM_GROUP) lists its members as
 // indices into group 0, i.e. world ranks.
-void write_otf2_comms(OTF2_GlobalDefWriter* w, Strings& str, int size,
+void write_otf2_comms(OTF2_GlobalDefWriter* w, Strings& str, const std::vector<std::uint64_t>& all,
                       const std::vector<UnifiedComm>& comms) {
-  std::vector<std::uint64_t> members(static_cast<std::size_t>(size));
-  for (int r = 0; r < size; ++r) members[r] = location_id(r, size, 0);
   OTF2_GlobalDefWriter_WriteGroup(w, 0, str("MPI ranks"), OTF2_GROUP_TYPE_COMM_LOCATIONS,
-                                  OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, size, members.data());
+                                  OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+                                  static_cast<std::uint32_t>(all.size()), all.data());
   for (std::size_t i = 0; i < comms.size(); ++i) {
     const UnifiedComm& c = comms[i];
     std::vector<std::uint64_t> m(c.world_ranks.begin(), c.world_ranks.end());
@@ -268,6 +287,7 @@ ViteGroups vite_groups(int size, const std::vector<UnifiedComm>& comms) {
 }
 
 void write_vite_comms(OTF2_GlobalDefWriter* w, Strings& str, int size,
+                      const std::vector<std::uint64_t>& all,
                       const std::vector<UnifiedComm>& comms) {
   const ViteGroups g = vite_groups(size, comms);
   const std::vector<OTF2_GroupRef>& comm_group = g.comm_group;
@@ -284,7 +304,7 @@ void write_vite_comms(OTF2_GlobalDefWriter* w, Strings& str, int size,
     }
     std::vector<std::uint64_t> members;
     members.reserve(ranks->size());
-    for (int r : *ranks) members.push_back(location_id(r, size, 0));
+    for (int r : *ranks) members.push_back(all[static_cast<std::size_t>(r)]);
     const std::string name = ref == 0 ? "MPI ranks" : "MPI ranks " + std::to_string(ref);
     OTF2_GlobalDefWriter_WriteGroup(w, ref, str(name), OTF2_GROUP_TYPE_COMM_LOCATIONS,
                                     OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
@@ -297,8 +317,6 @@ void write_vite_comms(OTF2_GlobalDefWriter* w, Strings& str, int size,
   }
 }
 
-// Python's OTF2 reader (Debian's python3-otf2 3.0.2) misreads InterComm definitions, so in both
-// layouts an intercommunicator is a Comm over both groups, the lower group first.
 // The samples' calling contexts: a region per function (an MPI function's own region where the
 // sample was taken inside MPI), a source location per file and line, and the sampler.
 void write_contexts(OTF2_GlobalDefWriter* w, Strings& str, const ArchiveSpec& spec,
@@ -337,12 +355,20 @@ void write_contexts(OTF2_GlobalDefWriter* w, Strings& str, const ArchiveSpec& sp
       OTF2_INTERRUPT_GENERATOR_MODE_TIME, OTF2_BASE_DECIMAL, -9, spec.sampling_period_ns);
 }
 
-void write_comms(OTF2_GlobalDefWriter* w, Strings& str, int size,
-                 const std::vector<UnifiedComm>& comms, CommLayout layout) {
+// Python's OTF2 reader (Debian's python3-otf2 3.0.2) cannot construct InterComm definitions (it
+// asks for the single group of a Comm as well), so in both layouts an intercommunicator is a
+// Comm over both groups: the lower group first, or, to another job, this job's group first.
+void write_comms(OTF2_GlobalDefWriter* w, Strings& str, int size, const Unified& u,
+                 CommLayout layout) {
+  // Group 0's members: every rank's first location, then the other jobs' processes.
+  std::vector<std::uint64_t> all(static_cast<std::size_t>(size));
+  for (int r = 0; r < size; ++r) all[r] = location_id(r, size, 0);
+  for (std::uint32_t i = 0, n = other_job_processes(u); i < n; ++i)
+    all.push_back(other_job_location(u.ranks, size, i));
   if (layout == CommLayout::Vite)
-    write_vite_comms(w, str, size, comms);
+    write_vite_comms(w, str, size, all, u.comms);
   else
-    write_otf2_comms(w, str, size, comms);
+    write_otf2_comms(w, str, all, u.comms);
 }
 
 // MPI-IO: one paradigm, a regular file per name (scope: the whole machine, as a parallel file
@@ -423,11 +449,11 @@ void write_global_definitions(OTF2_GlobalDefWriter* w, const ArchiveSpec& spec, 
   Strings str(w);
   write_clock(w, u.ranks);
   OTF2_GlobalDefWriter_WriteParadigm(w, OTF2_PARADIGM_MPI, str("MPI"), OTF2_PARADIGM_CLASS_PROCESS);
-  write_system_tree(w, str, spec.size, u.ranks);
+  write_system_tree(w, str, spec.size, u.ranks, u.jobs);
   write_regions(w, str, spec);
   write_annotations(w, str, spec, u.annotations, u.process_attributes);
   write_attributes_and_metrics(w, str, u.metrics);
-  write_comms(w, str, spec.size, u.comms, spec.comm_layout);
+  write_comms(w, str, spec.size, u, spec.comm_layout);
   write_rma(w, str, u);
   write_contexts(w, str, spec, u);
   write_io(w, str, u);

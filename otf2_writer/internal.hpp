@@ -97,11 +97,22 @@ struct RankReport {
 RankReport report_of(const ProcessInfo& process);
 struct UnifiedComm {
   std::string name;
+  // Members as indices into group 0 (COMM_LOCATIONS): world ranks, and beyond the world size the
+  // processes of other jobs (Unified::jobs).
   std::vector<int> world_ranks;
-  std::vector<int> remote_world_ranks;
   bool inter = false;
   bool self = false;
   std::uint64_t parent = OTF2_UNDEFINED_COMM;  // global id of the communicator it was made from
+};
+// Another MPI job at the far end of intercommunicators (CommInfo::job): each of its processes
+// that is a member of one is a location group of its own, with one location without events,
+// so that the communicators' groups and the messages' peers name real locations. They follow
+// this job's ranks in group 0, job after job.
+struct UnifiedJob {
+  std::string name, archive;
+  JobRelation relation = JobRelation::None;
+  std::vector<int> ranks;   // its world ranks that are members here, ascending
+  std::uint32_t first = 0;  // the index in group 0 of ranks[0]; ranks[i] is first + i
 };
 struct UnifiedContext {  // a calling context, the same function, file and line and parent
   std::string function, file;
@@ -164,7 +175,18 @@ struct Unified {
   std::unordered_map<std::string, std::uint64_t> annotation_ids;  // rank 0: pair -> i
   std::vector<std::string> process_attributes;                    // rank 0
   std::vector<std::uint64_t> region_map;  // this rank: local -> global region id; empty: same
+  std::vector<UnifiedJob> jobs;           // rank 0: the other jobs, in order of first appearance
 };
+// The location ids of the other jobs' processes follow every location of this job's: group 0
+// index `size + i` (i counting across all jobs) is location other_job_location(ranks, size, i).
+std::uint64_t other_job_location(const std::vector<RankReport>& ranks, int size, std::uint32_t i);
+std::uint32_t other_job_processes(const Unified& unified);
+// other_jobs.cpp: the other jobs' empty event streams (before the event files close) and local
+// definitions (while the definition files are open), which OTF2 readers open for every location,
+// and the property that names the jobs (archive_schema.hpp).
+OTF2_ErrorCode write_other_job_streams(OTF2_Archive* archive, const Unified& unified, int size);
+OTF2_ErrorCode write_other_job_definitions(OTF2_Archive* archive, const Unified& unified, int size);
+std::string jobs_text(const Unified& unified);
 void write_local_definitions(OTF2_DefWriter* defs, const Unified& unified);
 // Rank 0, before closing: the properties only the unified reports can tell.
 OTF2_ErrorCode set_unified_properties(OTF2_Archive* archive, const Unified& unified);
@@ -183,8 +205,12 @@ struct CommEntry {
   // communicator different names: its rank 0's wins, else the lowest rank's that named it.
   bool named = false;
   int namer = -1;
-  std::vector<int> world_ranks;  // an intercommunicator: both groups, the lower one first
+  // An intercommunicator: both groups, the lower one first; one to another job: this job's
+  // group first. Members in another job (job_relation) as other_job_member(their rank there).
+  std::vector<int> world_ranks;
   bool inter = false, self = false;
+  JobRelation job_relation = JobRelation::None;
+  std::string job, job_archive;
 };
 struct HandleEntry {
   std::string name;

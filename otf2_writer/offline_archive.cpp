@@ -71,8 +71,10 @@ bool write_archive_offline(const ArchiveSpec& spec, const std::vector<OfflineRan
   }
   Unified unified = unified_of(std::move(all), spec.size, spec.comm_layout);
   const std::map<std::vector<int>, std::uint64_t> groups = rma_group_ids(unified);
-  rc = OTF2_Archive_CloseEvtFiles(s.archive);
+  rc = write_other_job_streams(s.archive, unified, spec.size);
+  if (rc == OTF2_SUCCESS) rc = OTF2_Archive_CloseEvtFiles(s.archive);
   if (rc == OTF2_SUCCESS) rc = OTF2_Archive_OpenDefFiles(s.archive);
+  if (rc == OTF2_SUCCESS) rc = write_other_job_definitions(s.archive, unified, spec.size);
   std::uint64_t handle_base = 0;
   for (std::size_t r = 0; rc == OTF2_SUCCESS && r < ranks.size(); ++r) {
     unified.comm_map = comm_map_of(ids[r], unified.comm_ids);

@@ -164,6 +164,42 @@ CommId read_id(Reader& in) {
   return id;
 }
 
+// The jobs at the far end of intercommunicators, and their members as indices into group 0.
+// `comms` are the entries u.comms was made from (their member lists moved there).
+void add_other_jobs(Unified& u, const std::vector<CommEntry>& comms) {
+  const auto size = static_cast<int>(u.ranks.size());
+  std::unordered_map<std::string, std::size_t> job_of;
+  std::vector<std::size_t> comm_job(comms.size(), 0);
+  for (std::size_t i = 0; i < comms.size(); ++i) {
+    const CommEntry& e = comms[i];
+    if (e.job_relation == JobRelation::None) continue;
+    // A job nobody could name is the remote group of its one communicator.
+    const std::string name = e.job.empty() ? "remote-" + std::to_string(i) : e.job;
+    auto [it, fresh] = job_of.try_emplace(name, u.jobs.size());
+    if (fresh) u.jobs.push_back({name, e.job_archive, e.job_relation, {}, 0});
+    comm_job[i] = it->second;
+    UnifiedJob& job = u.jobs[it->second];
+    for (const int m : u.comms[i].world_ranks)  // the entry's, moved there
+      if (m < -1) job.ranks.push_back(other_job_rank(m));
+  }
+  std::uint32_t next = static_cast<std::uint32_t>(size);
+  for (UnifiedJob& job : u.jobs) {
+    std::sort(job.ranks.begin(), job.ranks.end());
+    job.ranks.erase(std::unique(job.ranks.begin(), job.ranks.end()), job.ranks.end());
+    job.first = next;
+    next += static_cast<std::uint32_t>(job.ranks.size());
+  }
+  for (std::size_t i = 0; i < comms.size(); ++i) {
+    if (comms[i].job_relation == JobRelation::None) continue;
+    const UnifiedJob& job = u.jobs[comm_job[i]];
+    for (int& m : u.comms[i].world_ranks) {
+      if (m >= -1) continue;
+      const auto at = std::lower_bound(job.ranks.begin(), job.ranks.end(), other_job_rank(m));
+      m = static_cast<int>(job.first + (at - job.ranks.begin()));
+    }
+  }
+}
+
 }  // namespace
 
 RankReport report_of(const ProcessInfo& process) {
@@ -235,9 +271,17 @@ Contribution contribution_of(int rank, const RankReport& report, const ProcessIn
     e.self = info.local_id == kCommSelf;
     e.world_ranks = info.world_ranks;
     std::vector<int> second = info.remote_world_ranks;
-    // Both sides of an intercommunicator see the groups swapped: order them. The two groups of
-    // an intercommunicator make it from different parents: groups only.
-    if (e.inter && second < e.world_ranks) std::swap(e.world_ranks, second);
+    e.job_relation = info.job_relation;
+    const bool elsewhere = e.job_relation != JobRelation::None;
+    if (elsewhere) {
+      // Only this job's side is in the archive: its group comes first, the other job's follows.
+      e.job = info.job;
+      e.job_archive = info.job_archive;
+    } else if (e.inter && second < e.world_ranks) {
+      // Both sides of an intercommunicator see the groups swapped: order them.
+      std::swap(e.world_ranks, second);
+    }
+    // The two groups of an intercommunicator make it from different parents: groups only.
     if (!e.inter && info.parent < ids.size()) e.parent = ids[info.parent];
     Hasher kind;
     if (e.self) {
@@ -247,6 +291,7 @@ Contribution contribution_of(int rank, const RankReport& report, const ProcessIn
       kind.add(e.inter ? 1 : 0);
       kind.add(e.world_ranks);
       kind.add(second);
+      if (elsewhere) kind.add(std::hash<std::string>{}(e.job) + 1);
     }
     Hasher id;
     id.add(kind.id());
@@ -394,6 +439,10 @@ std::vector<char> serialize(const Contribution& c) {
     w.ints(e.world_ranks);
     w.u64((e.inter ? 1u : 0u) | (e.self ? 2u : 0u) | (e.named ? 4u : 0u));
     w.u64(static_cast<std::uint64_t>(static_cast<std::int64_t>(e.namer)));
+    w.u64(static_cast<std::uint64_t>(e.job_relation));
+    if (e.job_relation == JobRelation::None) continue;
+    w.str(e.job);
+    w.str(e.job_archive);
   }
   w.u64(c.handles.size());
   for (const HandleEntry& h : c.handles) {
@@ -448,6 +497,12 @@ Contribution deserialize(const char* data, std::size_t length) {
     e.self = flags & 2;
     e.named = flags & 4;
     e.namer = static_cast<int>(static_cast<std::int64_t>(in.u64()));
+    const std::uint64_t relation = in.u64();
+    if (relation != 0 && relation <= static_cast<std::uint64_t>(JobRelation::Connected)) {
+      e.job_relation = static_cast<JobRelation>(relation);
+      e.job = in.str();
+      e.job_archive = in.str();
+    }
     c.comms.push_back(std::move(e));
   }
   const std::uint64_t handles = in.u64();
@@ -508,6 +563,7 @@ Unified unified_of(Contribution&& all, int size, CommLayout layout) {
     const auto parent = e.parent ? u.comm_ids.find(e.parent) : u.comm_ids.end();
     if (parent != u.comm_ids.end()) c.parent = parent->second;
   }
+  add_other_jobs(u, all.comms);
   // Files are one per name, those opened first, then those only deleted; every rank's handle
   // is its own. A file's initial size is the one its earliest opening saw.
   std::vector<HandleOpen> first_open;

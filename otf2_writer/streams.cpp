@@ -150,6 +150,8 @@ OTF2_ErrorCode set_unified_properties(OTF2_Archive* archive, const Unified& unif
   for (const auto& [name, text] : texts)
     if (rc == OTF2_SUCCESS && !text->empty())
       rc = OTF2_Archive_SetProperty(archive, name, one_line_items(*text).c_str(), true);
+  if (rc == OTF2_SUCCESS && !unified.jobs.empty())
+    rc = OTF2_Archive_SetProperty(archive, kJobsProperty, jobs_text(unified).c_str(), true);
   return rc;
 }
 

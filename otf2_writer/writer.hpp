@@ -79,6 +79,15 @@ struct ArchiveSpec {
 // A communicator as this rank saw it; unification gives it one global id across ranks.
 inline constexpr std::uint32_t kNoParent = 0xffffffffu;
 
+// How this job relates to the MPI job at the far end of an intercommunicator whose remote group
+// is not in this job's MPI_COMM_WORLD (docs/otf2-mapping.md, "Dynamic processes").
+enum class JobRelation : std::uint8_t {
+  None,       // the remote group is in this job (or the communicator is no intercommunicator)
+  Spawned,    // MPI_Comm_spawn(_multiple) of this job started it
+  Parent,     // it spawned this job (MPI_Comm_get_parent)
+  Connected,  // MPI_Comm_connect/accept/join, or a spawn whose children could not be told
+};
+
 struct CommInfo {
   std::uint32_t local_id;
   // The local id of the communicator it was made from (kNoParent: none, or not traced). Threads
@@ -89,10 +98,28 @@ struct CommInfo {
   // The name was given with MPI_Comm_set_name (the latest one), not made up by the tracer or the
   // MPI; unification prefers it (docs/otf2-mapping.md, Unification).
   bool named = false;
-  std::vector<int> world_ranks;  // member i of the communicator is world rank world_ranks[i]
-  bool inter = false;            // for an intercommunicator: the remote group follows
+  // Member i of the communicator is world rank world_ranks[i]; a member in another MPI job
+  // (job_relation) is other_job_member(its rank there).
+  std::vector<int> world_ranks;
+  bool inter = false;  // for an intercommunicator: the remote group follows
   std::vector<int> remote_world_ranks;
+  // Members in another MPI job (the remote group of an intercommunicator to it, or some of an
+  // intracommunicator made from one): `job` names that job in this archive ("spawn-1": the
+  // children of this job's first spawn, "parent": the job that spawned this one; "": unknown,
+  // one job per communicator); `job_archive` is the path of its archive relative to this
+  // archive's directory ("": not known). Their ranks there are the remote group's ranks where
+  // the job could not be told them.
+  JobRelation job_relation = JobRelation::None;
+  std::string job, job_archive;
 };
+// A member in another job, by its world rank there: below -1, which is MPI_ANY_SOURCE. Peruse
+// events name such a peer so too.
+constexpr int other_job_member(int rank) {
+  return -2 - rank;
+}
+constexpr int other_job_rank(int member) {
+  return -2 - member;
+}
 
 // An MPI-IO file handle as this rank opened it.
 struct FileInfo {

@@ -110,6 +110,21 @@ void read_definitions(const std::string& path, RankJournal& j) {
                              [&](const trace::CommInfo& c) { return c.local_id == id; });
       ok = !in.fail() && it != j.process.comms.end();
       if (ok) it->name = name, it->named = true;
+    } else if (key == "otherjob") {
+      std::uint32_t id = 0;
+      int relation = 0;
+      std::string archive;
+      in >> id >> relation >> archive;
+      std::string job = rest_of(in);
+      trace::CommInfo* c = j.process.comms.empty() ? nullptr : &j.process.comms.back();
+      ok = !in.fail() && c != nullptr && c->local_id == id &&
+           relation > static_cast<int>(trace::JobRelation::None) &&
+           relation <= static_cast<int>(trace::JobRelation::Connected) && !job.empty();
+      if (ok) {
+        c->job_relation = static_cast<trace::JobRelation>(relation);
+        c->job_archive = archive == "-" ? "" : archive;
+        c->job = job == "-" ? "" : job;
+      }
     } else if (key == "file") {
       trace::FileInfo f;
       in >> f.local_id >> f.comm;

@@ -1,0 +1,74 @@
+// The processes of other MPI jobs in this archive: locations without events that the
+// intercommunicators to those jobs name as members (docs/otf2-mapping.md, "Dynamic processes").
+#include <algorithm>
+
+#include "otf2_writer/internal.hpp"
+
+namespace perusetrace::trace::detail {
+
+namespace {
+
+const char* relation_name(JobRelation r) {
+  switch (r) {
+    case JobRelation::Spawned:
+      return "spawned";
+    case JobRelation::Parent:
+      return "parent";
+    case JobRelation::Connected:
+    case JobRelation::None:
+      break;
+  }
+  return "connected";
+}
+
+}  // namespace
+
+std::uint32_t other_job_processes(const Unified& unified) {
+  std::uint32_t n = 0;
+  for (const UnifiedJob& job : unified.jobs) n += static_cast<std::uint32_t>(job.ranks.size());
+  return n;
+}
+
+std::uint64_t other_job_location(const std::vector<RankReport>& ranks, int size, std::uint32_t i) {
+  std::size_t threads = 1;
+  for (const RankReport& r : ranks) threads = std::max(threads, r.location_events.size());
+  return location_id(0, size, static_cast<std::uint32_t>(threads)) + i;
+}
+
+OTF2_ErrorCode write_other_job_streams(OTF2_Archive* archive, const Unified& unified, int size) {
+  for (std::uint32_t i = 0, n = other_job_processes(unified); i < n; ++i) {
+    OTF2_EvtWriter* w =
+        OTF2_Archive_GetEvtWriter(archive, other_job_location(unified.ranks, size, i));
+    if (w == nullptr) return OTF2_ERROR_FILE_INTERACTION;
+    if (const OTF2_ErrorCode rc = OTF2_Archive_CloseEvtWriter(archive, w); rc != OTF2_SUCCESS)
+      return rc;
+  }
+  return OTF2_SUCCESS;
+}
+
+OTF2_ErrorCode write_other_job_definitions(OTF2_Archive* archive, const Unified& unified,
+                                           int size) {
+  for (std::uint32_t i = 0, n = other_job_processes(unified); i < n; ++i) {
+    OTF2_DefWriter* d =
+        OTF2_Archive_GetDefWriter(archive, other_job_location(unified.ranks, size, i));
+    if (d == nullptr) return OTF2_ERROR_FILE_INTERACTION;
+    if (const OTF2_ErrorCode rc = OTF2_Archive_CloseDefWriter(archive, d); rc != OTF2_SUCCESS)
+      return rc;
+  }
+  return OTF2_SUCCESS;
+}
+
+std::string jobs_text(const Unified& unified) {
+  std::string text;
+  for (const UnifiedJob& job : unified.jobs) {
+    if (!text.empty()) text += ' ';
+    text += "job=" + job.name + ";relation=" + relation_name(job.relation) +
+            ";archive=" + (job.archive.empty() ? "-" : job.archive) +
+            ";first_group=" + std::to_string(job.first) + ";ranks=";
+    for (std::size_t i = 0; i < job.ranks.size(); ++i)
+      text += (i ? "," : "") + std::to_string(job.ranks[i]);
+  }
+  return text;
+}
+
+}  // namespace perusetrace::trace::detail
