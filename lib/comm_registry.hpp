@@ -16,6 +16,13 @@
 
 namespace perusetrace {
 
+// The MPI job at the far end of an intercommunicator that is not this job (lib/spawn.hpp).
+struct OtherJob {
+  trace::JobRelation relation = trace::JobRelation::None;
+  std::string name, archive;  // as trace::CommInfo's job and job_archive
+  std::vector<int> ranks;     // the remote group's world ranks in that job, by remote rank
+};
+
 struct CommEntry {  // immutable once published
   // Set last: a Peruse callback gets the entry through the MPI's own (to us invisible)
   // synchronisation, so it acquires this before reading the rest.
@@ -24,11 +31,14 @@ struct CommEntry {  // immutable once published
     return published.load(std::memory_order_acquire) ? this : nullptr;
   }
   std::uint32_t local_id;
-  std::vector<int> world;         // local rank -> world rank
+  // local rank -> world rank; a process of another job is trace::other_job_member(its rank
+  // there), which is also how Peruse events name it.
+  std::vector<int> world;
   std::vector<int> remote_world;  // intercommunicators: remote rank -> world rank
   bool inter = false;
   // OTF2 sees an intercommunicator as one group: the lexicographically lower of the two groups
-  // first, then the other. A remote rank r is member peer_offset + r of that union.
+  // first (this job's group, for one to another job), then the other. A remote rank r is member
+  // peer_offset + r of that union.
   int peer_offset = 0;
   int otf2_rank(int peer) const noexcept { return peer < 0 ? peer : peer + peer_offset; }
   int world_rank_of(int peer) const noexcept {
@@ -45,8 +55,10 @@ class CommRegistry {
   void start();
   // A communicator appeared: give it an id (a handle seen before, now reused, gets a new one).
   // Unnamed communicators are called "comm ID (CREATOR)", CREATOR being the MPI function.
-  // `parent`: the local id of the communicator it was made from (trace::kNoParent: none).
-  const CommEntry* add(MPI_Comm comm, const char* creator, std::uint32_t parent = trace::kNoParent);
+  // `parent`: the communicator it was made from (MPI_COMM_NULL: none); members outside this job
+  // are found there. `other`: the job an intercommunicator's remote group is (spawn, parent).
+  const CommEntry* add(MPI_Comm comm, const char* creator, MPI_Comm parent = MPI_COMM_NULL,
+                       const OtherJob* other = nullptr);
   // MPI_Comm_set_name: the communicator's name from now on (not on the hot path).
   void rename(MPI_Comm comm, const char* name);
   // The communicator is about to be freed; its entry stays readable for records in flight.
@@ -66,6 +78,10 @@ class CommRegistry {
   };
   mutable HandleTable<Slot, kCapacity> table_;
   std::vector<trace::CommInfo> infos_;  // guarded by the creation mutex in the .cpp
+  // Members outside MPI_COMM_WORLD as the parent communicator knows them; unknown ones as
+  // members of a job of their own. Sets the info's job fields.
+  void place_other_members(MPI_Comm comm, bool inter, MPI_Comm parent, std::vector<int>& world,
+                           std::vector<int>& remote, trace::CommInfo& info) const;
 };
 
 extern CommRegistry g_comms;

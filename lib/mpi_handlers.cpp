@@ -484,8 +484,7 @@ void on_comm_created(const Call& call, int rc, MPI_Comm parent, MPI_Comm comm) n
   if (g_state.load() != TraceState::On) return;
   if (g_comms.find(comm) != nullptr) return;  // MPI_Comm_get_parent returns the same one
   const CommEntry* entry =
-      g_comms.add(comm, kMpiFunctions[static_cast<std::size_t>(call.fn())].name,
-                  parent == MPI_COMM_NULL ? trace::kNoParent : g_comms.id_of(parent));
+      g_comms.add(comm, kMpiFunctions[static_cast<std::size_t>(call.fn())].name, parent);
   peruse::attach(comm, entry);
   if (entry != nullptr) mpit::attach(comm, entry->local_id, entry->world);
 }

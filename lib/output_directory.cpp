@@ -33,7 +33,8 @@ std::string parent_of(const std::string& path) {
 
 }  // namespace
 
-std::string choose_directory(const Settings& s, std::string& why) {
+std::string choose_directory(const Settings& s, const std::string& spawned, std::string& why) {
+  if (!spawned.empty()) return journal::create_directories(spawned, why) ? spawned : "";
   std::string base =
       s.output.empty() ? std::string(program_invocation_short_name) + "-trace" : s.output;
   while (base.size() > 1 && base.back() == '/') base.pop_back();

@@ -9,8 +9,10 @@
 namespace perusetrace {
 
 // Rank 0 picks the directory: the requested one, or NAME.1, NAME.2, ... when it already holds
-// something, since a trace is never overwritten. An empty result carries the reason in `why`.
-std::string choose_directory(const Settings& s, std::string& why);
+// something, since a trace is never overwritten; for a job spawned by a traced one, `spawned`,
+// the directory its parent made for it (lib/spawn.hpp). An empty result carries the reason in
+// `why`.
+std::string choose_directory(const Settings& s, const std::string& spawned, std::string& why);
 
 // Collective: whether every rank sees the directory rank 0 chose (not a node-local disk of
 // its own); if not, rank 0 has said which hosts cannot and what to set, and removed it.

@@ -19,6 +19,7 @@
 #include "lib/peruse_session.hpp"
 #include "lib/rma_group_registry.hpp"
 #include "lib/settings.hpp"
+#include "lib/spawn.hpp"
 #include "lib/tick_clock.hpp"
 #include "lib/window_registry.hpp"
 #include "lib/world.hpp"
@@ -101,8 +102,10 @@ void on_init(int rc, Fn fn, std::uint64_t start, int provided) {
   if (g_run.rank == 0 && !mpit_selection.notice.empty())
     std::fprintf(stderr, "perusetrace: %s", mpit_selection.notice.c_str());
 
+  const spawn::ParentJob parent = spawn::parent_job(g_run.rank);
   std::string why;
-  g_run.directory = broadcast(g_run.rank == 0 ? choose_directory(settings, why) : "");
+  g_run.directory =
+      broadcast(g_run.rank == 0 ? choose_directory(settings, parent.directory, why) : "");
   if (g_run.directory.empty()) {
     if (g_run.rank == 0)
       std::fprintf(stderr, "perusetrace: %s The program runs untraced.\n", why.c_str());
@@ -144,6 +147,8 @@ void on_init(int rc, Fn fn, std::uint64_t start, int provided) {
     return;
   }
 
+  spawn::configure(g_run.directory);
+
   // Before Peruse is attached: the clock's messages are the tracer's, not the program's.
   g_run.clocks.join();
   journal::note_clock_domain(g_run.clocks.leader(), g_run.clocks.domain());
@@ -175,6 +180,7 @@ void on_init(int rc, Fn fn, std::uint64_t start, int provided) {
     mpit::attach(MPI_COMM_WORLD, world->local_id, world->world);
   if (const CommEntry* self = g_comms.find(MPI_COMM_SELF))
     mpit::attach(MPI_COMM_SELF, self->local_id, self->world);
+  spawn::register_parent(parent);
   record_region(RecordKind::Leave, region);
 }
 

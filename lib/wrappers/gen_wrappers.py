@@ -338,6 +338,22 @@ def comm_new_body(f):
             f"perusetrace::on_comm_created(call, rc, {parent}, *{out});", "return rc;"]
 
 
+@template("spawn", "spawn_multiple")
+def spawn_body(f):
+    # The root tells the children where their trace goes, through the infos it passes on
+    # (lib/spawn.hpp); the intercommunicator then reaches their job.
+    f.need("root", "comm", "intercomm")
+    if f.record == "spawn":
+        f.need("info")
+        lines = ["perusetrace::SpawnedJob job(call, root, comm, 1, &info);",
+                 "info = job.infos()[0];"]
+    else:
+        f.need("count", "array_of_info")
+        lines = ["perusetrace::SpawnedJob job(call, root, comm, count, array_of_info);",
+                 "array_of_info = job.infos();"]
+    return lines + [f"const int rc = {call_of(f)};", "job.done(rc, *intercomm);", "return rc;"]
+
+
 @template("comm_free")
 def comm_free_body(f):
     f.need("comm")
@@ -610,9 +626,9 @@ def always_traced_wrapper(f):
 
 RECORDS = set(BODIES) | set(WHOLE)
 # Communicators and windows are followed even while their group is not traced: a later traced
-# call may name them.
+# call may name them; and a spawn tells its children where to trace.
 ALWAYS_TRACED = {"comm_new", "comm_free", "comm_name", "win_create", "win_free",
-                 "win_set_name"}
+                 "win_set_name", "spawn", "spawn_multiple"}
 
 
 def wrapper(f):
@@ -685,6 +701,7 @@ const char* const kGroupNames[static_cast<std::size_t>(Group::Count)] = {{
         out.write(HEADER + """#include <mpi.h>
 
 #include "lib/mpi_handlers.hpp"
+#include "lib/spawn.hpp"
 
 // Deprecated MPI functions are wrapped too: programs still call them.
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
