@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <limits>
@@ -998,12 +999,73 @@ void build_contexts(ArchiveReader::Impl& s, Definitions& defs_, const std::strin
   }
 }
 
+// The other jobs the property names (archive_schema.hpp): "job=...;relation=...;archive=...;
+// first_group=G;ranks=R,R" items separated by spaces. An item it cannot read is left out: its
+// processes are then read as ranks without events.
+std::vector<JobDef> parse_jobs(const std::string& text) {
+  std::vector<JobDef> jobs;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t end = text.find(' ', at);
+    if (end == std::string::npos) end = text.size();
+    const std::string item = text.substr(at, end - at);
+    at = end + 1;
+    JobDef job;
+    bool has_first = false, ok = true;
+    for (std::size_t f = 0; f < item.size() && ok;) {
+      std::size_t stop = item.find(';', f);
+      if (stop == std::string::npos) stop = item.size();
+      const std::string field = item.substr(f, stop - f);
+      f = stop + 1;
+      const std::size_t eq = field.find('=');
+      if (eq == std::string::npos) continue;
+      const std::string key = field.substr(0, eq), value = field.substr(eq + 1);
+      auto number = [&](const std::string& v, std::uint32_t& out) {
+        char* tail = nullptr;
+        const unsigned long n = std::strtoul(v.c_str(), &tail, 10);
+        ok = ok && !v.empty() && *tail == '\0' && n < 0xfffffff0ul;
+        out = static_cast<std::uint32_t>(n);
+      };
+      if (key == "job") {
+        job.name = value;
+      } else if (key == "relation") {
+        job.relation = value;
+      } else if (key == "archive") {
+        job.archive = value == "-" ? "" : value;
+      } else if (key == "first_group") {
+        number(value, job.first_group);
+        has_first = true;
+      } else if (key == "ranks") {
+        for (std::size_t r = 0; r <= value.size() && ok;) {
+          std::size_t comma = value.find(',', r);
+          if (comma == std::string::npos) comma = value.size();
+          number(value.substr(r, comma - r), job.ranks.emplace_back());
+          r = comma + 1;
+        }
+      }
+    }
+    if (ok && has_first && !job.name.empty() && !job.ranks.empty()) jobs.push_back(std::move(job));
+  }
+  return jobs;
+}
+
 // The tools' definitions from what OTF2 handed the callbacks: nodes, ranks and their threads,
 // regions, communicators, metrics.
 void build_definitions(ArchiveReader::Impl& s, Definitions& defs_, const std::string& global_defs) {
+  // Location groups of other jobs' processes: job index and position, by group id.
+  std::map<OTF2_LocationGroupRef, std::pair<std::uint32_t, std::uint32_t>> other;
+  for (std::uint32_t j = 0; j < defs_.jobs.size(); ++j)
+    for (std::uint32_t i = 0; i < defs_.jobs[j].ranks.size(); ++i)
+      other.emplace(defs_.jobs[j].first_group + i, std::make_pair(j, i));
+  for (const auto& [ref, l] : s.locations)
+    if (other.count(l.group) > 0 && l.events > 0)
+      damaged(global_defs, fmt::format("location {} has {} events, but the archive says it stands "
+                                       "for a process of another job, which has none here",
+                                       ref, l.events));
   // System tree: nodes that hold ranks, ranks by location group id.
   std::map<OTF2_SystemTreeNodeRef, std::uint32_t> node_index;
   for (const auto& [ref, g] : s.groups) {
+    if (other.count(ref) > 0) continue;
     auto [it, fresh] =
         node_index.try_emplace(g.parent, static_cast<std::uint32_t>(defs_.nodes.size()));
     if (fresh) {
@@ -1013,12 +1075,14 @@ void build_definitions(ArchiveReader::Impl& s, Definitions& defs_, const std::st
   }
   std::map<OTF2_LocationGroupRef, std::uint32_t> rank_index;
   for (const auto& [ref, g] : s.groups) {
+    if (other.count(ref) > 0) continue;
     rank_index[ref] = static_cast<std::uint32_t>(defs_.ranks.size());
     defs_.ranks.push_back({s.str(g.name), node_index[g.parent], 0});
   }
   // Locations in (rank, id) order; a rank's threads numbered in id order.
   std::vector<std::pair<std::uint32_t, OTF2_LocationRef>> order;
   for (const auto& [ref, l] : s.locations) {
+    if (other.count(l.group) > 0) continue;
     auto it = rank_index.find(l.group);
     if (it == rank_index.end())
       damaged(global_defs, fmt::format("location {} belongs to no rank (its location group {} "
@@ -1079,8 +1143,21 @@ void build_definitions(ArchiveReader::Impl& s, Definitions& defs_, const std::st
     for (std::uint64_t m : g->second.members) {
       auto l = g->second.type == OTF2_GROUP_TYPE_COMM_LOCATIONS ? s.locations.find(m)
                                                                 : s.locations.end();
-      out.world_ranks.push_back(
-          static_cast<std::uint32_t>(l == s.locations.end() ? m : l->second.group));
+      // Group 0's index of a member is its location group's id (archive_schema.hpp).
+      const std::uint64_t group = l == s.locations.end() ? m : l->second.group;
+      const auto o = other.find(static_cast<OTF2_LocationGroupRef>(group));
+      if (group <= 0xffffffffu && o != other.end()) {
+        const auto [job, at] = o->second;
+        if (out.job == kNoJob) out.job_ranks = out.world_ranks;
+        if (out.job == kNoJob || out.job == job) {
+          out.job = job;
+          out.world_ranks.push_back(kOtherJobRank);
+          out.job_ranks.push_back(defs_.jobs[job].ranks[at]);
+          continue;
+        }
+      }
+      out.world_ranks.push_back(static_cast<std::uint32_t>(group));
+      if (out.job != kNoJob) out.job_ranks.push_back(out.world_ranks.back());
     }
   }
   // Groups of world ranks (a COMM_GROUP's members index the COMM_LOCATIONS group, which is
@@ -1193,6 +1270,7 @@ ArchiveReader::ArchiveReader(const std::string& path) : impl_(std::make_unique<I
   defs_.cvars = property(trace::kCvarsProperty);
   defs_.cvars_differ = property(trace::kCvarsDifferProperty);
   defs_.cvars_set = property(trace::kCvarsSetProperty);
+  defs_.jobs = parse_jobs(property(trace::kJobsProperty));
 
   check_file(global_defs, 0, "the global definitions");
   OTF2_GlobalDefReader* gdr = OTF2_Reader_GetGlobalDefReader(s.reader);

@@ -53,10 +53,29 @@ struct LocationDef {
   std::uint64_t events = 0;
 };
 
+// A member of a communicator that is a process of another MPI job (CommDef::job).
+inline constexpr std::uint32_t kOtherJobRank = 0xfffffffeu;
+inline constexpr std::uint32_t kNoJob = 0xffffffffu;
+
 struct CommDef {
   std::string name;
-  std::vector<std::uint32_t> world_ranks;  // member i of the communicator is this world rank
-  bool self = false;                       // MPI_COMM_SELF: the one member is the caller
+  // Member i of the communicator is this world rank, or kOtherJobRank: a process of the job
+  // `job`, whose world rank there is job_ranks[i].
+  std::vector<std::uint32_t> world_ranks;
+  bool self = false;                     // MPI_COMM_SELF: the one member is the caller
+  std::uint32_t job = kNoJob;            // index into Definitions::jobs
+  std::vector<std::uint32_t> job_ranks;  // with `job`: as world_ranks, in that job for its members
+};
+
+// Another MPI job at the far end of intercommunicators (MPI_Comm_spawn's children, the job that
+// spawned this one, MPI_Comm_connect's peer): a trace of its own. Its processes are no ranks of
+// this archive.
+struct JobDef {
+  std::string name;      // "spawn-1", "parent", ...
+  std::string relation;  // "spawned" (by this job), "parent" (of this job), "connected"
+  std::string archive;   // its archive, relative to this archive's directory; "" not known
+  std::vector<std::uint32_t> ranks;  // its world ranks that are members of communicators here
+  std::uint32_t first_group = 0;     // the location group of ranks[0]; the others follow
 };
 
 // MPI-IO (docs/otf2-mapping.md, MPI-IO). A size the archive does not give is kUnknownSize.
@@ -120,6 +139,7 @@ struct Definitions {
   std::vector<std::string> peruse_events;  // short names (REQ_ACTIVATE...) by peruse_index
   std::vector<CommDef> comms;              // by unified communicator id
   std::vector<WindowDef> windows;          // by OTF2 RmaWin id
+  std::vector<JobDef> jobs;                // other MPI jobs (archive_schema.hpp, kJobsProperty)
   // Groups of processes (OTF2 COMM_GROUP groups: those of communicators and of RMA group
   // synchronisations) as world ranks, by OTF2 group id.
   std::map<std::uint32_t, std::vector<std::uint32_t>> groups;

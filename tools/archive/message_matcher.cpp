@@ -84,6 +84,11 @@ void MessageMatcher::send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer
                           std::uint32_t comm, std::uint32_t tag, std::uint64_t bytes,
                           std::uint64_t request, bool blocking) {
   const std::uint32_t rank = defs_.locations[loc].rank;
+  const std::uint32_t to = world(loc, comm, peer);
+  if (to == kOtherJobRank) {
+    ++with_other_jobs_;
+    return;
+  }
   const std::uint64_t id = next_id_++;
   Send s{loc, t, std::nullopt, bytes, tag, false, std::nullopt};
   Thread& th = threads_[loc];
@@ -101,7 +106,7 @@ void MessageMatcher::send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer
     s.complete = true;  // no request to follow: nothing more will come
   }
   sends_.emplace(id, std::move(s));
-  match(Key{rank, world(loc, comm, peer), comm, tag}, id);
+  match(Key{rank, to, comm, tag}, id);
 }
 
 void MessageMatcher::send_complete(std::uint32_t loc, std::uint64_t request) {
@@ -123,6 +128,12 @@ void MessageMatcher::recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer
                           std::uint32_t comm, std::uint32_t tag, std::uint64_t request,
                           bool blocking) {
   const std::uint32_t rank = defs_.locations[loc].rank;
+  const std::uint32_t from = world(loc, comm, peer);
+  if (from == kOtherJobRank) {
+    ++with_other_jobs_;
+    recv_by_request_.erase({rank, request});
+    return;
+  }
   Recv r{loc, t, std::nullopt};
   const Thread& th = threads_[loc];
   if (!blocking && request != 0) {
@@ -142,7 +153,7 @@ void MessageMatcher::recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer
           (e.tag == -1 || (e.tag >= 0 && static_cast<std::uint32_t>(e.tag) == tag)))
         r.physical = e.time;
   }
-  match(Key{world(loc, comm, peer), rank, comm, tag}, r);
+  match(Key{from, rank, comm, tag}, r);
 }
 
 void MessageMatcher::cancelled(std::uint32_t loc, std::uint64_t request) {

@@ -59,6 +59,9 @@ class MessageMatcher {
   std::uint64_t matched() const { return matched_; }
   std::uint64_t unmatched_sends() const { return unmatched_sends_; }
   std::uint64_t unmatched_recvs() const { return unmatched_recvs_; }
+  // Sends to and receives from processes of other MPI jobs (MPI_Comm_spawn): their partners are
+  // in those jobs' own archives, so they have no communication record here.
+  std::uint64_t with_other_jobs() const { return with_other_jobs_; }
   // Sends whose REQ_XFER_BEGIN came after their receive's REQ_XFER_END (written with the
   // logical send as the physical one).
   std::uint64_t late_physical_sends() const { return late_physical_sends_; }
@@ -141,6 +144,7 @@ class MessageMatcher {
   std::unordered_map<RankRequest, std::optional<std::uint64_t>, RankRequestHash>
       recv_by_request_;  // posted receive -> its physical receive time, once seen
   std::uint64_t matched_ = 0, unmatched_sends_ = 0, unmatched_recvs_ = 0, late_physical_sends_ = 0;
+  std::uint64_t with_other_jobs_ = 0;
 };
 
 }  // namespace perusetrace::archive

@@ -10,6 +10,7 @@
 #include "tools/prv/prv_archive.hpp"
 #include "tools/archive/clock_repair.hpp"
 #include "tools/archive/command_line.hpp"
+#include "tools/archive/other_jobs.hpp"
 #include "tools/prv/metric_types.hpp"
 #include "tools/prv/paraver_objects.hpp"
 #include "tools/prv/prv_codes.hpp"
@@ -78,6 +79,26 @@ class Progress {
   const char* phase_ = nullptr;
 };
 
+// Each MPI job of a run with dynamic processes is an archive, and a Paraver trace, of its own.
+void tell_other_jobs(const Definitions& defs, const std::string& anchor,
+                     const perusetrace::archive::MessageMatcher& m) {
+  if (defs.jobs.empty()) return;
+  std::string jobs;
+  for (const perusetrace::archive::JobDef& job : defs.jobs) {
+    const std::string path = perusetrace::archive::job_archive(anchor, job);
+    jobs += fmt::format("\n  {} ({}): {}", job.name,
+                        perusetrace::archive::job_relation_text(job.relation),
+                        path.empty()                                     ? "archive not known"
+                        : perusetrace::archive::job_archive_exists(path) ? path
+                                                                         : path + " (not found)");
+  }
+  fmt::print(stderr,
+             "perusetrace prv: this trace is one MPI job of several; {} sends and receives with "
+             "the others have their partner in those jobs' own archives and no communication "
+             "record here. Convert them on their own:{}\n",
+             m.with_other_jobs(), jobs);
+}
+
 int convert(const std::string& archive, std::string prefix, bool quiet, std::size_t sort_memory) {
   const auto start = std::chrono::steady_clock::now();
   ArchiveReader reader(archive);
@@ -123,6 +144,7 @@ int convert(const std::string& archive, std::string prefix, bool quiet, std::siz
                "(cancelled, or the program stopped before they completed); they have no "
                "communication record.\n",
                m.unmatched_sends(), m.unmatched_recvs());
+  if (!quiet || m.with_other_jobs() > 0) tell_other_jobs(defs, reader.anchor(), m);
   if (repair.repaired() > 0)
     fmt::print(stderr,
                "perusetrace prv: {} of {} messages were received before they were sent (by up "

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <ctime>
+#include <vector>
 
 namespace perusetrace::prv {
 
@@ -49,9 +50,13 @@ std::string prv_header(const Definitions& defs, const Layout& layout, std::uint6
     h += fmt::format("{}{}:{}", r ? "," : "", defs.ranks[r].threads, defs.ranks[r].node + 1);
   h += fmt::format("),{}\n", layout.comm_ids.size());
   for (std::uint32_t c : layout.comm_ids) {
-    const CommDef& comm = defs.comms[c];
-    h += fmt::format("c:1:{}:{}", c + 1, comm.world_ranks.size());
-    for (std::uint32_t r : comm.world_ranks) h += fmt::format(":{}", r + 1);
+    // Paraver's tasks are this job's ranks: another job's members (an intercommunicator of
+    // MPI_Comm_spawn) are tasks of its own trace.
+    std::vector<std::uint32_t> tasks;
+    for (std::uint32_t r : defs.comms[c].world_ranks)
+      if (r < defs.ranks.size()) tasks.push_back(r + 1);
+    h += fmt::format("c:1:{}:{}", c + 1, tasks.size());
+    for (std::uint32_t t : tasks) h += fmt::format(":{}", t);
     h += '\n';
   }
   return h;

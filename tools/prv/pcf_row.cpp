@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -117,6 +118,11 @@ void write_pcf(const std::string& path, const Definitions& defs) {
   Values peers{{0, "MPI_ANY_SOURCE"}};
   for (std::size_t r = 0; r < defs.ranks.size(); ++r)
     peers.emplace_back(r + 1, fmt::format("rank {}", r));
+  std::set<std::uint32_t> elsewhere;  // ranks of other jobs (MPI_Comm_spawn)
+  for (const auto& job : defs.jobs) elsewhere.insert(job.ranks.begin(), job.ranks.end());
+  for (const std::uint32_t r : elsewhere)
+    peers.emplace_back(peer_value(defs.ranks.size(), -2 - static_cast<std::int32_t>(r)),
+                       fmt::format("rank {} of another MPI job", r));
   event_type(o, kTypePerusePeer, "Peruse peer (world rank + 1)", peers);
   event_type(o, kTypePeruseTag, "Peruse tag");
   event_type(o, kTypePeruseInternalTag, "Peruse tag of collective traffic (negated)");

@@ -5,6 +5,7 @@
 // traces").
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace perusetrace::prv {
@@ -34,7 +35,7 @@ inline constexpr std::uint64_t kTypeBase = 64000000;
 inline constexpr std::uint64_t kTypeMpiCall = 64000001;        // value: function id + 1, 0 outside
 inline constexpr std::uint64_t kTypePeruseEvent = 64000100;    // value: Peruse event index + 1
 inline constexpr std::uint64_t kTypePeruseRequest = 64000101;  // perusetrace request id
-inline constexpr std::uint64_t kTypePerusePeer = 64000102;     // world rank + 1, 0 any source
+inline constexpr std::uint64_t kTypePerusePeer = 64000102;     // peer_value()
 inline constexpr std::uint64_t kTypePeruseTag = 64000103;      // tag (>= 0)
 inline constexpr std::uint64_t kTypePeruseInternalTag = 64000104;  // -tag (collective traffic)
 inline constexpr std::uint64_t kTypePeruseBytes = 64000105;        // request bytes
@@ -66,5 +67,13 @@ inline constexpr std::uint64_t kTypeAnnotationFirst = 64200000;
 inline constexpr std::uint64_t kTypeAnnotationLast = 64249999;
 inline constexpr std::uint64_t kTypeAnnotationSetFirst = 64250000;
 inline constexpr std::uint64_t kTypeAnnotationSetLast = 64299999;
+
+// A Peruse peer as kTypePerusePeer's value: world rank + 1, 0 any source; rank r of another MPI
+// job (peer -2 - r, docs/otf2-mapping.md) after this job's `ranks`: ranks + 1 + r.
+inline std::uint64_t peer_value(std::size_t ranks, std::int32_t peer) {
+  if (peer < -1)
+    return ranks + 1 + static_cast<std::uint64_t>(-2 - static_cast<std::int64_t>(peer));
+  return static_cast<std::uint64_t>(peer + 1);
+}
 
 }  // namespace perusetrace::prv

@@ -159,7 +159,7 @@ void Translator::peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region
   e[n++] = {kTypePeruseEvent, index + 1};
   e[n++] = {kTypePeruseEachFirst + index, 1};
   if (f.request != 0) e[n++] = {kTypePeruseRequest, f.request};
-  e[n++] = {kTypePerusePeer, static_cast<std::uint64_t>(std::max(f.peer, -1) + 1)};
+  e[n++] = {kTypePerusePeer, peer_value(defs_.ranks.size(), f.peer)};
   if (f.tag >= 0) {
     e[n++] = {kTypePeruseTag, static_cast<std::uint64_t>(f.tag)};
   } else {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "events/catalogue.hpp"
+#include "tools/archive/other_jobs.hpp"
 #include "tools/report/requirements.hpp"
 
 namespace perusetrace::report {
@@ -34,6 +35,14 @@ Analysis::Analysis(const archive::Definitions& defs, Report& out) : defs_(defs),
   for (std::size_t r = 0; r < n; ++r)
     if (defs.ranks[r].node < defs.nodes.size())
       out_.placement.hosts[defs.ranks[r].node].ranks.push_back(static_cast<std::uint32_t>(r));
+  for (const archive::JobDef& job : defs.jobs) {
+    JobStat& j = out_.jobs.emplace_back();
+    j.name = job.name;
+    j.relation = job.relation;
+    j.archive = archive::job_archive(out_.archive, job);
+    j.archive_found = archive::job_archive_exists(j.archive);
+    j.processes = static_cast<std::uint32_t>(job.ranks.size());
+  }
   ranks_.resize(n);
   locations_.resize(defs.locations.size());
   for (std::size_t l = 0; l < defs.locations.size(); ++l)
@@ -65,6 +74,15 @@ std::int32_t Analysis::world_rank(std::uint32_t comm, std::uint32_t peer,
     return -1;
   }
   return static_cast<std::int32_t>(peer);  // no communicator definition: assume world
+}
+
+JobStat* Analysis::other_job(std::uint32_t comm, std::uint32_t peer) {
+  if (comm >= defs_.comms.size()) return nullptr;
+  const archive::CommDef& c = defs_.comms[comm];
+  if (c.job >= out_.jobs.size() || peer >= c.world_ranks.size() ||
+      c.world_ranks[peer] != archive::kOtherJobRank)
+    return nullptr;
+  return &out_.jobs[c.job];
 }
 
 // Where the traffic between world ranks a and b goes; nullptr when either is unknown (a wildcard
@@ -127,6 +145,10 @@ void Analysis::send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std:
   RankStats& rs = out_.ranks[rank];
   ++rs.sent;
   rs.sent_bytes += bytes;
+  if (JobStat* job = other_job(comm, peer)) {
+    ++job->sent;
+    job->sent_bytes += bytes;
+  }
   const std::int32_t to = world_rank(comm, peer, rank);
   if (to >= 0 && static_cast<std::size_t>(to) < out_.ranks.size()) {
     const std::size_t cell = rank * out_.ranks.size() + static_cast<std::size_t>(to);
@@ -149,11 +171,15 @@ void Analysis::request_nonblocking(std::uint32_t loc, std::uint64_t t, std::uint
   r.nonblocking = true;
 }
 
-void Analysis::recv(std::uint32_t loc, std::uint64_t t, std::uint32_t, std::uint32_t, std::uint32_t,
-                    std::uint64_t bytes, std::uint64_t request, bool blocking) {
+void Analysis::recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
+                    std::uint32_t, std::uint64_t bytes, std::uint64_t request, bool blocking) {
   RankStats& rs = out_.ranks[locations_[loc].rank];
   ++rs.received;
   rs.received_bytes += bytes;
+  if (JobStat* job = other_job(comm, peer)) {
+    ++job->received;
+    job->received_bytes += bytes;
+  }
   if (!blocking && request != 0) collected(loc, t, request);
 }
 

@@ -97,6 +97,8 @@ class Analysis : public archive::EventSink {
   void request_nonblocking(std::uint32_t loc, std::uint64_t t, std::uint64_t id);
   void depth(QueueStat& q, std::uint64_t t, int change);
   std::int32_t world_rank(std::uint32_t comm, std::uint32_t peer, std::uint32_t self) const;
+  // The other job `peer` of `comm` is a process of, or nullptr.
+  JobStat* other_job(std::uint32_t comm, std::uint32_t peer);
   std::size_t bin(std::uint64_t t) const;
   PlacementStat* placement(std::int64_t a, std::int64_t b);
   // The Peruse events by family (peruse() dispatches).

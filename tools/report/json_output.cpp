@@ -285,6 +285,17 @@ std::string to_json(const Report& r) {
   };
   j += fmt::format(R"("matrix":{{"messages":{},"bytes":{}}},)", matrix(r.matrix_count),
                    matrix(r.matrix_bytes));
+  j +=
+      R"("jobs":)" +
+      array(
+          r.jobs,
+          [](const JobStat& job) {
+            return fmt::format(
+                R"({{"name":{},"relation":{},"archive":{},"archive_found":{},"processes":{},"sent":{},"sent_bytes":{},"received":{},"received_bytes":{}}})",
+                quote(job.name), quote(job.relation), quote(job.archive), job.archive_found,
+                job.processes, job.sent, job.sent_bytes, job.received, job.received_bytes);
+          }) +
+      ",";
 
   const Messages& m = r.messages;
   std::string groups = "[";

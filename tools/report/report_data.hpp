@@ -353,6 +353,18 @@ struct Io {
   std::vector<IoRankTotal> ranks;  // by world rank
 };
 
+// Another MPI job at the far end of intercommunicators (MPI_Comm_spawn's children, the job that
+// spawned this one): a trace of its own. What this trace holds of the traffic with it.
+struct JobStat {
+  std::string name;      // "spawn-1", "parent", ...
+  std::string relation;  // "spawned", "parent", "connected" (archive_schema.hpp)
+  std::string archive;   // its archive, as a path from where the report ran; "" not known
+  bool archive_found = false;
+  std::uint32_t processes = 0;  // its processes that are members of communicators here
+  // MPI point-to-point records of this job's ranks with them
+  std::uint64_t sent = 0, sent_bytes = 0, received = 0, received_bytes = 0;
+};
+
 struct Report {
   std::string archive, creator, settings;
   std::uint64_t events = 0;
@@ -363,6 +375,7 @@ struct Report {
   std::vector<Missing> missing;
   std::vector<RankStats> ranks;
   std::vector<std::uint64_t> matrix_count, matrix_bytes;  // [sender * ranks + receiver]
+  std::vector<JobStat> jobs;                              // other MPI jobs, in the archive's order
   Messages messages;
   // A late sender of the program's own messages; one of a collective's internal messages (tags
   // below 0), filed under collectives; messages that waited for their receive in the unexpected

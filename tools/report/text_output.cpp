@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/archive/other_jobs.hpp"
 #include "tools/report/context_text.hpp"
 #include "tools/report/mpit_text.hpp"
 #include "tools/report/io_text.hpp"
@@ -20,8 +21,29 @@ double ms(double ns) {
   return ns / 1e6;
 }
 
+// A Peruse peer: a world rank, -1 any source, below that a rank of another job (CommDef::job).
 std::string rank_name(std::int32_t r) {
+  if (r < -1) return fmt::format("{} of another job", -2 - static_cast<std::int64_t>(r));
   return r < 0 ? std::string("any") : std::to_string(r);
+}
+
+// The other jobs the trace exchanged messages with, and where their own traces are.
+void other_jobs(std::FILE* out, const Report& report) {
+  if (report.jobs.empty()) return;
+  fmt::print(out,
+             "\nOther MPI jobs (each traced into an archive of its own; this one holds its side "
+             "of their messages)\n");
+  for (const JobStat& j : report.jobs) {
+    std::string where = "its archive is not known (it was not traced with this one)";
+    if (!j.archive.empty())
+      where = j.archive_found
+                  ? "archive " + j.archive
+                  : "archive " + j.archive + " not found (was that job traced, and did it finish?)";
+    fmt::print(out, "  {}: {}, {} of its processes in communicators here; {}\n", j.name,
+               archive::job_relation_text(j.relation), j.processes, where);
+    fmt::print(out, "    messages to it {} ({} bytes), from it {} ({} bytes)\n", j.sent,
+               j.sent_bytes, j.received, j.received_bytes);
+  }
 }
 
 std::string seconds_text(double ns) {
@@ -215,6 +237,7 @@ void write_text(std::FILE* out, const Report& report) {
           fmt::format("{} / {}", report.matrix_count[r * n + c], report.matrix_bytes[r * n + c]));
     fmt::print(out, "\n");
   }
+  other_jobs(out, report);
 
   fmt::print(out, "\nMessages (Peruse, one per request)\n");
   if (!missing(out, report, "messages")) {
