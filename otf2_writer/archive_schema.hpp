@@ -19,7 +19,8 @@ inline constexpr const char* kClockDomainsProperty = "PERUSETRACE::CLOCK_DOMAINS
 // PATH is the job's own archive relative to this archive's directory ("-": not known). Its
 // processes that are members of an intercommunicator here are location groups G, G+1, ... (in
 // a system tree node of class kOtherJobNodeClass named NAME) standing for its world ranks R, in
-// that order, each with one location without events; G + i is also their index in group 0.
+// that order, each with one location whose one event is a MeasurementOnOff (off) at the trace's
+// start; G + i is also their index in group 0.
 inline constexpr const char* kJobsProperty = "PERUSETRACE::MPI_JOBS";
 inline constexpr const char* kOtherJobNodeClass = "other MPI job";
 

@@ -126,7 +126,7 @@ void write_system_tree(OTF2_GlobalDefWriter* w, Strings& str, int size,
     for (std::uint32_t i = 0; i < job.ranks.size(); ++i)
       OTF2_GlobalDefWriter_WriteLocation(
           w, other_job_location(ranks, size, job.first - static_cast<std::uint32_t>(size) + i),
-          str("Master thread"), OTF2_LOCATION_TYPE_CPU_THREAD, 0,
+          str("Master thread"), OTF2_LOCATION_TYPE_CPU_THREAD, kOtherJobEvents,
           static_cast<OTF2_LocationGroupRef>(job.first + i));
 }
 

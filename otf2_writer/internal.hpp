@@ -105,7 +105,7 @@ struct UnifiedComm {
   std::uint64_t parent = OTF2_UNDEFINED_COMM;  // global id of the communicator it was made from
 };
 // Another MPI job at the far end of intercommunicators (CommInfo::job): each of its processes
-// that is a member of one is a location group of its own, with one location without events,
+// that is a member of one is a location group of its own, with one location measured nowhere,
 // so that the communicators' groups and the messages' peers name real locations. They follow
 // this job's ranks in group 0, job after job.
 struct UnifiedJob {
@@ -181,9 +181,12 @@ struct Unified {
 // index `size + i` (i counting across all jobs) is location other_job_location(ranks, size, i).
 std::uint64_t other_job_location(const std::vector<RankReport>& ranks, int size, std::uint32_t i);
 std::uint32_t other_job_processes(const Unified& unified);
-// other_jobs.cpp: the other jobs' empty event streams (before the event files close) and local
+// other_jobs.cpp: the other jobs' event streams (before the event files close) and local
 // definitions (while the definition files are open), which OTF2 readers open for every location,
-// and the property that names the jobs (archive_schema.hpp).
+// and the property that names the jobs (archive_schema.hpp). A stream holds kOtherJobEvents
+// events: OTF2 3.0.2's global event reader frees the reader of an empty location and then reads
+// it again (otf2_global_evt_reader_new), which crashes otf2-print and python3-otf2 at random.
+inline constexpr std::uint64_t kOtherJobEvents = 1;
 OTF2_ErrorCode write_other_job_streams(OTF2_Archive* archive, const Unified& unified, int size);
 OTF2_ErrorCode write_other_job_definitions(OTF2_Archive* archive, const Unified& unified, int size);
 std::string jobs_text(const Unified& unified);

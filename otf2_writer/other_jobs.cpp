@@ -1,4 +1,4 @@
-// The processes of other MPI jobs in this archive: locations without events that the
+// The processes of other MPI jobs in this archive: locations, measured nowhere here, that the
 // intercommunicators to those jobs name as members (docs/otf2-mapping.md, "Dynamic processes").
 #include <algorithm>
 
@@ -36,12 +36,20 @@ std::uint64_t other_job_location(const std::vector<RankReport>& ranks, int size,
 }
 
 OTF2_ErrorCode write_other_job_streams(OTF2_Archive* archive, const Unified& unified, int size) {
+  // The archive's first moment (ClockProperties start there): measurement is off on these
+  // locations for the whole trace, which says what they are, and makes their streams non-empty.
+  std::uint64_t start = UINT64_MAX;
+  for (const RankReport& r : unified.ranks) start = std::min(start, r.start_time);
+  if (start == UINT64_MAX) start = 0;
   for (std::uint32_t i = 0, n = other_job_processes(unified); i < n; ++i) {
     OTF2_EvtWriter* w =
         OTF2_Archive_GetEvtWriter(archive, other_job_location(unified.ranks, size, i));
     if (w == nullptr) return OTF2_ERROR_FILE_INTERACTION;
-    if (const OTF2_ErrorCode rc = OTF2_Archive_CloseEvtWriter(archive, w); rc != OTF2_SUCCESS)
-      return rc;
+    static_assert(kOtherJobEvents == 1);
+    OTF2_ErrorCode rc = OTF2_EvtWriter_MeasurementOnOff(w, nullptr, start, OTF2_MEASUREMENT_OFF);
+    const OTF2_ErrorCode closed = OTF2_Archive_CloseEvtWriter(archive, w);
+    if (rc == OTF2_SUCCESS) rc = closed;
+    if (rc != OTF2_SUCCESS) return rc;
   }
   return OTF2_SUCCESS;
 }

@@ -8,10 +8,11 @@ intercommunicator each parent sends each child 3 messages (tag 10) and receives 
 (tag 20), both sides meet in one MPI_Barrier on it; the children send each other 4 messages
 each way (tag 30) in their own MPI_COMM_WORLD. CASE:
   single             1 parent (MPI_Comm_spawn): the parent's archive in DIR, the children's in
-                     DIR/spawn-1 (no DIR.1, no "already exists"), both read by otf2-print without
-                     a word on stderr and by python3-otf2: on each side the intercommunicator is
-                     a Comm over this job's ranks and the other job's processes (location groups
-                     "spawn-1 MPI Rank c" / "parent MPI Rank p" without events, named by the
+                     DIR/spawn-1 (no DIR.1, no "already exists"), both read by otf2-print
+                     (under valgrind) without a word on stderr and by python3-otf2: on each side
+                     the intercommunicator is a Comm over this job's ranks and the other job's
+                     processes (location groups "spawn-1 MPI Rank c" / "parent MPI Rank p", whose
+                     one event is measurement off at the trace's start, named by the
                      PERUSETRACE::MPI_JOBS property), every message across it counted exactly
                      per (sender, receiver, tag) on both sides, its Peruse receive events naming
                      the other job's rank as -2 - rank, the children's own messages matched in
@@ -30,6 +31,9 @@ each way (tag 30) in their own MPI_COMM_WORLD. CASE:
                      stopped it inside MPI_Finalize), and `perusetrace recover` makes archives
                      with the same intercommunicator, other-job processes and message counts as
                      in `single`.
+  nested             the 2 children spawn 2 children of their own: their archive in
+                     DIR/spawn-1/spawn-1, and the children's archive names both other jobs (its
+                     parent, its spawn-1) with every message to each counted.
 """
 import argparse
 import collections
@@ -65,8 +69,12 @@ def run(opts, work, parents, args):
 
 
 def otf2_print(archive):
-    printed = subprocess.run(["otf2-print", archive], stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE, text=True)
+    """otf2-print reads the archive without a word on stderr, under valgrind: OTF2 3.0.2's global
+    event reader reads freed memory for a location without events (otf2_writer/internal.hpp,
+    kOtherJobEvents), which otherwise crashes readers only now and then."""
+    printed = subprocess.run(["valgrind", "-q", "--error-exitcode=99", "otf2-print", archive],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                             timeout=600)
     failures = []
     if printed.returncode != 0 or printed.stderr.strip():
         failures.append(f"otf2-print {archive}: exit {printed.returncode}, stderr "
@@ -83,6 +91,21 @@ def job_of(location):
 
 def member(comm, rank_in_comm):
     return job_of(comm.group.members[rank_in_comm])
+
+
+def message_counts(trace):
+    """(kind, rank, (job, peer), tag, bytes) -> how many, of every point-to-point record."""
+    counts = collections.Counter()
+    for (rank, _), events in trace.events.items():
+        for e in events:
+            r = e.raw
+            if e.kind in ("MpiSend", "MpiIsend"):
+                counts[(e.kind, rank, member(r.communicator, r.receiver), r.msg_tag,
+                        r.msg_length)] += 1
+            elif e.kind in ("MpiRecv", "MpiIrecv"):
+                counts[(e.kind, rank, member(r.communicator, r.sender), r.msg_tag,
+                        r.msg_length)] += 1
+    return counts
 
 
 def archive_side(archive, side, parents):
@@ -106,25 +129,25 @@ def archive_side(archive, side, parents):
     want = [("", r) for r in range(mine)] + [(other, r) for r in range(theirs)]
     if members != want:
         f.append(f"{side}: the intercommunicator's members are {members}, expected {want}")
-    with otf2.reader.open(archive) as raw:
-        for loc in raw.definitions.locations:
-            job, rank = job_of(loc)
-            if job and loc.number_of_events != 0:
-                f.append(f"{side}: {loc.group.name} (another job's process) has "
-                         f"{loc.number_of_events} events")
-    counts = collections.Counter()
+    # Each of the other job's processes holds one event: measurement off from the trace's start.
+    names = sorted(f"{other} MPI Rank {r}" for r in range(theirs))
+    if sorted(trace.other_jobs) != names:
+        f.append(f"{side}: the other job's processes are {sorted(trace.other_jobs)}, expected "
+                 f"{names}")
+    for name, events in trace.other_jobs.items():
+        off = [e for e in events if isinstance(e, otf2.events.MeasurementOnOff)
+               and e.measurement_mode == otf2.MeasurementMode.OFF
+               and e.time == trace.global_offset]
+        if len(events) != 1 or len(off) != 1:
+            f.append(f"{side}: {name} (another job's process) has events {events}, expected one "
+                     f"MeasurementOnOff OFF at the trace's start")
+    counts = message_counts(trace)
     peruse_peers = collections.Counter()
     barriers = 0
     for (rank, _), events in trace.events.items():
         for e in events:
             r = e.raw
-            if e.kind in ("MpiSend", "MpiIsend"):
-                counts[(e.kind, rank, member(r.communicator, r.receiver), r.msg_tag,
-                        r.msg_length)] += 1
-            elif e.kind in ("MpiRecv", "MpiIrecv"):
-                counts[(e.kind, rank, member(r.communicator, r.sender), r.msg_tag,
-                        r.msg_length)] += 1
-            elif e.kind == "MpiCollectiveEnd" and r.communicator.name == inter[0].name:
+            if e.kind == "MpiCollectiveEnd" and r.communicator.name == inter[0].name:
                 barriers += 1
             elif (e.kind == "Peruse" and e.name == "REQ_ACTIVATE" and e.attrs["operation"] == 1
                   and e.attrs["tag"] >= 0 and e.attrs["comm"] is not None
@@ -315,6 +338,36 @@ def case_recover(opts, work):
         want = expected_counts(side, 1)
         if counts is not None and counts != want:
             f.append(f"{side}: messages {dict(counts)}, expected {dict(want)}")
+    return f
+
+
+def case_nested(opts, work):
+    done, trace_dir = run(opts, work, 1, ["single", "nested"])
+    if done.returncode != 0:
+        return [f"the run exited {done.returncode}: {done.stderr[-800:]}"]
+    f = []
+    middle = os.path.join(trace_dir, "spawn-1")
+    problems, counts, _ = archive_side(os.path.join(trace_dir, "traces.otf2"), "parent", 1)
+    f += problems
+    if counts is not None and counts != expected_counts("parent", 1):
+        f.append(f"parent: messages {dict(counts)}")
+    # The grandchildren: children of the 2 children, in DIR/spawn-1/spawn-1.
+    problems, counts, _ = archive_side(os.path.join(middle, "spawn-1", "traces.otf2"), "child", 2)
+    f += problems
+    if counts is not None and counts != expected_counts("child", 2):
+        f.append(f"grandchildren: messages {dict(counts)}")
+    # The children: a child of the parent and the parent of the grandchildren.
+    archive = os.path.join(middle, "traces.otf2")
+    f += otf2_print(archive)
+    trace = trace_checks.load(archive)
+    want = ("job=parent;relation=parent;archive=../traces.otf2;first_group=2;ranks=0 "
+            "job=spawn-1;relation=spawned;archive=spawn-1/traces.otf2;first_group=3;ranks=0,1")
+    if trace.properties.get("PERUSETRACE::MPI_JOBS") != want:
+        f.append(f"children: PERUSETRACE::MPI_JOBS {trace.properties.get('PERUSETRACE::MPI_JOBS')!r},"
+                 f" expected {want!r}")
+    counts, want = message_counts(trace), expected_counts("child", 1) + expected_counts("parent", 2)
+    if counts != want:
+        f.append(f"children: messages {dict(counts)}, expected {dict(want)}")
     return f
 
 

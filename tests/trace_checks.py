@@ -54,6 +54,9 @@ class Trace:
         self.trace_length = 0   # [global_offset, global_offset + trace_length]
         self.properties = {}
         self.hosts = {}  # rank -> its system-tree node's name
+        # Processes of other MPI jobs (MPI_Comm_spawn; docs/otf2-mapping.md, "Dynamic
+        # processes"): their location group's name -> their events, kept apart from the ranks.
+        self.other_jobs = collections.defaultdict(list)
 
     def ns(self, ticks):
         """A time span in the archive's clock ticks, in nanoseconds."""
@@ -79,6 +82,9 @@ class Trace:
 
     def of_kind(self, kind):
         return [(loc, e) for loc, events in self.events.items() for e in events if e.kind == kind]
+
+
+OTHER_JOB_NODE_CLASS = "other MPI job"  # otf2_writer/archive_schema.hpp
 
 
 def rank_of(location):
@@ -138,6 +144,10 @@ def load(path):
         trace.io_files = list(archive.definitions.io_files)
         threads = {}
         for location, event in archive.events:
+            node = location.group.system_tree_parent
+            if node is not None and node.class_name == OTHER_JOB_NODE_CLASS:
+                trace.other_jobs[location.group.name].append(event)
+                continue
             rank = rank_of(location)
             if rank not in trace.hosts:
                 node = location.group.system_tree_parent

@@ -10,11 +10,12 @@
  *   child:  "spawn child ranks 2 parents P among N"
  * With "untraced-children" the spawn's info sets "env" to "LD_PRELOAD=": children started from
  * a preloaded parent run without the tracer. With "children-exit" the children leave with
- * exit(0) after disconnecting, without MPI_Finalize (mpirun then reports them).
- *   spawn [single|multiple] [untraced-children|children-exit] */
-#include <stdlib.h>
+ * exit(0) after disconnecting, without MPI_Finalize (mpirun then reports them). With "nested"
+ * the children, once done with their parent, spawn two children of their own the same way.
+ *   spawn [single|multiple] [untraced-children|children-exit|nested] */
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { kChildren = 2, kToChild = 3, kToParent = 2, kAmong = 4, kInts = 8 };
@@ -29,12 +30,13 @@ static int check(const int* buf, int sender, int index) {
   return 1;
 }
 
-static int parent(const char* self, int multiple, int untraced_children, int children_exit) {
+// `child_mode`: what the children do beyond their part ("exit", "nested"), or NULL.
+static int parent(const char* self, int multiple, int untraced_children, char* child_mode) {
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const int root = size - 1;
-  char* child_args[] = {"child", children_exit ? "exit" : NULL, NULL};
+  char* child_args[] = {"child", child_mode, NULL};
   MPI_Comm inter;
   int codes[kChildren];
   MPI_Info info = MPI_INFO_NULL;
@@ -82,7 +84,7 @@ static int parent(const char* self, int multiple, int untraced_children, int chi
   return bad != 0;
 }
 
-static int child(MPI_Comm inter, int leave_without_finalize) {
+static int child(const char* self, MPI_Comm inter, const char* mode) {
   int rank, size, parents = 0, bad = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -112,10 +114,11 @@ static int child(MPI_Comm inter, int leave_without_finalize) {
   MPI_Comm_disconnect(&inter);
   if (rank == 0) printf("spawn child ranks %d parents %d among %d\n", size, parents, kAmong);
   if (bad) fprintf(stderr, "spawn: child %d received %d damaged messages\n", rank, bad);
-  if (leave_without_finalize) {
+  if (mode != NULL && strcmp(mode, "exit") == 0) {
     fflush(stdout);
     exit(bad != 0);
   }
+  if (mode != NULL && strcmp(mode, "nested") == 0) bad += parent(self, 0, 0, NULL);
   return bad != 0;
 }
 
@@ -128,14 +131,15 @@ int main(int argc, char** argv) {
     const int multiple = argc > 1 && strcmp(argv[1], "multiple") == 0;
     const int untraced = argc > 2 && strcmp(argv[2], "untraced-children") == 0;
     const int children_exit = argc > 2 && strcmp(argv[2], "children-exit") == 0;
+    const int nested = argc > 2 && strcmp(argv[2], "nested") == 0;
     if ((argc > 1 && !multiple && strcmp(argv[1], "single") != 0) ||
-        (argc > 2 && !untraced && !children_exit)) {
-      fprintf(stderr, "usage: spawn [single|multiple] [untraced-children|children-exit]\n");
+        (argc > 2 && !untraced && !children_exit && !nested)) {
+      fprintf(stderr, "usage: spawn [single|multiple] [untraced-children|children-exit|nested]\n");
       MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    failed = parent(argv[0], multiple, untraced, children_exit);
+    failed = parent(argv[0], multiple, untraced, children_exit ? "exit" : nested ? "nested" : NULL);
   } else {
-    failed = child(inter, argc > 2 && strcmp(argv[2], "exit") == 0);
+    failed = child(argv[0], inter, argc > 2 ? argv[2] : NULL);
   }
   MPI_Finalize();
   return failed;

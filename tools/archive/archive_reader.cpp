@@ -1052,16 +1052,12 @@ std::vector<JobDef> parse_jobs(const std::string& text) {
 // The tools' definitions from what OTF2 handed the callbacks: nodes, ranks and their threads,
 // regions, communicators, metrics.
 void build_definitions(ArchiveReader::Impl& s, Definitions& defs_, const std::string& global_defs) {
-  // Location groups of other jobs' processes: job index and position, by group id.
+  // Location groups of other jobs' processes: job index and position, by group id. Their
+  // locations (one "measurement off" event each) are no ranks of this trace and are not read.
   std::map<OTF2_LocationGroupRef, std::pair<std::uint32_t, std::uint32_t>> other;
   for (std::uint32_t j = 0; j < defs_.jobs.size(); ++j)
     for (std::uint32_t i = 0; i < defs_.jobs[j].ranks.size(); ++i)
       other.emplace(defs_.jobs[j].first_group + i, std::make_pair(j, i));
-  for (const auto& [ref, l] : s.locations)
-    if (other.count(l.group) > 0 && l.events > 0)
-      damaged(global_defs, fmt::format("location {} has {} events, but the archive says it stands "
-                                       "for a process of another job, which has none here",
-                                       ref, l.events));
   // System tree: nodes that hold ranks, ranks by location group id.
   std::map<OTF2_SystemTreeNodeRef, std::uint32_t> node_index;
   for (const auto& [ref, g] : s.groups) {
