@@ -28,7 +28,8 @@ each way (tag 30) in their own MPI_COMM_WORLD. CASE:
                      holds only the parent's note.
   recover            the children leave with exit() after disconnecting, without MPI_Finalize:
                      their journal stays in DIR/spawn-1 (and the parent's in DIR when mpirun
-                     stopped it inside MPI_Finalize), and `perusetrace recover` makes archives
+                     stopped it inside MPI_Finalize; the parent's report says to recover the
+                     children's), and `perusetrace recover` makes archives
                      with the same intercommunicator, other-job processes and message counts as
                      in `single`.
   nested             the 2 children spawn 2 children of their own: their archive in
@@ -325,6 +326,12 @@ def case_recover(opts, work):
             if side == "child":
                 f.append(f"no journal in {spawn_dir}: {os.listdir(spawn_dir)}")
             continue
+        if side == "child":  # the parent's report sends the user to the children's journal
+            text = subprocess.run([opts.perusetrace, "report", trace_dir, "-q"],
+                                  capture_output=True, text=True, timeout=300).stdout
+            if f"run `perusetrace recover {spawn_dir}`" not in text:
+                f.append(f"the parent's report does not say to recover {spawn_dir}: "
+                         f"{[l for l in text.splitlines() if 'spawn-1' in l]}")
         recovered = subprocess.run([opts.perusetrace, "recover", directory],
                                    capture_output=True, text=True, timeout=300)
         if recovered.returncode != 0:

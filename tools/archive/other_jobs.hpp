@@ -32,6 +32,12 @@ inline std::string job_archive(const std::string& anchor, const JobDef& job) {
   return rest;
 }
 
+// The trace directory of an archive path ("DIR/traces.otf2" -> "DIR").
+inline std::string trace_directory_of(const std::string& archive) {
+  const auto slash = archive.rfind('/');
+  return slash == std::string::npos ? std::string(".") : archive.substr(0, slash);
+}
+
 inline bool job_archive_exists(const std::string& path) {
   struct stat st {};
   return !path.empty() && ::stat(path.c_str(), &st) == 0;

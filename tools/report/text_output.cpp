@@ -35,10 +35,14 @@ void other_jobs(std::FILE* out, const Report& report) {
              "of their messages)\n");
   for (const JobStat& j : report.jobs) {
     std::string where = "its archive is not known (it was not traced with this one)";
-    if (!j.archive.empty())
-      where = j.archive_found
-                  ? "archive " + j.archive
-                  : "archive " + j.archive + " not found (was that job traced, and did it finish?)";
+    const std::string dir = archive::trace_directory_of(j.archive);
+    if (!j.archive.empty() && j.archive_found)
+      where = "archive " + j.archive;
+    else if (!j.archive.empty() && archive::job_archive_exists(dir + "/journal"))
+      where = "archive " + j.archive + " not made yet: that job ended without MPI_Finalize; " +
+              "run `perusetrace recover " + dir + "`";
+    else if (!j.archive.empty())
+      where = "archive " + j.archive + " not found (was that job traced, and did it finish?)";
     fmt::print(out, "  {}: {}, {} of its processes in communicators here; {}\n", j.name,
                archive::job_relation_text(j.relation), j.processes, where);
     fmt::print(out, "    messages to it {} ({} bytes), from it {} ({} bytes)\n", j.sent,
