@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -26,8 +27,8 @@ constexpr const char* kNote = "/.perusetrace-spawn";
 constexpr const char* kClaimedNote = "/.perusetrace-parent";
 constexpr const char* kNoteHeader = "perusetrace-spawn 1";
 
-std::string g_directory;  // the trace's, once configure() ran on every rank
-std::atomic<bool> g_told_too_long{false};
+std::string g_directory;                 // the trace's, once configure() ran on every rank
+std::atomic<bool> g_told_untold{false};  // said once per process
 
 std::string spawn_directory_name(int n) {
   return "spawn-" + std::to_string(n);
@@ -128,8 +129,12 @@ SpawnedJob::SpawnedJob(const Call& call, int root, MPI_Comm comm, int count,
                        const MPI_Info* infos) noexcept
     : fn_(call.fn()), comm_(comm), given_(infos) {
   if (g_directory.empty()) return;  // untraced on every rank: no collective of ours
-  int rank = 0;
-  PMPI_Comm_rank(comm, &rank);
+  // An erroneous call is the MPI's to refuse, in its own words: nothing of ours goes first.
+  int inter = 1, rank = 0, size = 0;
+  if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter ||
+      PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS || PMPI_Comm_size(comm, &size) != MPI_SUCCESS ||
+      root < 0 || root >= size)
+    return;
   if (rank == root) {
     const std::vector<int> parents = world_ranks_of(comm);
     for (int n = 1; !parents.empty() && n < 100000; ++n) {
@@ -156,8 +161,9 @@ bool SpawnedJob::tell_children(const std::string& note, int count) {
   FILE* f = std::fopen((directory_ + kNote).c_str(), "w");
   const bool written = f != nullptr && std::fputs(note.c_str(), f) >= 0;
   if (f == nullptr || std::fclose(f) != 0 || !written) {
+    const int error = errno;
     std::remove((directory_ + kNote).c_str());
-    return false;
+    return untold("cannot write " + directory_ + kNote + ": " + std::strerror(error));
   }
   // Open MPI starts the children in the root's working directory unless "wdir" says otherwise:
   // a relative path serves when the absolute one is too long for the info value.
@@ -169,7 +175,7 @@ bool SpawnedJob::tell_children(const std::string& note, int count) {
   if (directory_[0] != '/') paths.push_back(directory_);
   if (count <= 0) return false;  // an erroneous call: the MPI says so
   made_.assign(static_cast<std::size_t>(count), MPI_INFO_NULL);
-  bool all = true;
+  bool all = true, fits = true;
   for (int i = 0; i < count && all; ++i) {
     MPI_Info& info = made_[static_cast<std::size_t>(i)];
     const MPI_Info given = given_ == nullptr ? MPI_INFO_NULL : given_[i];
@@ -188,7 +194,8 @@ bool SpawnedJob::tell_children(const std::string& note, int count) {
       const std::string env = (has_env ? std::string(value) + '\n' : std::string()) +
                               kSpawnDirectoryVariable + '=' + path;
       // Open MPI reads at most MPI_MAX_INFO_VAL - 1 characters of it.
-      if (info == MPI_INFO_NULL || env.size() >= MPI_MAX_INFO_VAL) continue;
+      fits = env.size() < MPI_MAX_INFO_VAL;
+      if (info == MPI_INFO_NULL || !fits) continue;
       set = PMPI_Info_set(info, "env", env.c_str()) == MPI_SUCCESS;
       if (set) break;
     }
@@ -199,12 +206,20 @@ bool SpawnedJob::tell_children(const std::string& note, int count) {
     if (info != MPI_INFO_NULL) PMPI_Info_free(&info);
   made_.clear();
   std::remove((directory_ + kNote).c_str());
-  if (!g_told_too_long.exchange(true))
+  if (!fits)
+    return untold("the path of " + directory_ + " does not fit into the spawn's info (\"env\", " +
+                  std::to_string(MPI_MAX_INFO_VAL - 1) +
+                  " characters with the program's own); a shorter MPITRACE_OUTPUT keeps them "
+                  "with this trace");
+  return untold("the MPI refused a copy of the spawn's info");
+}
+
+bool SpawnedJob::untold(const std::string& why) {
+  if (!g_told_untold.exchange(true))
     std::fprintf(stderr,
-                 "perusetrace: the path of %s does not fit into the spawn's info (\"env\", %d "
-                 "characters with the program's own): its children are traced as a run of their "
-                 "own. A shorter MPITRACE_OUTPUT keeps them with this trace.\n",
-                 directory_.c_str(), MPI_MAX_INFO_VAL - 1);
+                 "perusetrace: the children of %s are traced as a run of their own (and so are "
+                 "later ones that meet the same problem): %s.\n",
+                 kMpiFunctions[static_cast<std::size_t>(fn_)].name, why.c_str());
   return false;
 }
 

@@ -58,6 +58,7 @@ class SpawnedJob {
 
  private:
   bool tell_children(const std::string& note, int count);
+  bool untold(const std::string& why);  // says once why children are not told; false
 
   Fn fn_;
   MPI_Comm comm_;

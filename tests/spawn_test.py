@@ -32,6 +32,10 @@ each way (tag 30) in their own MPI_COMM_WORLD. CASE:
                      children's), and `perusetrace recover` makes archives
                      with the same intercommunicator, other-job processes and message counts as
                      in `single`.
+  long_path          MPITRACE_OUTPUT's absolute path too long for the spawn's "env" (255
+                     characters): the parent says so once and leaves no DIR/spawn-1; the children
+                     trace as a run of their own (DIR.1, their inherited MPITRACE_OUTPUT); each
+                     archive still names the other job, its archive not known.
   nested             the 2 children spawn 2 children of their own: their archive in
                      DIR/spawn-1/spawn-1, and the children's archive names both other jobs (its
                      parent, its spawn-1) with every message to each counted.
@@ -60,8 +64,8 @@ CHILDREN, TO_CHILD, TO_PARENT, AMONG, BYTES = 2, 3, 2, 4, 32  # tests/apps/spawn
 INTER_NAME = {"parent": "MPI_Comm_spawn", "child": "MPI_COMM_PARENT"}
 
 
-def run(opts, work, parents, args):
-    trace = os.path.join(work, "trace")
+def run(opts, work, parents, args, trace=None):
+    trace = trace or os.path.join(work, "trace")
     env = {"MPITRACE_OUTPUT": trace}
     command = mpi_launch.command(opts.mpirun, parents, env, opts.preload)
     done = subprocess.run(command + [opts.app, *args], env=mpi_launch.launcher_env(env),
@@ -375,6 +379,34 @@ def case_nested(opts, work):
     counts, want = message_counts(trace), expected_counts("child", 1) + expected_counts("parent", 2)
     if counts != want:
         f.append(f"children: messages {dict(counts)}, expected {dict(want)}")
+    return f
+
+
+def case_long_path(opts, work):
+    # An absolute trace path longer than Open MPI's 255 characters of "env" cannot be passed on.
+    deep = os.path.join(work, "d" * 200, "trace")
+    os.makedirs(os.path.dirname(deep))
+    done, trace_dir = run(opts, work, 1, ["single"], trace=deep)
+    if done.returncode != 0:
+        return [f"the run exited {done.returncode}: {done.stderr[-800:]}"]
+    f = []
+    if done.stderr.count("are traced as a run of their own") != 1 or "does not fit" not in done.stderr:
+        f.append(f"the parent did not say once why its children trace on their own: "
+                 f"{done.stderr[-800:]}")
+    if os.path.exists(os.path.join(trace_dir, "spawn-1")):
+        f.append("DIR/spawn-1 was left behind")
+    children = trace_dir + ".1"  # their inherited MPITRACE_OUTPUT, taken: the next one
+    for archive, want in ((os.path.join(trace_dir, "traces.otf2"),
+                           "job=remote-2;relation=spawned;archive=-;first_group=1;ranks=0,1"),
+                          (os.path.join(children, "traces.otf2"),
+                           "job=parent;relation=parent;archive=-;first_group=2;ranks=0")):
+        if not os.path.exists(archive):
+            f.append(f"no archive at {archive}")
+            continue
+        f += otf2_print(archive)
+        jobs = trace_checks.load(archive).properties.get("PERUSETRACE::MPI_JOBS")
+        if jobs != want:
+            f.append(f"{archive}: PERUSETRACE::MPI_JOBS {jobs!r}, expected {want!r}")
     return f
 
 
