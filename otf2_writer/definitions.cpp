@@ -355,9 +355,9 @@ void write_contexts(OTF2_GlobalDefWriter* w, Strings& str, const ArchiveSpec& sp
       OTF2_INTERRUPT_GENERATOR_MODE_TIME, OTF2_BASE_DECIMAL, -9, spec.sampling_period_ns);
 }
 
-// Python's OTF2 reader (Debian's python3-otf2 3.0.2) cannot construct InterComm definitions (it
-// asks for the single group of a Comm as well), so in both layouts an intercommunicator is a
-// Comm over both groups: the lower group first, or, to another job, this job's group first.
+// Python's OTF2 reader (Debian's python3-otf2 3.0.2) stops at an InterComm definition (it asks
+// for the single group of a Comm as well), so in both layouts an intercommunicator is a Comm
+// over both groups: the lower group first, or, to another job, this job's group first.
 void write_comms(OTF2_GlobalDefWriter* w, Strings& str, int size, const Unified& u,
                  CommLayout layout) {
   // Group 0's members: every rank's first location, then the other jobs' processes.
