@@ -17,8 +17,8 @@ each way (tag 30) in their own MPI_COMM_WORLD. CASE:
                      per (sender, receiver, tag) on both sides, its Peruse receive events naming
                      the other job's rank as -2 - rank, the children's own messages matched in
                      their archive; `perusetrace report --json` counts the traffic with the other
-                     job (and finds its archive), `perusetrace prv` converts each archive and
-                     names the other.
+                     job (and finds its archive), `perusetrace prv` and `export --perfetto`
+                     convert each archive with this job's own messages and name the other.
   multiple           the same with 2 parents, MPI_Comm_spawn_multiple (one command per child) and
                      the last parent rank as root: the children's intercommunicator names both
                      parents' world ranks.
@@ -244,6 +244,18 @@ def check_report(opts, work, trace_dir, parents):
         if f"; {across} sends and receives with the others" not in done.stderr:
             f.append(f"prv {side}: does not count {across} sends and receives with the other "
                      f"job: {done.stderr[:400]}")
+        # The Perfetto export: arrows for this job's own messages only, the others named.
+        out = os.path.join(work, f"export-{side}.json")
+        done = subprocess.run([opts.perusetrace, "export", "--perfetto", archive, "-o", out, "-q"],
+                              text=True, capture_output=True, timeout=300)
+        if (done.returncode != 0 or f"{across} sends and receives with other MPI jobs have no "
+                f"arrow" not in done.stderr or other_archive not in done.stderr):
+            f.append(f"export {side}: exit {done.returncode}: {done.stderr[:400]}")
+        else:
+            with open(out) as j:
+                flows = sum(1 for e in json.load(j)["traceEvents"] if e.get("ph") == "s")
+            if flows != comms:
+                f.append(f"export {side}: {flows} message arrows, expected {comms}")
     return f
 
 

@@ -16,6 +16,7 @@
 #include "tools/archive/clock_repair.hpp"
 #include "tools/archive/json_text.hpp"
 #include "tools/archive/message_channel.hpp"
+#include "tools/archive/other_jobs.hpp"
 #include "tools/archive/tool_run.hpp"
 #include "tools/export/output_stream.hpp"
 
@@ -38,6 +39,9 @@ class ChromeTrace : public archive::EventSink {
   struct Counts {
     std::uint64_t slices = 0, instants = 0, flows = 0, counter_values = 0;
     std::uint64_t unmatched_sends = 0, unmatched_receives = 0;
+    // With processes of other MPI jobs (MPI_Comm_spawn): their other half is in those jobs' own
+    // archives, so they get no arrow.
+    std::uint64_t with_other_jobs = 0;
   };
 
   ChromeTrace(const Definitions& defs, OutputStream& out);
@@ -79,6 +83,8 @@ class ChromeTrace : public archive::EventSink {
   }
   void counter(std::uint32_t loc, std::uint64_t t, std::uint32_t metric, double value);
   std::int32_t world_rank(std::uint32_t comm, std::uint32_t peer, std::uint32_t self) const;
+  // Whether `peer` of `comm` is a process of another MPI job (archive::CommDef::job).
+  bool other_job(std::uint32_t comm, std::uint32_t peer) const;
   void flow(bool start, std::uint32_t loc, std::uint64_t t, std::uint64_t id, std::int32_t peer,
             std::uint32_t comm, std::uint32_t tag, std::uint64_t bytes);
 
@@ -244,6 +250,11 @@ std::int32_t ChromeTrace::world_rank(std::uint32_t comm, std::uint32_t peer,
   return static_cast<std::int32_t>(peer);  // no communicator definition: the world's ranks
 }
 
+bool ChromeTrace::other_job(std::uint32_t comm, std::uint32_t peer) const {
+  return comm < defs_.comms.size() && peer < defs_.comms[comm].world_ranks.size() &&
+         defs_.comms[comm].world_ranks[peer] == archive::kOtherJobRank;
+}
+
 // "s" binds to the slice open on the sender's thread (the sending call); "f" with "bp":"e" to
 // the one enclosing the receive record (the call that completed the receive).
 void ChromeTrace::flow(bool start, std::uint32_t loc, std::uint64_t t, std::uint64_t id,
@@ -265,6 +276,10 @@ void ChromeTrace::flow(bool start, std::uint32_t loc, std::uint64_t t, std::uint
 void ChromeTrace::send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
                        std::uint32_t tag, std::uint64_t bytes, std::uint64_t, bool) {
   const std::uint32_t rank = tracks_[loc].rank;
+  if (other_job(comm, peer)) {
+    ++counts_.with_other_jobs;
+    return;
+  }
   const std::int32_t to = world_rank(comm, peer, rank);
   Pending& p = pending_[{static_cast<std::int32_t>(rank), to, comm, tag}];
   std::uint64_t id;
@@ -282,6 +297,10 @@ void ChromeTrace::send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, s
 void ChromeTrace::recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
                        std::uint32_t tag, std::uint64_t bytes, std::uint64_t, bool) {
   const std::uint32_t rank = tracks_[loc].rank;
+  if (other_job(comm, peer)) {
+    ++counts_.with_other_jobs;
+    return;
+  }
   const std::int32_t from = world_rank(comm, peer, rank);
   Pending& p = pending_[{from, static_cast<std::int32_t>(rank), comm, tag}];
   std::uint64_t id;
@@ -382,6 +401,18 @@ int export_perfetto(const ExportRequest& request) {
                "(cancelled, on ranks not traced, or the program stopped first): they have half "
                "an arrow, which viewers do not draw.\n",
                c.unmatched_sends, c.unmatched_receives);
+  if (c.with_other_jobs > 0) {
+    std::string jobs;
+    for (const archive::JobDef& job : defs.jobs) {
+      const std::string path = archive::job_archive(reader.anchor(), job);
+      jobs += fmt::format("{}{} ({})", jobs.empty() ? "" : ", ", job.name,
+                          path.empty() ? "archive not known" : path);
+    }
+    fmt::print(stderr,
+               "perusetrace export: {} sends and receives with other MPI jobs have no arrow: "
+               "their other half is in those jobs' own archives: {}.\n",
+               c.with_other_jobs, jobs);
+  }
   if (repair.repaired() > 0)
     fmt::print(stderr,
                "perusetrace export: {} of {} messages were received before they were sent: the "
