@@ -5,6 +5,7 @@
 #include <atomic>
 
 #include "lib/comm_registry.hpp"
+#include "lib/datatype_registry.hpp"
 #include "lib/file_registry.hpp"
 #include "lib/mpi_handlers.hpp"
 
@@ -19,11 +20,12 @@ void complete(std::uint32_t handle, std::uint64_t bytes, std::uint64_t io) noexc
 }
 
 // Starts an operation of `bytes` on `handle`; returns its matching id.
-std::uint64_t begin(std::uint32_t handle, IoOperation op, std::int32_t flags,
-                    std::uint64_t bytes) noexcept {
+// `datatype`: the memory buffer's local datatype id (DatatypeRegistry), kNoDatatype for none.
+std::uint64_t begin(std::uint32_t handle, IoOperation op, std::int32_t flags, std::uint64_t bytes,
+                    std::uint32_t datatype = trace::kNoDatatype) noexcept {
   const std::uint64_t io = g_next_matching.fetch_add(1, std::memory_order_relaxed);
   emit(Record{0, RecordKind::IoOperationBegin, 0, 0, handle, static_cast<std::int32_t>(op), flags,
-              bytes, io, 0});
+              bytes, io, datatype});
   return io;
 }
 
@@ -75,9 +77,9 @@ std::uint64_t on_file_io_begin(const Call&, MPI_File fh, int count, MPI_Datatype
   if (handle == FileRegistry::kNone) return 0;
   int size = 0;
   if (count > 0 && type != MPI_DATATYPE_NULL) PMPI_Type_size(type, &size);
-  return begin(
-      handle, op, flags,
-      static_cast<std::uint64_t>(count > 0 ? count : 0) * static_cast<std::uint64_t>(size));
+  return begin(handle, op, flags,
+               static_cast<std::uint64_t>(count > 0 ? count : 0) * static_cast<std::uint64_t>(size),
+               g_datatypes.id_of(type));
 }
 
 void on_file_io_end(const Call&, int rc, MPI_File fh, const MPI_Status* status,

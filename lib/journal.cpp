@@ -156,6 +156,23 @@ void note_rma_group(std::uint32_t local_id, const std::vector<int>& world_ranks)
 }
 
 namespace {
+template <typename T>
+std::string numbers_text(const std::vector<T>& values) {
+  std::string out = std::to_string(values.size());
+  for (const T& v : values) out += ' ' + std::to_string(v);
+  return out;
+}
+}  // namespace
+
+void note_datatype(const trace::DatatypeInfo& d) {
+  append_line("datatype " + std::to_string(d.local_id) + ' ' + d.combiner + ' ' +
+              std::to_string(d.size) + ' ' + std::to_string(d.lb) + ' ' + std::to_string(d.extent) +
+              ' ' + std::to_string(d.true_lb) + ' ' + std::to_string(d.true_extent) + ' ' +
+              numbers_text(d.integers) + ' ' + numbers_text(d.addresses) + ' ' +
+              numbers_text(d.types) + ' ' + d.name);
+}
+
+namespace {
 // One line of the definitions file holds one fact: text from the MPI must not break it.
 std::string one_line(std::string text) {
   for (char& c : text)

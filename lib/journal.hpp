@@ -42,6 +42,8 @@ void note_window_name(std::uint32_t local_id, const std::string& name);  // MPI_
 void note_rma_group(std::uint32_t local_id, const std::vector<int>& world_ranks);
 // A file's local id for the deletions that name it (ProcessInfo::file_names).
 void note_file_name(std::uint32_t local_id, const std::string& name);
+// A datatype definition (lib/datatype_registry.hpp), after the inner ones it names.
+void note_datatype(const trace::DatatypeInfo& datatype);
 void note_metric(const trace::MetricInfo& metric);
 // A nested annotation's "ATTRIBUTE=VALUE" pair at its first use (lib/annotations.hpp).
 void note_annotation(std::uint32_t local_id, const std::string& pair);

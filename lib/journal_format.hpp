@@ -81,6 +81,8 @@ inline std::string definitions_path(const std::string& trace_dir, int rank) {
 //   winname LOCAL_ID NAME                (MPI_Win_set_name: the window's name from now on)
 //   rmagroup LOCAL_ID N WORLD_RANK...    (the group of an MPI_Win_post or MPI_Win_start)
 //   filename LOCAL_ID NAME    (a file a deletion names: records IoDeleteFile carry LOCAL_ID)
+//   datatype LOCAL_ID COMBINER SIZE LB EXTENT TRUE_LB TRUE_EXTENT N_INTEGERS INTEGER...
+//            N_ADDRESSES ADDRESS... N_TYPES LOCAL_ID... NAME   (NAME may be empty)
 //   clockdomain LEADER_RANK NAME   (the ranks reading one clock share its leader's offsets)
 //   offset LOCAL_TIME OFFSET_NS ERROR_NS [EXCHANGES]   (add OFFSET_NS for rank 0's clock)
 //   stopped REASON            (the program died; written by the crash handlers)

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "lib/comm_registry.hpp"
+#include "lib/datatype_registry.hpp"
 #include "lib/handle_key.hpp"
 #include "lib/handle_table.hpp"
 #include "lib/peruse_session.hpp"
@@ -73,15 +74,16 @@ CompletionScratch* scratch() noexcept {
 void on_send(Call& call, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) noexcept {
   const CommRef c = comm_ref(comm);
   if (dest == MPI_PROC_NULL || c.id == kCommUnknown) return;  // no message, or unattributable
-  call.at_enter(
-      Record{0, RecordKind::MpiSend, 0, 0, c.id, c.rank(dest), tag, bytes(count, type), 0, 0});
+  call.at_enter(Record{0, RecordKind::MpiSend, 0, 0, c.id, c.rank(dest), tag, bytes(count, type), 0,
+                       g_datatypes.id_of(type)});
 }
 
-void on_recv(Call& call, int rc, MPI_Datatype, MPI_Comm comm, const MPI_Status* status) noexcept {
+void on_recv(Call& call, int rc, MPI_Datatype type, MPI_Comm comm,
+             const MPI_Status* status) noexcept {
   const CommRef c = comm_ref(comm);
   if (rc != MPI_SUCCESS || status->MPI_SOURCE == MPI_PROC_NULL || c.id == kCommUnknown) return;
   call.at_leave(Record{0, RecordKind::MpiRecv, 0, 0, c.id, c.rank(status->MPI_SOURCE),
-                       status->MPI_TAG, status_bytes(status), 0, 0});
+                       status->MPI_TAG, status_bytes(status), 0, g_datatypes.id_of(type)});
 }
 
 void on_post(Call& call, int rc, std::uint64_t mark, RequestKind kind, int count, MPI_Datatype type,
@@ -98,8 +100,8 @@ void on_post(Call& call, int rc, std::uint64_t mark, RequestKind kind, int count
     slot->shared.store(true, std::memory_order_relaxed);
     if (peer == MPI_PROC_NULL) return;
     const std::uint64_t id = g_requests.activated_since(mark, 0);
-    call.at_leave(
-        Record{0, RecordKind::MpiIsend, 0, 0, c.id, c.rank(peer), tag, bytes(count, type), id, 0});
+    call.at_leave(Record{0, RecordKind::MpiIsend, 0, 0, c.id, c.rank(peer), tag, bytes(count, type),
+                         id, g_datatypes.id_of(type)});
     call.at_leave(Record{0, RecordKind::MpiIsendComplete, 0, 0, 0, 0, 0, 0, id, 0});
     return;
   }
@@ -111,6 +113,7 @@ void on_post(Call& call, int rc, std::uint64_t mark, RequestKind kind, int count
   info.peer_offset = c.offset;
   info.tag = tag;
   info.bytes = bytes(count, type);
+  info.datatype = g_datatypes.id_of(type);
   // Open MPI activates a persistent request once, here at init, not at each start: the
   // request keeps this id for all its starts. The id is set before the slot is published.
   const std::uint64_t id = g_requests.activated_since(mark, key);
@@ -118,8 +121,8 @@ void on_post(Call& call, int rc, std::uint64_t mark, RequestKind kind, int count
   if (kind == RequestKind::PersistentSend || kind == RequestKind::PersistentRecv) return;
   if (peer == MPI_PROC_NULL) return;
   if (kind == RequestKind::Send) {
-    call.at_leave(
-        Record{0, RecordKind::MpiIsend, 0, 0, c.id, c.rank(peer), tag, info.bytes, id, 0});
+    call.at_leave(Record{0, RecordKind::MpiIsend, 0, 0, c.id, c.rank(peer), tag, info.bytes, id,
+                         info.datatype});
   } else {
     call.at_leave(Record{0, RecordKind::MpiIrecvRequest, 0, 0, c.id, c.rank(peer), tag, 0, id, 0});
   }
@@ -136,7 +139,7 @@ void on_start(Call& call, int rc, int count, const MPI_Request* requests) noexce
     if (r.peer == MPI_PROC_NULL) continue;
     if (r.kind == RequestKind::PersistentSend) {
       call.at_leave(Record{0, RecordKind::MpiIsend, 0, 0, r.comm, r.peer + r.peer_offset, r.tag,
-                           r.bytes, r.id, 0});
+                           r.bytes, r.id, r.datatype});
     } else if (r.kind == RequestKind::PersistentRecv) {
       call.at_leave(Record{0, RecordKind::MpiIrecvRequest, 0, 0, r.comm, r.peer + r.peer_offset,
                            r.tag, 0, r.id, 0});
@@ -241,8 +244,8 @@ void Completion::completed(int index, const MPI_Status* status) noexcept {
     if (peer >= 0) peer += slot->peer_offset;
     tag = status->MPI_TAG;
   }
-  call_->at_leave(
-      Record{0, RecordKind::MpiIrecv, 0, 0, slot->comm, peer, tag, status_bytes(status), id, 0});
+  call_->at_leave(Record{0, RecordKind::MpiIrecv, 0, 0, slot->comm, peer, tag, status_bytes(status),
+                         id, slot->datatype});
 }
 
 void Completion::one(int rc, int index, const MPI_Status* status) noexcept {
@@ -451,6 +454,19 @@ void collective_bytes(const Call& call, const CollArgs& a, std::uint64_t& sent,
   }
 }
 
+// The datatypes of a collective's send and receive buffers, as a datatype_pair. A type is looked
+// up only where it moved bytes: the others may be insignificant (a non-root's receive type) and
+// hold anything. The w variants have a type per peer: none is recorded for them.
+std::uint64_t collective_types(const CollArgs& a, std::uint64_t sent,
+                               std::uint64_t received) noexcept {
+  if (a.sendtypes != nullptr || a.recvtypes != nullptr) return 0;
+  const MPI_Datatype recv = a.recvtype != MPI_DATATYPE_NULL ? a.recvtype : a.datatype;
+  MPI_Datatype send = a.sendtype != MPI_DATATYPE_NULL ? a.sendtype : a.datatype;
+  if (a.sendbuf == MPI_IN_PLACE) send = recv;  // what is sent lies in the receive buffer
+  return trace::datatype_pair(sent > 0 ? g_datatypes.id_of(send) : trace::kNoDatatype,
+                              received > 0 ? g_datatypes.id_of(recv) : trace::kNoDatatype);
+}
+
 }  // namespace
 
 void on_collective_end(Call& call, int rc, const CollArgs& args) noexcept {
@@ -459,7 +475,8 @@ void on_collective_end(Call& call, int rc, const CollArgs& args) noexcept {
   int root = args.root;
   if (root == MPI_ROOT || root == MPI_PROC_NULL) root = -1;
   call.at_leave(Record{0, RecordKind::CollectiveEnd, 0, static_cast<std::uint16_t>(call.fn()),
-                       g_comms.id_of(args.comm), root, 0, sent, 0, received});
+                       g_comms.id_of(args.comm), root, 0, sent,
+                       collective_types(args, sent, received), received});
 }
 
 void on_icollective(Call& call, int rc, const CollArgs& args, const MPI_Request* request) noexcept {
@@ -476,7 +493,8 @@ void on_icollective(Call& call, int rc, const CollArgs& args, const MPI_Request*
   collective_bytes(call, args, info.bytes, info.received);
   const std::uint64_t id = g_requests.activate(key);
   slot->publish(info);
-  call.at_leave(Record{0, RecordKind::NbCollectiveRequest, 0, 0, 0, 0, 0, 0, id, 0});
+  call.at_leave(Record{0, RecordKind::NbCollectiveRequest, 0, 0, 0, 0, 0, 0, id,
+                       collective_types(args, info.bytes, info.received)});
 }
 
 void on_comm_created(const Call& call, int rc, MPI_Comm parent, MPI_Comm comm) noexcept {
@@ -499,6 +517,13 @@ void on_comm_free(const Call&, MPI_Comm comm) noexcept {
 void on_comm_named(const Call&, int rc, MPI_Comm comm, const char* name) noexcept {
   if (rc != MPI_SUCCESS || name == nullptr) return;
   g_comms.rename(comm, name);
+}
+void on_type_free(const Call&, MPI_Datatype type) noexcept {
+  g_datatypes.forget(type);
+}
+
+void on_type_named(const Call&, int rc, MPI_Datatype type) noexcept {
+  if (rc == MPI_SUCCESS) g_datatypes.renamed(type);
 }
 
 }  // namespace perusetrace

@@ -226,6 +226,10 @@ void on_file_resized(Call&, int rc, MPI_File, MPI_Offset size) noexcept;
 void on_comm_free(const Call&, MPI_Comm) noexcept;
 // MPI_Comm_set_name: the trace calls the communicator what the program does.
 void on_comm_named(const Call&, int rc, MPI_Comm, const char* name) noexcept;
+// Datatypes (lib/datatype_registry.hpp): a freed handle may come back as another type; a named
+// one is unwrapped again, with its name, at its next use.
+void on_type_free(const Call&, MPI_Datatype) noexcept;
+void on_type_named(const Call&, int rc, MPI_Datatype) noexcept;
 
 // One-sided communication (lib/rma_handlers.cpp).
 enum class RmaOp : std::uint8_t { Put, Get, Accumulate, GetAccumulate, FetchAndOp, CompareAndSwap };

@@ -57,6 +57,7 @@ struct RequestInfo {
   std::int32_t tag = 0;
   std::uint64_t bytes = 0;
   std::uint64_t received = 0;  // a nonblocking collective's bytes received (bytes: sent)
+  std::uint32_t datatype = 0;  // the local datatype id of a message's buffer (DatatypeRegistry)
 };
 
 // Written by the thread that posts the request, read by whichever thread completes it. The
@@ -69,6 +70,7 @@ struct RequestSlot {
   std::atomic<std::uint32_t> comm{0};
   std::atomic<std::int32_t> peer{0}, peer_offset{0}, tag{0};
   std::atomic<std::uint64_t> bytes{0}, received{0};
+  std::atomic<std::uint32_t> datatype{0};
   // The MPI handed this same handle to several pending requests: a shared, already complete
   // request (Open MPI returns &ompi_request_empty for a send that went out inline).
   std::atomic<bool> shared{false};
@@ -87,6 +89,7 @@ struct RequestSlot {
     tag.store(r.tag, std::memory_order_relaxed);
     bytes.store(r.bytes, std::memory_order_relaxed);
     received.store(r.received, std::memory_order_relaxed);
+    datatype.store(r.datatype, std::memory_order_relaxed);
     kind.store(r.kind, std::memory_order_release);
   }
   RequestInfo read() const noexcept {
@@ -100,6 +103,7 @@ struct RequestSlot {
     r.tag = tag.load(std::memory_order_relaxed);
     r.bytes = bytes.load(std::memory_order_relaxed);
     r.received = received.load(std::memory_order_relaxed);
+    r.datatype = datatype.load(std::memory_order_relaxed);
     return r;
   }
   // The request described by `was` is done: forget it, once. False if it was forgotten already.

@@ -6,6 +6,7 @@
 #include "lib/annotations.hpp"
 #include "lib/clock_sync.hpp"
 #include "lib/comm_registry.hpp"
+#include "lib/datatype_registry.hpp"
 #include "lib/crash_guard.hpp"
 #include "lib/file_registry.hpp"
 #include "lib/final_archive.hpp"
@@ -235,6 +236,7 @@ void on_finalize() {
   process.windows = g_windows.snapshot();
   process.rma_groups = rma_groups::snapshot();
   process.file_names = g_files.file_names();
+  process.datatypes = g_datatypes.snapshot();
   process.metrics = mpit::recorded_metrics();
   for (trace::MetricInfo& m : annotate::recorded_metrics()) process.metrics.push_back(std::move(m));
   process.annotations = annotate::recorded_annotations();

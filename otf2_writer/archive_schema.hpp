@@ -74,15 +74,21 @@ enum Attribute : unsigned {
   kAttrIoSizeAtOpen,  // of an IoCreateHandle: the file's size in bytes when it was opened (UINT64)
   kAttrIoHandle,      // of the Leave of MPI_File_set_size and MPI_File_preallocate (IO_HANDLE)
   kAttrIoSize,        // ... and the size they set or preallocated, in bytes (UINT64)
+  // The MPI datatype of a message's or an I/O operation's buffer, and of a collective's send and
+  // receive buffers (STRING: the datatype's definition string, datatype_text.hpp)
+  kAttrDatatype,
+  kAttrSendDatatype,
+  kAttrRecvDatatype,
   kAttrCount,
-  // Archives written before the MPI-IO attributes lack them: a reader requires only those
-  // before them.
+  // Archives written before the MPI-IO attributes (and the datatype ones after them) lack them:
+  // a reader requires only those before them.
   kAttrRequiredCount = kAttrIoSizeAtOpen,
 };
 inline constexpr const char* kAttributeNames[kAttrCount] = {
-    "peruse_request",  "peruse_peer", "peruse_tag",   "peruse_bytes", "peruse_operation",
-    "peruse_comm",     "mpi_state",   "mpi_activity", "mpi_function", "sample_weight",
-    "io_size_at_open", "io_handle",   "io_size"};
+    "peruse_request",   "peruse_peer",   "peruse_tag",        "peruse_bytes",
+    "peruse_operation", "peruse_comm",   "mpi_state",         "mpi_activity",
+    "mpi_function",     "sample_weight", "io_size_at_open",   "io_handle",
+    "io_size",          "mpi_datatype",  "mpi_send_datatype", "mpi_recv_datatype"};
 
 // The MPI-IO paradigm's files (IoRegularFile, one per name) carry this property: the size in
 // bytes the file had when the run first opened it (UINT64), when some rank opened it.

@@ -192,6 +192,10 @@ void write_attributes_and_metrics(OTF2_GlobalDefWriter* w, Strings& str,
       {"the file's size in bytes when this handle opened it", OTF2_TYPE_UINT64},
       {"the file handle whose size the call set or preallocated", OTF2_TYPE_IO_HANDLE},
       {"the size in bytes the call set or preallocated", OTF2_TYPE_UINT64},
+      {"MPI datatype of the buffer (its definition: MPI_Datatype ID combiner=... name=...)",
+       OTF2_TYPE_STRING},
+      {"MPI datatype of a collective's send buffer", OTF2_TYPE_STRING},
+      {"MPI datatype of a collective's receive buffer", OTF2_TYPE_STRING},
   };
   for (std::uint32_t i = 0; i < kAttrCount; ++i)
     OTF2_GlobalDefWriter_WriteAttribute(w, i, str(kAttributeNames[i]), str(kAttrs[i].description),
@@ -447,6 +451,8 @@ std::string clock_domains_text(const std::vector<RankReport>& ranks) {
 
 void write_global_definitions(OTF2_GlobalDefWriter* w, const ArchiveSpec& spec, const Unified& u) {
   Strings str(w);
+  // First, so that datatype i is String i, which every rank's mapping table already names.
+  for (const DatatypeText& d : u.datatypes) str(datatype_text(d));
   write_clock(w, u.ranks);
   OTF2_GlobalDefWriter_WriteParadigm(w, OTF2_PARADIGM_MPI, str("MPI"), OTF2_PARADIGM_CLASS_PROCESS);
   write_system_tree(w, str, spec.size, u.ranks, u.jobs);

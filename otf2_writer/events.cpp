@@ -109,6 +109,23 @@ OTF2_RmaAtomicType atomic_type(std::int32_t kind) {
   return OTF2_RMA_ATOMIC_TYPE_ACCUMULATE;
 }
 
+// The attribute list naming a record's datatypes (local ids, mapped to the run's datatype
+// Strings by the location's STRING mapping table), or nullptr when it names none.
+OTF2_AttributeList* datatype(Location& loc, std::uint64_t type) {
+  if (type == kNoDatatype) return nullptr;
+  OTF2_AttributeList_AddStringRef(loc.attributes, kAttrDatatype, static_cast<OTF2_StringRef>(type));
+  return loc.attributes;
+}
+
+OTF2_AttributeList* datatypes(Location& loc, std::uint64_t pair) {
+  const auto send = static_cast<std::uint32_t>(pair),
+             receive = static_cast<std::uint32_t>(pair >> 32);
+  if (send != kNoDatatype) OTF2_AttributeList_AddStringRef(loc.attributes, kAttrSendDatatype, send);
+  if (receive != kNoDatatype)
+    OTF2_AttributeList_AddStringRef(loc.attributes, kAttrRecvDatatype, receive);
+  return pair != 0 ? loc.attributes : nullptr;
+}
+
 // The MPI event an Enter or Leave record carries, at the same timestamp.
 OTF2_ErrorCode payload(Location& loc, const ArchiveSpec& spec, const Record& r) {
   return r.event == 0 ? OTF2_SUCCESS : one(loc, spec, carried(r));
@@ -136,20 +153,24 @@ OTF2_ErrorCode one(Location& loc, const ArchiveSpec& spec, const Record& r) {
     case RecordKind::Peruse:
       return peruse(loc, spec, r);
     case RecordKind::MpiSend:
-      return OTF2_EvtWriter_MpiSend(w, nullptr, r.time, static_cast<std::uint32_t>(r.peer), r.comm,
+      return OTF2_EvtWriter_MpiSend(w, datatype(loc, r.aux), r.time,
+                                    static_cast<std::uint32_t>(r.peer), r.comm,
                                     static_cast<std::uint32_t>(r.tag), r.bytes);
     case RecordKind::MpiRecv:
-      return OTF2_EvtWriter_MpiRecv(w, nullptr, r.time, static_cast<std::uint32_t>(r.peer), r.comm,
+      return OTF2_EvtWriter_MpiRecv(w, datatype(loc, r.aux), r.time,
+                                    static_cast<std::uint32_t>(r.peer), r.comm,
                                     static_cast<std::uint32_t>(r.tag), r.bytes);
     case RecordKind::MpiIsend:
-      return OTF2_EvtWriter_MpiIsend(w, nullptr, r.time, static_cast<std::uint32_t>(r.peer), r.comm,
+      return OTF2_EvtWriter_MpiIsend(w, datatype(loc, r.aux), r.time,
+                                     static_cast<std::uint32_t>(r.peer), r.comm,
                                      static_cast<std::uint32_t>(r.tag), r.bytes, r.request);
     case RecordKind::MpiIsendComplete:
       return OTF2_EvtWriter_MpiIsendComplete(w, nullptr, r.time, r.request);
     case RecordKind::MpiIrecvRequest:
       return OTF2_EvtWriter_MpiIrecvRequest(w, nullptr, r.time, r.request);
     case RecordKind::MpiIrecv:
-      return OTF2_EvtWriter_MpiIrecv(w, nullptr, r.time, static_cast<std::uint32_t>(r.peer), r.comm,
+      return OTF2_EvtWriter_MpiIrecv(w, datatype(loc, r.aux), r.time,
+                                     static_cast<std::uint32_t>(r.peer), r.comm,
                                      static_cast<std::uint32_t>(r.tag), r.bytes, r.request);
     case RecordKind::MpiRequestCancelled:
       return OTF2_EvtWriter_MpiRequestCancelled(w, nullptr, r.time, r.request);
@@ -159,7 +180,7 @@ OTF2_ErrorCode one(Location& loc, const ArchiveSpec& spec, const Record& r) {
       const auto op =
           r.region < spec.regions.size() ? spec.regions[r.region].collective : CollectiveOp::None;
       return OTF2_EvtWriter_MpiCollectiveEnd(
-          w, nullptr, r.time, static_cast<OTF2_CollectiveOp>(op), r.comm,
+          w, datatypes(loc, r.request), r.time, static_cast<OTF2_CollectiveOp>(op), r.comm,
           r.peer < 0 ? OTF2_UNDEFINED_UINT32 : static_cast<std::uint32_t>(r.peer), r.bytes, r.aux);
     }
     case RecordKind::IoCreateHandle: {
@@ -191,8 +212,8 @@ OTF2_ErrorCode one(Location& loc, const ArchiveSpec& spec, const Record& r) {
           r.peer == static_cast<std::int32_t>(IoOperation::Write)   ? OTF2_IO_OPERATION_MODE_WRITE
           : r.peer == static_cast<std::int32_t>(IoOperation::Flush) ? OTF2_IO_OPERATION_MODE_FLUSH
                                                                     : OTF2_IO_OPERATION_MODE_READ;
-      OTF2_ErrorCode rc = OTF2_EvtWriter_IoOperationBegin(w, nullptr, r.time, r.comm, mode, flags,
-                                                          r.bytes, r.request);
+      OTF2_ErrorCode rc = OTF2_EvtWriter_IoOperationBegin(w, datatype(loc, r.aux), r.time, r.comm,
+                                                          mode, flags, r.bytes, r.request);
       // OTF2 wants a nonblocking operation marked as issued before it completes.
       if (rc == OTF2_SUCCESS && (r.tag & kIoNonBlocking))
         rc = OTF2_EvtWriter_IoOperationIssued(w, nullptr, r.time, r.comm, r.request);
@@ -221,7 +242,8 @@ OTF2_ErrorCode one(Location& loc, const ArchiveSpec& spec, const Record& r) {
                                                  static_cast<std::uint32_t>(r.bytes), 0);
     }
     case RecordKind::NbCollectiveRequest:
-      return OTF2_EvtWriter_NonBlockingCollectiveRequest(w, nullptr, r.time, r.request);
+      return OTF2_EvtWriter_NonBlockingCollectiveRequest(w, datatypes(loc, r.aux), r.time,
+                                                         r.request);
     case RecordKind::NbCollectiveComplete: {
       const auto fn = static_cast<std::size_t>(r.tag);
       const auto op = fn < spec.regions.size() ? spec.regions[fn].collective : CollectiveOp::None;

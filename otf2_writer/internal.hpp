@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "otf2_writer/archive_schema.hpp"
+#include "otf2_writer/datatype_text.hpp"
 #include "otf2_writer/peruse_fields.hpp"
 #include "otf2_writer/writer.hpp"
 
@@ -176,6 +177,10 @@ struct Unified {
   std::vector<std::string> process_attributes;                    // rank 0
   std::vector<std::uint64_t> region_map;  // this rank: local -> global region id; empty: same
   std::vector<UnifiedJob> jobs;           // rank 0: the other jobs, in order of first appearance
+  // Datatypes (datatype_text.hpp): global datatype i is global String i (rank 0).
+  std::vector<DatatypeText> datatypes;
+  CommIds datatype_ids;                     // rank 0: definition hash -> global id
+  std::vector<std::uint64_t> datatype_map;  // this rank: local datatype id -> global String
 };
 // The location ids of the other jobs' processes follow every location of this job's: group 0
 // index `size + i` (i counting across all jobs) is location other_job_location(ranks, size, i).
@@ -232,6 +237,13 @@ struct ContextEntry {
   std::string function, file;
   std::uint32_t line = 0;
 };
+// A datatype as ranks contribute it: identified by a hash of its fields and of its inner types'
+// identities, so ranks that built the same structure agree without communication.
+struct DatatypeEntry {
+  CommId id;
+  DatatypeInfo info;          // local_id and types unused
+  std::vector<CommId> types;  // the inner types
+};
 struct Contribution {
   int first_rank = 0;
   std::vector<ContextEntry> contexts;    // each path once, parents before children
@@ -244,6 +256,7 @@ struct Contribution {
   std::vector<std::string> process_attributes;  // each once
   std::vector<WindowEntry> windows;             // each once, in order of first appearance
   std::vector<std::vector<int>> rma_groups;     // each member list once
+  std::vector<DatatypeEntry> datatypes;         // each once, inner ones first
 };
 // One rank's part; `ids` gets the identity of each of its local communicator ids.
 Contribution contribution_of(int rank, const RankReport& report, const ProcessInfo& process,
@@ -283,6 +296,10 @@ std::vector<std::uint64_t> context_map_of(const std::vector<CommId>& ids, const 
 // A rank's local file ids (ProcessInfo::file_names) as global IoFile ids, by name.
 std::vector<std::uint64_t> file_map_of(const std::vector<std::string>& names,
                                        const std::unordered_map<std::string, std::uint64_t>& ids);
+// A rank's datatypes' identities, by local id (index 0, no datatype, is none).
+std::vector<CommId> datatype_ids_of(const std::vector<DatatypeInfo>& datatypes);
+// A rank's local datatype ids as global String refs (global datatype i is String i).
+std::vector<std::uint64_t> datatype_map_of(const std::vector<CommId>& ids, const CommIds& global);
 // A rank's local file handle ids as global ones, its first handle being global id `base`.
 std::vector<std::uint64_t> handle_map_of(const std::vector<FileInfo>& files, std::uint64_t base);
 

@@ -87,6 +87,8 @@ bool write_archive_offline(const ArchiveSpec& spec, const std::vector<OfflineRan
     unified.window_map = window_map_of(window_ids_of(static_cast<int>(r), ranks[r].process, ids[r]),
                                        unified.window_ids);
     unified.group_map = group_map_of(ranks[r].process.rma_groups, groups);
+    unified.datatype_map =
+        datatype_map_of(datatype_ids_of(ranks[r].process.datatypes), unified.datatype_ids);
     handle_base += ranks[r].process.files.size();
     for (std::size_t t = 0; t < unified.ranks[r].location_events.size(); ++t) {
       OTF2_DefWriter* defs = OTF2_Archive_GetDefWriter(

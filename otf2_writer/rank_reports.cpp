@@ -229,6 +229,36 @@ std::vector<CommId> context_ids_of(const std::vector<ContextInfo>& contexts) {
   return ids;
 }
 
+std::vector<CommId> datatype_ids_of(const std::vector<DatatypeInfo>& datatypes) {
+  std::vector<CommId> ids;
+  for (const DatatypeInfo& d : datatypes) {
+    if (d.local_id == kNoDatatype) continue;
+    Hasher h;
+    h.add(std::hash<std::string>{}(d.combiner));
+    h.add(std::hash<std::string>{}(d.name));
+    for (std::int64_t v : {d.size, d.lb, d.extent, d.true_lb, d.true_extent})
+      h.add(static_cast<std::uint64_t>(v));
+    h.add(d.integers.size());
+    for (std::int64_t v : d.integers) h.add(static_cast<std::uint64_t>(v));
+    h.add(d.addresses.size());
+    for (std::int64_t v : d.addresses) h.add(static_cast<std::uint64_t>(v));
+    h.add(d.types.size());
+    for (std::uint32_t t : d.types) h.add(t < ids.size() ? ids[t] : CommId{});
+    if (ids.size() <= d.local_id) ids.resize(d.local_id + 1);
+    ids[d.local_id] = h.id();
+  }
+  return ids;
+}
+
+std::vector<std::uint64_t> datatype_map_of(const std::vector<CommId>& ids, const CommIds& global) {
+  std::vector<std::uint64_t> map(ids.size(), OTF2_UNDEFINED_STRING);
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const auto it = ids[i] ? global.find(ids[i]) : global.end();
+    if (it != global.end()) map[i] = it->second;
+  }
+  return map;
+}
+
 std::vector<std::uint64_t> context_map_of(const std::vector<CommId>& ids, const CommIds& global) {
   std::vector<std::uint64_t> map(ids.size(), OTF2_UNDEFINED_CALLING_CONTEXT);
   for (std::size_t i = 0; i < ids.size(); ++i) {
@@ -258,6 +288,15 @@ Contribution contribution_of(int rank, const RankReport& report, const ProcessIn
     c.contexts.push_back({context_ids[info.local_id],
                           info.parent < context_ids.size() ? context_ids[info.parent] : CommId{},
                           info.function, info.file, info.line});
+  }
+  const std::vector<CommId> type_ids = datatype_ids_of(process.datatypes);
+  std::unordered_set<CommId, CommIdHash> types_seen;
+  for (const DatatypeInfo& d : process.datatypes) {
+    if (d.local_id >= type_ids.size() || !types_seen.insert(type_ids[d.local_id]).second) continue;
+    DatatypeEntry e{type_ids[d.local_id], d, {}};
+    for (std::uint32_t t : d.types) e.types.push_back(t < type_ids.size() ? type_ids[t] : CommId{});
+    e.info.types.clear();
+    c.datatypes.push_back(std::move(e));
   }
   ids.clear();
   // How many communicators with one parent and one membership this rank made before.
@@ -405,6 +444,10 @@ void merge(Contribution& into, Contribution&& next) {
   for (const ContextEntry& e : into.contexts) contexts.insert(e.id);
   for (ContextEntry& e : next.contexts)
     if (contexts.insert(e.id).second) into.contexts.push_back(std::move(e));
+  std::unordered_set<CommId, CommIdHash> datatypes;
+  for (const DatatypeEntry& e : into.datatypes) datatypes.insert(e.id);
+  for (DatatypeEntry& e : next.datatypes)
+    if (datatypes.insert(e.id).second) into.datatypes.push_back(std::move(e));
   std::unordered_set<std::string> names;
   for (const MetricInfo& m : into.metrics) names.insert(m.name);
   for (MetricInfo& m : next.metrics)
@@ -476,6 +519,21 @@ std::vector<char> serialize(const Contribution& c) {
   for (const std::vector<int>& g : c.rma_groups) w.ints(g);
   w.u64(c.file_names.size());
   for (const std::string& n : c.file_names) w.str(n);
+  w.u64(c.datatypes.size());
+  for (const DatatypeEntry& e : c.datatypes) {
+    write_id(w, e.id);
+    w.str(e.info.combiner);
+    w.str(e.info.name);
+    for (std::int64_t v :
+         {e.info.size, e.info.lb, e.info.extent, e.info.true_lb, e.info.true_extent})
+      w.u64(static_cast<std::uint64_t>(v));
+    w.u64(e.info.integers.size());
+    for (std::int64_t v : e.info.integers) w.u64(static_cast<std::uint64_t>(v));
+    w.u64(e.info.addresses.size());
+    for (std::int64_t v : e.info.addresses) w.u64(static_cast<std::uint64_t>(v));
+    w.u64(e.types.size());
+    for (const CommId& t : e.types) write_id(w, t);
+  }
   return std::move(w.bytes);
 }
 
@@ -545,6 +603,23 @@ Contribution deserialize(const char* data, std::size_t length) {
   for (std::uint64_t i = 0; i < groups && in.left() > 0; ++i) c.rma_groups.push_back(in.ints());
   const std::uint64_t file_names = in.left() > 0 ? in.u64() : 0;
   for (std::uint64_t i = 0; i < file_names && in.left() > 0; ++i) c.file_names.push_back(in.str());
+  const std::uint64_t datatypes = in.left() > 0 ? in.u64() : 0;
+  for (std::uint64_t i = 0; i < datatypes && in.left() > 0; ++i) {
+    DatatypeEntry e;
+    e.id = read_id(in);
+    e.info.combiner = in.str();
+    e.info.name = in.str();
+    for (std::int64_t* v :
+         {&e.info.size, &e.info.lb, &e.info.extent, &e.info.true_lb, &e.info.true_extent})
+      *v = static_cast<std::int64_t>(in.u64());
+    e.info.integers.resize(std::min<std::uint64_t>(in.u64(), in.left() / 8));
+    for (std::int64_t& v : e.info.integers) v = static_cast<std::int64_t>(in.u64());
+    e.info.addresses.resize(std::min<std::uint64_t>(in.u64(), in.left() / 8));
+    for (std::int64_t& v : e.info.addresses) v = static_cast<std::int64_t>(in.u64());
+    e.types.resize(std::min<std::uint64_t>(in.u64(), in.left() / 16));
+    for (CommId& t : e.types) t = read_id(in);
+    c.datatypes.push_back(std::move(e));
+  }
   return c;
 }
 
@@ -588,6 +663,25 @@ Unified unified_of(Contribution&& all, int size, CommLayout layout) {
          parent != context_ids.end() ? parent->second : OTF2_UNDEFINED_CALLING_CONTEXT});
   }
   u.context_ids = std::move(context_ids);
+  for (DatatypeEntry& e : all.datatypes) {
+    DatatypeText d;
+    d.id = u.datatypes.size();
+    d.combiner = std::move(e.info.combiner);
+    d.name = std::move(e.info.name);
+    d.size = e.info.size;
+    d.lb = e.info.lb;
+    d.extent = e.info.extent;
+    d.true_lb = e.info.true_lb;
+    d.true_extent = e.info.true_extent;
+    d.integers = std::move(e.info.integers);
+    d.addresses = std::move(e.info.addresses);
+    for (const CommId& t : e.types) {
+      const auto inner = t ? u.datatype_ids.find(t) : u.datatype_ids.end();
+      if (inner != u.datatype_ids.end()) d.types.push_back(inner->second);
+    }
+    u.datatype_ids.emplace(e.id, d.id);
+    u.datatypes.push_back(std::move(d));
+  }
   u.annotations = std::move(all.annotations);
   u.process_attributes = std::move(all.process_attributes);
   for (std::size_t i = 0; i < u.annotations.size(); ++i)

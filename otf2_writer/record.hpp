@@ -19,24 +19,25 @@ namespace perusetrace {
      comm, peer (world rank), tag, bytes, request, aux = the derived counter the event            \
      changed (queue depth, bytes in flight) */                                                    \
   X(Peruse, "event comm peer tag bytes request aux")                                              \
-  X(MpiSend, "comm, peer (comm rank), tag, bytes")                                                \
-  X(MpiRecv, "comm, peer (comm rank), tag, bytes")                                                \
-  X(MpiIsend, "comm, peer, tag, bytes, request")                                                  \
+  /* aux of the message kinds, of IoOperationBegin: the buffer's local datatype id, 0 none */     \
+  X(MpiSend, "comm, peer (comm rank), tag, bytes, aux")                                           \
+  X(MpiRecv, "comm, peer (comm rank), tag, bytes, aux")                                           \
+  X(MpiIsend, "comm, peer, tag, bytes, request, aux")                                             \
   X(MpiIsendComplete, "request")                                                                  \
   X(MpiIrecvRequest, "request")                                                                   \
-  X(MpiIrecv, "comm, peer, tag, bytes, request")                                                  \
+  X(MpiIrecv, "comm, peer, tag, bytes, request, aux")                                             \
   X(MpiRequestCancelled, "request")                                                               \
   X(CollectiveBegin, "")                                                                          \
   X(CollectiveEnd,                                                                                \
     "region, comm, peer = root (comm rank, -1 none), bytes = sent, "                              \
-    "aux = received")                                                                             \
+    "request = datatype_pair (writer.hpp), aux = received")                                       \
   /* MPI-IO: comm holds the process-local I/O handle id (FileRegistry). */                        \
   X(IoCreateHandle,                                                                               \
     "comm, peer = IoAccess, tag = creation bits, bytes = the file's size, aux = status bits")     \
   X(IoDestroyHandle, "comm")                                                                      \
   X(IoOperationBegin,                                                                             \
     "comm, peer = IoOperation, tag = operation bits, bytes requested, "                           \
-    "request = matching id")                                                                      \
+    "request = matching id, aux")                                                                 \
   X(IoOperationComplete, "comm, bytes transferred, request = matching id")                        \
   /* MPI_T: comm = the value's local metric id (MetricInfo), tag = 1 for a double, */             \
   X(PvarValue, "bytes = the value's bits (int64 or double)")                                      \
@@ -45,7 +46,7 @@ namespace perusetrace {
   X(Sample, "bytes = the context's depth, aux = the periods it stands for")                       \
   /* Nonblocking collectives: the request in the starting call, the operation where a Wait or */  \
   /* Test completes it (a Leave carries it: the MPI function goes in tag, not region) */          \
-  X(NbCollectiveRequest, "request")                                                               \
+  X(NbCollectiveRequest, "request, aux = datatype_pair (writer.hpp)")                             \
   X(NbCollectiveComplete,                                                                         \
     "comm, peer = root, tag = MPI function, bytes = sent, request, aux = received")               \
   /* Annotations (lib/annotations.hpp): comm = the local id of the "ATTRIBUTE=VALUE" pair */      \

@@ -115,6 +115,8 @@ void write_local_definitions(OTF2_DefWriter* defs, const Unified& unified) {
   write_mapping(defs, OTF2_MAPPING_REGION, unified.region_map);
   write_mapping(defs, OTF2_MAPPING_RMA_WIN, unified.window_map);
   write_mapping(defs, OTF2_MAPPING_GROUP, unified.group_map);
+  // Event attributes name datatypes by local String refs: the rank's local datatype ids.
+  write_mapping(defs, OTF2_MAPPING_STRING, unified.datatype_map);
 }
 
 // "a\nb\n" -> "a; b": otf2-print shows a property's first line only. An item's own ';'

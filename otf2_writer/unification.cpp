@@ -61,6 +61,7 @@ struct Child {
   std::vector<CommId> sent_windows;               // and its RMA windows
   std::vector<std::vector<int>> sent_rma_groups;  // and its RMA groups
   std::vector<std::string> sent_files;            // and the files its deletions named
+  std::vector<CommId> sent_datatypes;
 };
 
 }  // namespace
@@ -85,9 +86,11 @@ Unified unify(const ProcessInfo& process, const RankReport& mine) {
     if (rank + mask < size) {
       const std::vector<char> bytes = receive_bytes(rank + mask);
       Contribution child = deserialize(bytes.data(), bytes.size());
-      Child c{rank + mask, {}, {}, {}, child.annotations, {}, child.rma_groups, child.file_names};
+      Child c{rank + mask,      {}, {}, {}, child.annotations, {}, child.rma_groups,
+              child.file_names, {}};
       for (const CommEntry& e : child.comms) c.sent.push_back(e.id);
       for (const WindowEntry& e : child.windows) c.sent_windows.push_back(e.id);
+      for (const DatatypeEntry& e : child.datatypes) c.sent_datatypes.push_back(e.id);
       for (const MetricInfo& m : child.metrics) c.sent_metrics.push_back(m.name);
       for (const ContextEntry& e : child.contexts) c.sent_contexts.push_back(e.id);
       children.push_back(std::move(c));
@@ -103,6 +106,7 @@ Unified unify(const ProcessInfo& process, const RankReport& mine) {
   CommIds windows;
   std::map<std::vector<int>, std::uint64_t> groups;
   std::unordered_map<std::string, std::uint64_t> file_ids;
+  CommIds datatypes;
   if (parent < 0) {
     u = unified_of(std::move(subtree), size, state().spec.comm_layout);
     global = u.comm_ids;
@@ -112,6 +116,7 @@ Unified unify(const ProcessInfo& process, const RankReport& mine) {
     windows = u.window_ids;
     groups = rma_group_ids(u);
     file_ids = u.file_ids;
+    datatypes = u.datatype_ids;
   } else {
     // Down: the global ids of what this rank sent up, in that order.
     const std::vector<std::uint64_t> ids = receive_ids(parent);
@@ -135,6 +140,9 @@ Unified unify(const ProcessInfo& process, const RankReport& mine) {
     const std::vector<std::uint64_t> files = receive_ids(parent);
     for (std::size_t i = 0; i < subtree.file_names.size() && i < files.size(); ++i)
       file_ids.emplace(subtree.file_names[i], files[i]);
+    const std::vector<std::uint64_t> datatype_ids = receive_ids(parent);
+    for (std::size_t i = 0; i < subtree.datatypes.size() && i < datatype_ids.size(); ++i)
+      datatypes.emplace(subtree.datatypes[i].id, datatype_ids[i]);
   }
   for (auto it = children.rbegin(); it != children.rend(); ++it) {
     std::vector<std::uint64_t> ids;
@@ -180,6 +188,12 @@ Unified unify(const ProcessInfo& process, const RankReport& mine) {
       ids.push_back(found != file_ids.end() ? found->second : OTF2_UNDEFINED_IO_FILE);
     }
     send_ids(ids, it->rank);
+    ids.clear();
+    for (const CommId& id : it->sent_datatypes) {
+      const auto found = datatypes.find(id);
+      ids.push_back(found != datatypes.end() ? found->second : OTF2_UNDEFINED_STRING);
+    }
+    send_ids(ids, it->rank);
   }
   u.comm_map = comm_map_of(local_ids, global);
   u.metric_map = metric_map_of(process.metrics, metric_ids);
@@ -188,6 +202,7 @@ Unified unify(const ProcessInfo& process, const RankReport& mine) {
   u.window_map = window_map_of(window_ids_of(rank, process, local_ids), windows);
   u.group_map = group_map_of(process.rma_groups, groups);
   u.file_map = file_map_of(process.file_names, file_ids);
+  u.datatype_map = datatype_map_of(datatype_ids_of(process.datatypes), datatypes);
 
   // Handles are numbered in rank order: this rank's first is the count of all ranks' before it.
   std::uint64_t handles = process.files.size(), base = 0;

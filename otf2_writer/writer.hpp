@@ -135,6 +135,26 @@ struct WindowInfo {
   std::uint32_t comm;  // local id of the communicator it was created on
   std::string name;    // "win N (CREATOR)", or the name given with MPI_Win_set_name
 };
+// An MPI datatype a rank used in a traced call, unwrapped with MPI_Type_get_envelope and
+// MPI_Type_get_contents (HDTrace's method) when it was first seen. Local ids count from 1
+// (kNoDatatype: none) and name each distinct definition once: two handles of one structure share
+// an id. Records carry them: aux of MpiSend, MpiRecv, MpiIsend, MpiIrecv and IoOperationBegin;
+// request of CollectiveEnd and aux of NbCollectiveRequest hold the send type in the low and the
+// receive type in the high 32 bits (otf2_writer/record.hpp).
+inline constexpr std::uint32_t kNoDatatype = 0;
+struct DatatypeInfo {
+  std::uint32_t local_id = kNoDatatype;
+  std::string combiner;  // MPI_COMBINER_ without the prefix: NAMED, VECTOR, STRUCT, ...
+  // A named type's MPI name (MPI_INT), or what MPI_Type_set_name gave a derived one; "" none.
+  std::string name;
+  // What MPI_Type_get_contents returned, inner types as local ids (each defined before).
+  std::vector<std::int64_t> integers, addresses;
+  std::vector<std::uint32_t> types;
+  std::int64_t size = 0, lb = 0, extent = 0, true_lb = 0, true_extent = 0;
+};
+inline std::uint64_t datatype_pair(std::uint32_t send, std::uint32_t receive) {
+  return static_cast<std::uint64_t>(receive) << 32 | send;
+}
 
 // An MPI_T performance variable's value as a metric (archive_schema.hpp says how they are named).
 // Records of kind PvarValue carry `local_id` in their `comm` field.
@@ -177,9 +197,10 @@ struct ClockOffset {
 
 struct ProcessInfo {
   std::string host;
-  std::vector<CommInfo> comms;      // every communicator this rank created, in creation order
-  std::vector<FileInfo> files;      // every file handle, in opening order
-  std::vector<WindowInfo> windows;  // every RMA window, in creation order
+  std::vector<CommInfo> comms;          // every communicator this rank created, in creation order
+  std::vector<FileInfo> files;          // every file handle, in opening order
+  std::vector<WindowInfo> windows;      // every RMA window, in creation order
+  std::vector<DatatypeInfo> datatypes;  // every datatype definition, inner ones first
   // The groups of MPI_Win_post/start (RmaGroupSync records) by local id: their members as world
   // ranks, in group rank order.
   std::vector<std::vector<int>> rma_groups;

@@ -354,6 +354,19 @@ def spawn_body(f):
     return lines + [f"const int rc = {call_of(f)};", "job.done(rc, *intercomm);", "return rc;"]
 
 
+@template("type_free")
+def type_free_body(f):  # the MPI may reuse the handle for another type
+    f.need("datatype")
+    return ["perusetrace::on_type_free(call, *datatype);", f"return {call_of(f)};"]
+
+
+@template("type_set_name")
+def type_set_name_body(f):  # later uses of the type carry its name
+    f.need("datatype")
+    return [f"const int rc = {call_of(f)};", "perusetrace::on_type_named(call, rc, datatype);",
+            "return rc;"]
+
+
 @template("comm_free")
 def comm_free_body(f):
     f.need("comm")
@@ -620,15 +633,16 @@ def traced_wrapper(f):
 
 
 def always_traced_wrapper(f):
-    # Peruse registration follows communicators even when their group is not traced.
+    # Peruse registration follows communicators, and the datatype registry types, even when
+    # their group is not traced.
     return [f"perusetrace::Call call(perusetrace::Fn::{f.name});"] + body(f)
 
 
 RECORDS = set(BODIES) | set(WHOLE)
-# Communicators and windows are followed even while their group is not traced: a later traced
-# call may name them; and a spawn tells its children where to trace.
+# Communicators, windows and datatypes are followed even while their group is not traced: a
+# later traced call may name them; and a spawn tells its children where to trace.
 ALWAYS_TRACED = {"comm_new", "comm_free", "comm_name", "win_create", "win_free",
-                 "win_set_name", "spawn", "spawn_multiple"}
+                 "win_set_name", "spawn", "spawn_multiple", "type_free", "type_set_name"}
 
 
 def wrapper(f):

@@ -330,6 +330,33 @@ struct ArchiveReader::Impl {
   OTF2_AttributeRef attr_size_at_open = OTF2_UNDEFINED_ATTRIBUTE,
                     attr_io_handle = OTF2_UNDEFINED_ATTRIBUTE,
                     attr_io_size = OTF2_UNDEFINED_ATTRIBUTE;
+  // Datatype attributes (absent from archives written before them: kNoAttribute).
+  static constexpr OTF2_AttributeRef kNoAttribute = OTF2_UNDEFINED_ATTRIBUTE;
+  OTF2_AttributeRef attr_datatype = kNoAttribute, attr_send_datatype = kNoAttribute,
+                    attr_recv_datatype = kNoAttribute;
+  std::unordered_map<OTF2_StringRef, std::uint32_t> datatype_of_string;  // -> Definitions index
+  // What a rank's nonblocking operations named when they began, until they complete (the
+  // request or matching id is the rank's; another thread may complete it).
+  std::map<std::pair<std::uint32_t, std::uint64_t>, std::pair<std::uint32_t, std::uint32_t>>
+      pending_collective_types;  // (rank, request) -> (send, receive) datatype
+  struct PendingIo {
+    std::uint32_t datatype;
+    bool write;
+  };
+  std::map<std::pair<std::uint32_t, std::uint64_t>, PendingIo> pending_io;  // (rank, matching)
+
+  static constexpr std::uint32_t kNoDatatype = 0xffffffffu;
+  // The datatype an attribute of `a` names, or kNoDatatype.
+  std::uint32_t datatype_in(OTF2_AttributeList* a, OTF2_AttributeRef attr) const {
+    OTF2_Type type;
+    OTF2_AttributeValue value;
+    if (a == nullptr || attr == kNoAttribute ||
+        OTF2_AttributeList_GetAttributeByID(a, attr, &type, &value) != OTF2_SUCCESS ||
+        type != OTF2_TYPE_STRING)
+      return kNoDatatype;
+    const auto it = datatype_of_string.find(value.stringRef);
+    return it == datatype_of_string.end() ? kNoDatatype : it->second;
+  }
 
   ~Impl() {
     if (reader != nullptr) OTF2_Reader_Close(reader);
@@ -398,9 +425,10 @@ OTF2_CallbackCode located(void* data, OTF2_LocationRef l, OTF2_TimeStamp t, Body
 // ---- global definitions ------------------------------------------------------------------
 
 OTF2_CallbackCode def_clock(void* d, uint64_t resolution, uint64_t offset, uint64_t length,
-                            uint64_t) {
+                            uint64_t realtime) {
   return guarded(d, [&](Impl& s) {
     Definitions& defs = *s.defs;
+    defs.realtime_start_ns = realtime;
     defs.timer_resolution = resolution == 0 ? 1'000'000'000 : resolution;
     defs.global_offset = offset;
     defs.trace_length = to_ns(length, defs.timer_resolution);
@@ -619,7 +647,7 @@ OTF2_CallbackCode on_io_destroy(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, O
     s.sink->io_handle_destroyed(i, ns, hi);
   });
 }
-OTF2_CallbackCode on_io_begin(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
+OTF2_CallbackCode on_io_begin(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList* a,
                               OTF2_IoHandleRef h, OTF2_IoOperationMode mode,
                               OTF2_IoOperationFlag flags, uint64_t bytes, uint64_t matching) {
   return on_handle(d, l, t, h, [&](Impl& s, std::uint32_t i, std::uint64_t ns, std::uint32_t hi) {
@@ -631,12 +659,20 @@ OTF2_CallbackCode on_io_begin(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF
     op.bytes = bytes;
     op.matching = matching;
     s.sink->io_begin(i, ns, hi, op);
+    const std::uint32_t type = s.datatype_in(a, s.attr_datatype);
+    if (type != Impl::kNoDatatype)
+      s.pending_io[{s.defs->locations[i].rank, matching}] = {type, op.mode == IoMode::Write};
   });
 }
 OTF2_CallbackCode on_io_complete(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
                                  OTF2_IoHandleRef h, uint64_t bytes, uint64_t matching) {
   return on_handle(d, l, t, h, [&](Impl& s, std::uint32_t i, std::uint64_t ns, std::uint32_t hi) {
     s.sink->io_complete(i, ns, hi, bytes, matching);
+    const auto it = s.pending_io.find({s.defs->locations[i].rank, matching});
+    if (it == s.pending_io.end()) return;
+    s.sink->datatype_use(i, ns, it->second.datatype,
+                         it->second.write ? DatatypeUse::FileWrite : DatatypeUse::FileRead, bytes);
+    s.pending_io.erase(it);
   });
 }
 OTF2_CallbackCode on_io_seek(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
@@ -659,17 +695,25 @@ OTF2_CallbackCode on_io_delete(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OT
 std::uint32_t comm_of(OTF2_CommRef c) {
   return c == OTF2_UNDEFINED_COMM ? kNoComm : c;
 }
-OTF2_CallbackCode on_send(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
+// The datatype named by `attr` in `a`, to the sink, right after the event it belongs to.
+void use_datatype(Impl& s, std::uint32_t i, std::uint64_t ns, OTF2_AttributeList* a,
+                  OTF2_AttributeRef attr, DatatypeUse use, std::uint64_t bytes) {
+  const std::uint32_t type = s.datatype_in(a, attr);
+  if (type != Impl::kNoDatatype) s.sink->datatype_use(i, ns, type, use, bytes);
+}
+OTF2_CallbackCode on_send(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList* a,
                           uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes) {
   return located(d, l, t, [&](Impl& s, std::uint32_t i, std::uint64_t ns) {
     s.sink->send(i, ns, peer, comm_of(comm), tag, bytes, 0, true);
+    use_datatype(s, i, ns, a, s.attr_datatype, DatatypeUse::Send, bytes);
   });
 }
-OTF2_CallbackCode on_isend(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
+OTF2_CallbackCode on_isend(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList* a,
                            uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes,
                            uint64_t request) {
   return located(d, l, t, [&](Impl& s, std::uint32_t i, std::uint64_t ns) {
     s.sink->send(i, ns, peer, comm_of(comm), tag, bytes, request, false);
+    use_datatype(s, i, ns, a, s.attr_datatype, DatatypeUse::Send, bytes);
   });
 }
 OTF2_CallbackCode on_isend_complete(OTF2_LocationRef l, OTF2_TimeStamp t, void* d,
@@ -684,17 +728,66 @@ OTF2_CallbackCode on_irecv_request(OTF2_LocationRef l, OTF2_TimeStamp t, void* d
     s.sink->recv_request(i, ns, request);
   });
 }
-OTF2_CallbackCode on_recv(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
+OTF2_CallbackCode on_recv(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList* a,
                           uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes) {
   return located(d, l, t, [&](Impl& s, std::uint32_t i, std::uint64_t ns) {
     s.sink->recv(i, ns, peer, comm_of(comm), tag, bytes, 0, true);
+    use_datatype(s, i, ns, a, s.attr_datatype, DatatypeUse::Receive, bytes);
   });
 }
-OTF2_CallbackCode on_irecv(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
+OTF2_CallbackCode on_irecv(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList* a,
                            uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes,
                            uint64_t request) {
   return located(d, l, t, [&](Impl& s, std::uint32_t i, std::uint64_t ns) {
     s.sink->recv(i, ns, peer, comm_of(comm), tag, bytes, request, false);
+    use_datatype(s, i, ns, a, s.attr_datatype, DatatypeUse::Receive, bytes);
+  });
+}
+// A collective as it completed, with the datatypes its send and receive buffers had.
+void collective_done(Impl& s, std::uint32_t i, std::uint64_t ns, const Collective& c,
+                     std::uint32_t send_type, std::uint32_t recv_type) {
+  s.sink->collective(i, ns, c);
+  if (send_type != Impl::kNoDatatype)
+    s.sink->datatype_use(i, ns, send_type, DatatypeUse::CollectiveSend, c.sent);
+  if (recv_type != Impl::kNoDatatype)
+    s.sink->datatype_use(i, ns, recv_type, DatatypeUse::CollectiveReceive, c.received);
+}
+Collective collective_of(OTF2_CommRef comm, uint32_t root, uint64_t sent, uint64_t received,
+                         uint64_t request) {
+  return Collective{comm_of(comm), root == OTF2_UNDEFINED_UINT32 ? kNoRoot : root, sent, received,
+                    request};
+}
+OTF2_CallbackCode on_collective_end(OTF2_LocationRef l, OTF2_TimeStamp t, void* d,
+                                    OTF2_AttributeList* a, OTF2_CollectiveOp, OTF2_CommRef comm,
+                                    uint32_t root, uint64_t sent, uint64_t received) {
+  return located(d, l, t, [&](Impl& s, std::uint32_t i, std::uint64_t ns) {
+    collective_done(s, i, ns, collective_of(comm, root, sent, received, 0),
+                    s.datatype_in(a, s.attr_send_datatype), s.datatype_in(a, s.attr_recv_datatype));
+  });
+}
+OTF2_CallbackCode on_collective_request(OTF2_LocationRef l, OTF2_TimeStamp t, void* d,
+                                        OTF2_AttributeList* a, uint64_t request) {
+  return located(d, l, t, [&](Impl& s, std::uint32_t i, std::uint64_t ns) {
+    s.sink->collective_request(i, ns, request);
+    const std::uint32_t send = s.datatype_in(a, s.attr_send_datatype);
+    const std::uint32_t recv = s.datatype_in(a, s.attr_recv_datatype);
+    if (send != Impl::kNoDatatype || recv != Impl::kNoDatatype)
+      s.pending_collective_types[{s.defs->locations[i].rank, request}] = {send, recv};
+  });
+}
+OTF2_CallbackCode on_collective_complete(OTF2_LocationRef l, OTF2_TimeStamp t, void* d,
+                                         OTF2_AttributeList*, OTF2_CollectiveOp, OTF2_CommRef comm,
+                                         uint32_t root, uint64_t sent, uint64_t received,
+                                         uint64_t request) {
+  return located(d, l, t, [&](Impl& s, std::uint32_t i, std::uint64_t ns) {
+    std::pair<std::uint32_t, std::uint32_t> types{Impl::kNoDatatype, Impl::kNoDatatype};
+    const auto it = s.pending_collective_types.find({s.defs->locations[i].rank, request});
+    if (it != s.pending_collective_types.end()) {
+      types = it->second;
+      s.pending_collective_types.erase(it);
+    }
+    collective_done(s, i, ns, collective_of(comm, root, sent, received, request), types.first,
+                    types.second);
   });
 }
 OTF2_CallbackCode on_cancelled(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
@@ -942,6 +1035,9 @@ void require_perusetrace_marks(ArchiveReader::Impl& s, const std::string& anchor
   s.attr_size_at_open = optional(trace::kAttrIoSizeAtOpen);
   s.attr_io_handle = optional(trace::kAttrIoHandle);
   s.attr_io_size = optional(trace::kAttrIoSize);
+  s.attr_datatype = optional(trace::kAttrDatatype);
+  s.attr_send_datatype = optional(trace::kAttrSendDatatype);
+  s.attr_recv_datatype = optional(trace::kAttrRecvDatatype);
 }
 
 // perusetrace numbers regions, communicators and metrics from 0 without gaps, and the tools
@@ -1051,6 +1147,29 @@ std::vector<JobDef> parse_jobs(const std::string& text) {
 
 // The tools' definitions from what OTF2 handed the callbacks: nodes, ranks and their threads,
 // regions, communicators, metrics.
+// The datatypes' Strings (otf2_writer/datatype_text.hpp), in archive id order; an inner type
+// that is not defined before its user is damage the tools would loop on: it is dropped.
+void build_datatypes(ArchiveReader::Impl& s, Definitions& defs_) {
+  std::map<std::uint64_t, std::pair<OTF2_StringRef, DatatypeDef>> by_id;
+  for (const auto& [ref, text] : s.strings) {
+    DatatypeDef d;
+    if (trace::parse_datatype_text(text, d)) by_id.emplace(d.id, std::make_pair(ref, std::move(d)));
+  }
+  std::map<std::uint64_t, std::uint32_t> index;
+  for (auto& [id, entry] : by_id) {
+    DatatypeDef& d = entry.second;
+    const auto at = static_cast<std::uint32_t>(defs_.datatypes.size());
+    std::vector<std::uint64_t> inner;
+    for (std::uint64_t t : d.types)
+      if (const auto it = index.find(t); it != index.end()) inner.push_back(it->second);
+    d.types = std::move(inner);
+    d.id = at;
+    index.emplace(id, at);
+    s.datatype_of_string.emplace(entry.first, at);
+    defs_.datatypes.push_back(std::move(d));
+  }
+}
+
 void build_definitions(ArchiveReader::Impl& s, Definitions& defs_, const std::string& global_defs) {
   // Location groups of other jobs' processes: job index and position, by group id. Their
   // locations (one "measurement off" event each) are no ranks of this trace and are not read.
@@ -1179,6 +1298,7 @@ void build_definitions(ArchiveReader::Impl& s, Definitions& defs_, const std::st
         s.str(h.name), static_cast<std::uint32_t>(h.file),
         h.comm < defs_.comms.size() ? static_cast<std::uint32_t>(h.comm) : kNoComm};
   }
+  build_datatypes(s, defs_);
   defs_.metrics.resize(s.metric_members.size());
   s.class_members.assign(s.metric_classes.size(), {});
   for (const auto& [ref, members] : s.metric_classes) {
@@ -1385,6 +1505,11 @@ void ArchiveReader::read_events(EventSink& sink,
   OTF2_GlobalEvtReaderCallbacks_SetIoDestroyHandleCallback(ec.get(), on_io_destroy);
   OTF2_GlobalEvtReaderCallbacks_SetIoOperationBeginCallback(ec.get(), on_io_begin);
   OTF2_GlobalEvtReaderCallbacks_SetIoOperationCompleteCallback(ec.get(), on_io_complete);
+  OTF2_GlobalEvtReaderCallbacks_SetMpiCollectiveEndCallback(ec.get(), on_collective_end);
+  OTF2_GlobalEvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(ec.get(),
+                                                                        on_collective_request);
+  OTF2_GlobalEvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(ec.get(),
+                                                                         on_collective_complete);
   OTF2_GlobalEvtReaderCallbacks_SetIoSeekCallback(ec.get(), on_io_seek);
   OTF2_GlobalEvtReaderCallbacks_SetIoDeleteFileCallback(ec.get(), on_io_delete);
   if (OTF2_Reader_RegisterGlobalEvtCallbacks(s.reader, events, ec.get(), &s) != OTF2_SUCCESS)

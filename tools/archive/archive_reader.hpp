@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "otf2_writer/datatype_text.hpp"
 #include "otf2_writer/peruse_fields.hpp"
 
 namespace perusetrace::archive {
@@ -81,6 +82,10 @@ struct JobDef {
 // MPI-IO (docs/otf2-mapping.md, MPI-IO). A size the archive does not give is kUnknownSize.
 inline constexpr std::uint64_t kUnknownSize = ~std::uint64_t{0};
 
+// An MPI datatype (otf2_writer/datatype_text.hpp); `id` and the inner `types` index
+// Definitions::datatypes.
+using DatatypeDef = trace::DatatypeText;
+
 // A file, one per name: opened, or only deleted, by some rank.
 struct FileDef {
   std::string name;
@@ -131,7 +136,8 @@ struct WindowDef {
 struct Definitions {
   std::uint64_t timer_resolution = 1'000'000'000;
   std::uint64_t global_offset = 0;
-  std::uint64_t trace_length = 0;  // in ns
+  std::uint64_t trace_length = 0;       // in ns
+  std::uint64_t realtime_start_ns = 0;  // CLOCK_REALTIME at the trace's start, 0 when unknown
   std::vector<NodeDef> nodes;
   std::vector<RankDef> ranks;              // by world rank
   std::vector<LocationDef> locations;      // by rank, then thread: the tools' location index
@@ -147,6 +153,7 @@ struct Definitions {
   std::vector<ContextDef> contexts;      // by OTF2 calling context id (a forest)
   std::uint64_t sampling_period_ns = 0;  // the interrupt generator's period; 0: no sampling
   std::vector<FileDef> files;            // by OTF2 IoFile id
+  std::vector<DatatypeDef> datatypes;    // by archive id, inner ones first
   std::vector<IoHandleDef> io_handles;   // by OTF2 IoHandle id
   std::uint64_t total_events = 0;
   std::string creator;
@@ -217,6 +224,27 @@ struct IoBegin {
 };
 enum class IoSeekFrom : std::uint8_t { Start, Current, End, Other };
 
+// What a datatype carried, for EventSink::datatype_use.
+enum class DatatypeUse : std::uint8_t {
+  Send,               // a point-to-point message sent (MpiSend, MpiIsend)
+  Receive,            // one received (MpiRecv, MpiIrecv)
+  CollectiveSend,     // the bytes this rank sent in a collective
+  CollectiveReceive,  // and received
+  FileRead,           // an MPI-IO operation completed, with the bytes it transferred
+  FileWrite,
+};
+
+inline constexpr std::uint32_t kNoRoot = 0xffffffffu;
+
+// A collective operation as it completed: MpiCollectiveEnd, or NonBlockingCollectiveComplete
+// (request not 0) in the Wait or Test that completed it.
+struct Collective {
+  std::uint32_t comm = 0xffffffffu;  // kNoComm when none
+  std::uint32_t root = kNoRoot;      // a rank of comm
+  std::uint64_t sent = 0, received = 0;
+  std::uint64_t request = 0;
+};
+
 // Times are ns since the trace start; `loc` indexes Definitions::locations. Every callback does
 // nothing unless a sink overrides it: each analysis takes only the events it reads.
 class EventSink {
@@ -270,6 +298,16 @@ class EventSink {
   virtual void io_resize(std::uint32_t /*loc*/, std::uint64_t /*t*/, std::uint32_t /*handle*/,
                          std::uint32_t /*region*/, std::uint64_t /*size*/) {}
   virtual void io_delete(std::uint32_t /*loc*/, std::uint64_t /*t*/, std::uint32_t /*file*/) {}
+  // Collectives (blocking ones between the Enter and the Leave of their call) and the requests
+  // of nonblocking ones, made in the starting call.
+  virtual void collective(std::uint32_t /*loc*/, std::uint64_t /*t*/, const Collective& /*c*/) {}
+  virtual void collective_request(std::uint32_t /*loc*/, std::uint64_t /*t*/,
+                                  std::uint64_t /*request*/) {}
+  // The bytes a datatype (index into Definitions::datatypes) carried: called right after the
+  // send, recv, collective or io_complete it belongs to, on the same location. Archives written
+  // before datatypes were recorded have none.
+  virtual void datatype_use(std::uint32_t /*loc*/, std::uint64_t /*t*/, std::uint32_t /*datatype*/,
+                            DatatypeUse /*use*/, std::uint64_t /*bytes*/) {}
 
   // `value` to the nearest integer; one outside int64's range is clamped, NaN is 0.
   static std::int64_t rounded_metric(double value);

@@ -162,6 +162,16 @@ class RepairedSink : public EventSink {
   void io_delete(std::uint32_t loc, std::uint64_t t, std::uint32_t file) override {
     next_.io_delete(loc, at(loc, t), file);
   }
+  void collective(std::uint32_t loc, std::uint64_t t, const Collective& c) override {
+    next_.collective(loc, at(loc, t), c);
+  }
+  void collective_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override {
+    next_.collective_request(loc, at(loc, t), request);
+  }
+  void datatype_use(std::uint32_t loc, std::uint64_t t, std::uint32_t datatype, DatatypeUse use,
+                    std::uint64_t bytes) override {
+    next_.datatype_use(loc, at(loc, t), datatype, use, bytes);
+  }
 
  private:
   // A location's events come in time order: its shifts are walked once.
@@ -253,6 +263,16 @@ class TeeSink : public EventSink {
   }
   void io_delete(std::uint32_t loc, std::uint64_t t, std::uint32_t file) override {
     a_.io_delete(loc, t, file), b_.io_delete(loc, t, file);
+  }
+  void collective(std::uint32_t loc, std::uint64_t t, const Collective& c) override {
+    a_.collective(loc, t, c), b_.collective(loc, t, c);
+  }
+  void collective_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override {
+    a_.collective_request(loc, t, request), b_.collective_request(loc, t, request);
+  }
+  void datatype_use(std::uint32_t loc, std::uint64_t t, std::uint32_t datatype, DatatypeUse use,
+                    std::uint64_t bytes) override {
+    a_.datatype_use(loc, t, datatype, use, bytes), b_.datatype_use(loc, t, datatype, use, bytes);
   }
 
  private:

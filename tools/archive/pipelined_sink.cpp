@@ -146,6 +146,16 @@ void PipelinedSink::replay(const Batch& batch) {
       case Kind::IoDelete:
         next_.io_delete(r.loc, r.t, r.a);
         break;
+      case Kind::Collective:
+        next_.collective(r.loc, r.t,
+                         Collective{r.a, r.b, r.x, r.y, std::uint64_t{r.c} << 32 | r.d});
+        break;
+      case Kind::CollectiveRequest:
+        next_.collective_request(r.loc, r.t, r.x);
+        break;
+      case Kind::DatatypeUse:
+        next_.datatype_use(r.loc, r.t, r.a, static_cast<DatatypeUse>(r.flag), r.x);
+        break;
     }
   }
 }
@@ -224,6 +234,28 @@ void PipelinedSink::sample(std::uint32_t loc, std::uint64_t t, const Sample& s) 
   Record& r = next_record(Kind::Sample, loc, t);
   r.a = static_cast<std::uint32_t>(current_->samples.size());
   current_->samples.push_back(s);
+}
+
+void PipelinedSink::collective(std::uint32_t loc, std::uint64_t t, const Collective& c) {
+  Record& r = next_record(Kind::Collective, loc, t);
+  r.a = c.comm;
+  r.b = c.root;
+  r.c = static_cast<std::uint32_t>(c.request >> 32);
+  r.d = static_cast<std::uint32_t>(c.request);
+  r.x = c.sent;
+  r.y = c.received;
+}
+
+void PipelinedSink::collective_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) {
+  next_record(Kind::CollectiveRequest, loc, t).x = request;
+}
+
+void PipelinedSink::datatype_use(std::uint32_t loc, std::uint64_t t, std::uint32_t datatype,
+                                 DatatypeUse use, std::uint64_t bytes) {
+  Record& r = next_record(Kind::DatatypeUse, loc, t);
+  r.a = datatype;
+  r.flag = static_cast<std::uint8_t>(use);
+  r.x = bytes;
 }
 
 void PipelinedSink::rma(std::uint32_t loc, std::uint64_t t, const RmaEvent& e) {

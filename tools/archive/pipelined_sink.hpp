@@ -53,6 +53,10 @@ class PipelinedSink : public EventSink {
   void io_resize(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, std::uint32_t region,
                  std::uint64_t size) override;
   void io_delete(std::uint32_t loc, std::uint64_t t, std::uint32_t file) override;
+  void collective(std::uint32_t loc, std::uint64_t t, const Collective& c) override;
+  void collective_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override;
+  void datatype_use(std::uint32_t loc, std::uint64_t t, std::uint32_t datatype, DatatypeUse use,
+                    std::uint64_t bytes) override;
 
   // After the last event: waits until `next` has seen every event; rethrows what it threw.
   void finish();
@@ -77,7 +81,10 @@ class PipelinedSink : public EventSink {
     IoComplete,
     IoSeek,
     IoResize,
-    IoDelete
+    IoDelete,
+    Collective,
+    CollectiveRequest,
+    DatatypeUse
   };
   // One event in 48 bytes; fields by kind as replay() reads them. Samples and RMA events, rare
   // and larger, wait beside the batch's records.

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <type_traits>
 
 #include "lib/journal_format.hpp"
 #include "lib/tick_clock.hpp"
@@ -159,6 +160,25 @@ void read_definitions(const std::string& path, RankJournal& j) {
         if (j.process.file_names.size() <= id) j.process.file_names.resize(id + 1);
         j.process.file_names[id] = name;
       }
+    } else if (key == "datatype") {
+      trace::DatatypeInfo d;
+      in >> d.local_id >> d.combiner >> d.size >> d.lb >> d.extent >> d.true_lb >> d.true_extent;
+      ok = !in.fail() && d.local_id != trace::kNoDatatype && d.local_id < journal::kMaxLocalIds;
+      auto numbers = [&](auto& out) {
+        std::size_t n = 0;
+        in >> n;
+        for (std::size_t i = 0; i < n && i < journal::kMaxLocalIds && in; ++i) {
+          typename std::decay_t<decltype(out)>::value_type v{};
+          if (in >> v) out.push_back(v);
+        }
+        ok = ok && !in.fail() && out.size() == n;
+      };
+      numbers(d.integers);
+      numbers(d.addresses);
+      numbers(d.types);
+      for (std::uint32_t t : d.types) ok = ok && t < d.local_id;  // inner ones come first
+      d.name = rest_of(in);
+      if (ok) j.process.datatypes.push_back(std::move(d));
     } else if (key == "metric") {
       trace::MetricInfo m;
       std::string flags;
