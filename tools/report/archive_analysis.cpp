@@ -8,6 +8,7 @@
 #include "tools/report/analysis.hpp"
 #include "tools/report/context_analysis.hpp"
 #include "tools/report/io_analysis.hpp"
+#include "tools/report/datatype_analysis.hpp"
 #include "tools/report/mpit_analysis.hpp"
 #include "tools/report/rma_analysis.hpp"
 #include "tools/report/timeline_builder.hpp"
@@ -27,7 +28,9 @@ Report analyse_archive(const std::string& path, const std::string& by, archive::
   archive::TeeSink first_two(peruse_analysis, mpit_analysis);
   archive::TeeSink first_three(first_two, rma_analysis);
   archive::TeeSink first_four(first_three, io_analysis);
-  archive::TeeSink all_five(first_four, context_analysis);
+  DatatypeAnalysis datatype_analysis(reader.definitions(), result);
+  archive::TeeSink first_five(first_four, datatype_analysis);
+  archive::TeeSink all_six(first_five, context_analysis);
   // The page's timeline sees each event after the analyses: it keeps detail around the cases
   // they find.
   std::optional<timeline::TimelineBuilder> builder;
@@ -35,10 +38,10 @@ Report analyse_archive(const std::string& path, const std::string& by, archive::
   if (timeline != nullptr) {
     builder.emplace(reader.definitions(), result);
     peruse_analysis.listen(*builder);
-    with_timeline.emplace(all_five, *builder);
+    with_timeline.emplace(all_six, *builder);
   }
   archive::EventSink& analysis = with_timeline ? static_cast<archive::EventSink&>(*with_timeline)
-                                               : static_cast<archive::EventSink&>(all_five);
+                                               : static_cast<archive::EventSink&>(all_six);
   auto progress = [&](std::uint64_t done, std::uint64_t total) { bar(done, total); };
   // The clock condition is counted by the controlled logical clock's replay
   // (archive/clock_repair.hpp). On several clocks it runs as a first pass and the analysis sees
@@ -64,6 +67,7 @@ Report analyse_archive(const std::string& path, const std::string& by, archive::
   if (!several_clocks) repair.finish();
   bar.clear();
   peruse_analysis.finish();
+  datatype_analysis.finish();
   rma_analysis.finish();
   io_analysis.finish();
   if (builder) *timeline = builder->finish();

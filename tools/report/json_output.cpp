@@ -383,6 +383,16 @@ std::string to_json(const Report& r) {
                    pl.hosts.size(), array(pl.hosts, host_ranks), placement_stat(pl.intra),
                    placement_stat(pl.inter));
   j += fmt::format(R"("requests_in_flight_max":{})", r.requests_in_flight_max);
+  // Only an archive with datatype definitions has the section.
+  if (r.has_datatypes)
+    j +=
+        R"(,"datatypes":)" + array(r.datatypes, [](const DatatypeStat& d) {
+          return fmt::format(
+              R"({{"id":{},"name":{},"combiner":{},"size":{},"extent":{},"true_extent":{},"contiguous":{},"sends":{},"send_bytes":{},"receives":{},"receive_bytes":{},"collectives":{},"collective_bytes":{},"file_operations":{},"file_bytes":{},"bytes":{}}})",
+              d.id, quote(d.name), quote(d.combiner), d.size, d.extent, d.true_extent, d.contiguous,
+              d.sends, d.send_bytes, d.receives, d.receive_bytes, d.collectives, d.collective_bytes,
+              d.file_operations, d.file_bytes, d.bytes());
+        });
   // Only an archive with MPI_T in it has the section: other reports stay as they were.
   if (r.mpit.present) j += R"(,"mpit":)" + mpit(r.mpit);
   // Only an archive with RMA windows has the section.

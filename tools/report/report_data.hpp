@@ -365,6 +365,20 @@ struct JobStat {
   std::uint64_t sent = 0, sent_bytes = 0, received = 0, received_bytes = 0;
 };
 
+// What went through one MPI datatype (archive Definitions::datatypes): the bytes of the program's
+// messages, collectives and file operations that named it as their buffer's type.
+struct DatatypeStat {
+  std::uint32_t id = 0;  // the archive's datatype id
+  std::string name;      // its MPI or user name, or its structure ("vector(4, 1, 8) of ...")
+  std::string combiner;  // NAMED, VECTOR, ...
+  std::int64_t size = 0, extent = 0, true_extent = 0;
+  bool contiguous = false;  // size == extent == true extent: moved without packing
+  std::uint64_t sends = 0, send_bytes = 0, receives = 0, receive_bytes = 0;  // point-to-point
+  std::uint64_t collectives = 0, collective_bytes = 0;  // calls, bytes sent plus received
+  std::uint64_t file_operations = 0, file_bytes = 0;    // completed MPI-IO operations
+  std::uint64_t bytes() const { return send_bytes + receive_bytes + collective_bytes + file_bytes; }
+};
+
 struct Report {
   std::string archive, creator, settings;
   std::uint64_t events = 0;
@@ -390,6 +404,10 @@ struct Report {
   Io io;
   ByContext by_context;                 // --by
   std::vector<ByContext> by_attribute;  // without --by: each of the archive's attributes alone
+  // Archives with datatype definitions only (written since they are recorded): those used, most
+  // bytes first.
+  bool has_datatypes = false;
+  std::vector<DatatypeStat> datatypes;
 
   const Missing* missing_for(const std::string& analysis) const {
     for (const auto& m : missing)

@@ -186,6 +186,27 @@ std::string settings_text(const std::string& settings) {
   return settings.substr(0, from) + short_form + settings.substr(end);
 }
 
+// Bytes through each datatype, with whether the MPI had to pack it.
+void write_datatype_text(std::FILE* out, const Report& report) {
+  if (!report.has_datatypes) return;
+  fmt::print(out,
+             "\nDatatypes: bytes moved through each buffer type (messages sent and received, "
+             "collectives, file I/O); a non-contiguous one is packed and unpacked by the MPI\n");
+  if (report.datatypes.empty()) {
+    fmt::print(out, "  no message, collective or file operation named a datatype\n");
+    return;
+  }
+  fmt::print(out, "  {:<40}{:>7}{:>8}{:>8}{:>10}{:>7}{:>7}{:>14}\n", "datatype", "size", "extent",
+             "packed", "messages", "coll", "file", "bytes");
+  for (const DatatypeStat& d : report.datatypes) {
+    std::string name = d.name;
+    if (name.size() > 38) name = name.substr(0, 35) + "...";
+    fmt::print(out, "  {:<40}{:>7}{:>8}{:>8}{:>10}{:>7}{:>7}{:>14}\n", name, d.size, d.extent,
+               d.contiguous ? "no" : "yes", d.sends + d.receives, d.collectives, d.file_operations,
+               d.bytes());
+  }
+}
+
 }  // namespace
 
 void write_text(std::FILE* out, const Report& report) {
@@ -351,6 +372,7 @@ void write_text(std::FILE* out, const Report& report) {
 
   write_rma_text(out, report.rma);
   write_io_text(out, report.io);
+  write_datatype_text(out, report);
   write_mpit_text(out, report.mpit);
   write_context_text(out, report);
 }
