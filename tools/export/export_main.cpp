@@ -11,6 +11,7 @@
 #include "tools/archive/tool_run.hpp"
 #include "tools/export/export_format.hpp"
 #include "tools/export/output_stream.hpp"
+#include "tools/export/hdtrace.hpp"
 #include "tools/export/perfetto.hpp"
 
 namespace perusetrace::exporter {
@@ -32,6 +33,11 @@ constexpr Format kFormats[] = {
      "the sending call to the receiving one, queue depths, bytes in flight and MPI_T\n"
      "values as counter tracks. Default output: TRACE-DIR.perfetto.json",
      export_perfetto},
+    {"--hdtrace",
+     "HDTrace's XML, which PIOsim reads: PROGRAM_HOST_RANK_THREAD.trc per thread (an\n"
+     "element per MPI call) and PROGRAM.proj (topology, files, communicators,\n"
+     "datatypes) in a directory (docs/hdtrace.md). Default output: TRACE-DIR.hdtrace",
+     export_hdtrace},
 };
 
 std::string usage() {
@@ -56,7 +62,9 @@ std::string usage() {
   text +=
       "  ARCHIVE        the trace directory (PROGRAM-trace) or its traces.otf2\n"
       "  -o FILE        the output file, '-' for standard output (default: next to the trace\n"
-      "                 directory, named after it)\n"
+      "                 directory, named after it); a directory for --hdtrace\n"
+      "  --program NAME the traced program's name, for formats whose files carry it (default:\n"
+      "                 the trace directory's name without -trace)\n"
       "  -q, --quiet    no progress bar and no summary\n";
   return text;
 }
@@ -76,6 +84,23 @@ std::string default_output(const std::string& anchor, const std::string& suffix)
   return dir + suffix;
 }
 
+std::string program_name(const ExportRequest& request, const std::string& anchor) {
+  if (!request.program.empty()) return request.program;
+  std::string dir =
+      anchor.substr(0, anchor.rfind('/') == std::string::npos ? 0 : anchor.rfind('/'));
+  dir = dir.substr(dir.rfind('/') == std::string::npos ? 0 : dir.rfind('/') + 1);
+  // A trace is never overwritten: DIR.1, DIR.2, ... are later runs of the same program.
+  const std::size_t dot = dir.rfind('.');
+  if (dot != std::string::npos && dot + 1 < dir.size() &&
+      dir.find_first_not_of("0123456789", dot + 1) == std::string::npos)
+    dir.erase(dot);
+  const std::string suffix = "-trace";
+  if (dir.size() > suffix.size() &&
+      dir.compare(dir.size() - suffix.size(), suffix.size(), suffix) == 0)
+    dir.erase(dir.size() - suffix.size());
+  return dir.empty() || dir == "." ? "trace" : dir;
+}
+
 }  // namespace perusetrace::exporter
 
 int export_main(int argc, char** argv) {
@@ -85,6 +110,7 @@ int export_main(int argc, char** argv) {
   exporter::ExportRequest request;
   bool chosen[std::size(kFormats)] = {};
   std::vector<archive::Option> options = {{"-o", "--output", &request.output, nullptr},
+                                          {"", "--program", &request.program, nullptr},
                                           {"-q", "--quiet", nullptr, &request.quiet}};
   for (std::size_t i = 0; i < std::size(kFormats); ++i)
     options.push_back({"", kFormats[i].option, nullptr, &chosen[i]});
