@@ -28,7 +28,7 @@ constexpr const char* kRunUsage = R"(usage: perusetrace run [OPTIONS] -np N -- P
 
 Runs PROGRAM on N ranks with libperusetrace preloaded and writes an OTF2 trace.
 
-options (each sets the MPITRACE_ variable of the same meaning; see README.md):
+options (each sets the MPITRACE_ variable of the same meaning; docs/settings.md):
   --events LIST        Peruse events: all, none, or e.g. REQ_XFER_BEGIN:REQ_XFER_END
                        (MPITRACE_PERUSE_EVENTS; default: request and message events)
   -o, --output DIR     trace directory (MPITRACE_OUTPUT; default PROGRAM-trace)

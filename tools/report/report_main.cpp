@@ -25,9 +25,13 @@ constexpr const char* kUsage =
 
 Analyses an OTF2 trace written by perusetrace and prints, per rank, per message, per wait
 pattern (late sender, late receiver, late wait), per queue and per collective, what its
-Peruse events show. Analyses whose Peruse events were not traced name the setting to use.
-A trace with MPI_T values (MPITRACE_PVARS) also gets their changes per rank and per MPI
-function, and the control variables that differ between ranks or were set.
+Peruse events show, with the time in MPI per rank and function, the message matrix and the
+traffic within and between hosts. Analyses whose Peruse events were not traced name the
+setting to use. Traces that have them also get sections for one-sided communication (per
+window and origin/target pair, time in synchronisation), MPI-IO (per file and rank),
+datatypes (bytes per type, contiguous or packed), MPI_T values (their changes per rank and
+MPI function, the control variables that differ or were set), spawned jobs and annotations
+(docs/report.md).
 
   ARCHIVE        the trace directory (PROGRAM-trace) or its traces.otf2
   --by ATTRS     also the time in MPI per function, the messages and bytes sent and the
