@@ -22,6 +22,7 @@ import json
 import os
 import re
 import signal
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -473,6 +474,7 @@ def main():
         print(f"{len(FAILURES)} check(s) failed; the trace is in {work}")
         sys.exit(1)
     print(f"datatypes {opts.case}: all checks hold")
+    shutil.rmtree(work, ignore_errors=True)  # kept only when a check failed
 
 
 if __name__ == "__main__":
