@@ -37,13 +37,28 @@ std::string group_list() {
 // Every MPITRACE_* variable anything in the project reads: the runtime's settings, the
 // launcher's and tools/setup's (CI exports those into the ranks' environment too).
 constexpr const char* kKnownVariables[] = {
-    "MPITRACE_ENABLED",         "MPITRACE_PERUSE_EVENTS",  "MPITRACE_OUTPUT",
-    "MPITRACE_BUFFER_SIZE",     "MPITRACE_GROUPS",         "MPITRACE_MPIRUN",
-    "MPITRACE_CLOCK",           "MPITRACE_OMPI_PREFIX",    "MPITRACE_OMPI_TARBALL",
-    "MPITRACE_BUILD_DIR",       "MPITRACE_SETUP_SKIP_APT", "MPITRACE_PVARS",
-    "MPITRACE_PVAR_READ",       "MPITRACE_CVARS",          "MPITRACE_OTF2_COMMS",
-    "MPITRACE_SAMPLING",        "MPITRACE_MODE",           "MPITRACE_RANKS",
+    "MPITRACE_ENABLED",
+    "MPITRACE_PERUSE_EVENTS",
+    "MPITRACE_OUTPUT",
+    "MPITRACE_BUFFER_SIZE",
+    "MPITRACE_GROUPS",
+    "MPITRACE_MPIRUN",
+    "MPITRACE_CLOCK",
+    "MPITRACE_OMPI_PREFIX",
+    "MPITRACE_OMPI_TARBALL",
+    "MPITRACE_BUILD_DIR",
+    "MPITRACE_SETUP_SKIP_APT",
+    "MPITRACE_PVARS",
+    "MPITRACE_PVAR_READ",
+    "MPITRACE_CVARS",
+    "MPITRACE_OTF2_COMMS",
+    "MPITRACE_SAMPLING",
+    "MPITRACE_MODE",
+    "MPITRACE_RANKS",
     "MPITRACE_DEMO_NO_SETUP",
+    "MPITRACE_PARAVER_TARBALL",
+    "MPITRACE_PARAVER_PREFIX",
+    "MPITRACE_PIPIT_TARBALL",
     "MPITRACE_SPAWN_DIRECTORY",  // set by a traced parent for its spawned children (lib/spawn.hpp)
 };
 
@@ -71,7 +86,7 @@ std::string unknown_variables(const char* const* environment) {
     else
       out +=
           ". Settings: MPITRACE_ENABLED, MPITRACE_PERUSE_EVENTS, MPITRACE_OUTPUT, "
-          "MPITRACE_BUFFER_SIZE, MPITRACE_GROUPS (README.md, Settings).";
+          "MPITRACE_BUFFER_SIZE, MPITRACE_GROUPS (docs/settings.md).";
     out += '\n';
   }
   return out;
