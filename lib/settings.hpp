@@ -1,4 +1,5 @@
-// The tracer's settings, all from MPITRACE_* environment variables (documented in docs/settings.md).
+// The tracer's settings, all from MPITRACE_* environment variables (documented in
+// docs/settings.md).
 #pragma once
 
 #include <cstddef>
