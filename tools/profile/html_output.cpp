@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include "tools/profile/json_output.hpp"
+#include "tools/archive/markup_text.hpp"
 
 namespace perusetrace::profile {
 
@@ -13,23 +14,6 @@ namespace {
 constexpr const char* kColours[kCategories] = {"#8cc084", "#9ecae1", "#6baed6", "#3182bd",
                                                "#08519c", "#c6dbef", "#fdae6b", "#e6550d",
                                                "#fd8d3c", "#a63603", "#d94801", "#bbbbbb"};
-
-std::string escape(const std::string& s) {
-  std::string out;
-  for (const char c : s) {
-    if (c == '<')
-      out += "&lt;";
-    else if (c == '>')
-      out += "&gt;";
-    else if (c == '&')
-      out += "&amp;";
-    else if (c == '"')
-      out += "&quot;";
-    else
-      out += c;
-  }
-  return out;
-}
 
 std::string array(const Counts& c) {
   std::string out = "[";
@@ -188,15 +172,15 @@ std::string to_html(const Profile& p) {
   for (const RankStat& r : p.ranks) threads += r.threads;
   std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   html += fmt::format("<title>perusetrace profile: {}</title>\n<style>{}</style>\n</head>\n",
-                      escape(p.archive), kStyle);
+                      archive::markup_escaped(p.archive), kStyle);
   html += "<body>\n<h1>perusetrace profile</h1>\n";
   html += fmt::format(
       "<p>{}: {} samples, one every {:.3f} ms per thread, {} ranks ({} threads), {:.3f} s of "
       "thread time. Width is time; a frame's colour is the state most of its time was in. "
       "Click a frame to zoom in, the top frame or <button id=\"reset\">reset</button> to zoom "
       "out. Show <select id=\"rank\"><option value=\"all\">all ranks</option></select></p>\n",
-      escape(p.archive), p.samples, static_cast<double>(p.period_ns) * 1e-6, p.ranks.size(),
-      threads, p.seconds(p.samples));
+      archive::markup_escaped(p.archive), p.samples, static_cast<double>(p.period_ns) * 1e-6,
+      p.ranks.size(), threads, p.seconds(p.samples));
   html += "<div id=\"legend\"></div>\n";
   html +=
       "<svg id=\"view\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 1200 18\" "

@@ -9,35 +9,13 @@
 #include "tools/report/text_output.hpp"
 #include "tools/report/timeline_assets.hpp"
 #include "tools/report/timeline_json.hpp"
+#include "tools/archive/markup_text.hpp"
 
 namespace perusetrace::report {
 
 namespace {
 
 constexpr int kWidth = 640, kHeight = 240, kLeft = 70, kBottom = 30, kTop = 10, kRight = 10;
-
-std::string escape(const std::string& s) {
-  std::string out;
-  for (const char c : s) {
-    switch (c) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 struct Series {
   std::string label;
@@ -57,13 +35,13 @@ std::string line_plot(const std::string& id, const std::string& title, const std
   const double w = kWidth - kLeft - kRight, h = kHeight - kTop - kBottom;
   std::string svg = fmt::format(
       R"svg(<h3>{}</h3><svg id="{}" xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" viewBox="0 0 {} {}">)svg",
-      escape(title), id, kWidth, kHeight, kWidth, kHeight);
+      archive::markup_escaped(title), id, kWidth, kHeight, kWidth, kHeight);
   svg +=
       fmt::format(R"svg(<rect x="{}" y="{}" width="{}" height="{}" fill="none" stroke="#888"/>)svg",
                   kLeft, kTop, w, h);
   svg += fmt::format(R"svg(<text x="4" y="{}" font-size="11">{:.3g}</text>)svg", kTop + 10, top);
-  svg +=
-      fmt::format(R"svg(<text x="4" y="{}" font-size="11">0 {}</text>)svg", kTop + h, escape(unit));
+  svg += fmt::format(R"svg(<text x="4" y="{}" font-size="11">0 {}</text>)svg", kTop + h,
+                     archive::markup_escaped(unit));
   svg += fmt::format(R"svg(<text x="{}" y="{}" font-size="11">0 s</text>)svg", kLeft, kHeight - 8);
   svg +=
       fmt::format(R"svg(<text x="{}" y="{}" font-size="11" text-anchor="end">{:.3f} s</text>)svg",
@@ -81,8 +59,9 @@ std::string line_plot(const std::string& id, const std::string& title, const std
     svg +=
         fmt::format(R"svg(<polyline fill="none" stroke="{}" stroke-width="1.5" points="{}"/>)svg",
                     colour, points);
-    svg += fmt::format(R"svg(<text x="{}" y="{}" font-size="11" fill="{}">{}</text>)svg", kLeft + 6,
-                       kTop + 14 + 12 * static_cast<int>(k), colour, escape(s.label));
+    svg +=
+        fmt::format(R"svg(<text x="{}" y="{}" font-size="11" fill="{}">{}</text>)svg", kLeft + 6,
+                    kTop + 14 + 12 * static_cast<int>(k), colour, archive::markup_escaped(s.label));
   }
   return svg + "</svg>\n";
 }
@@ -210,10 +189,11 @@ std::string io_table(const Io& io) {
       t += fmt::format(
           "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
           "<td>{}</td><td>{}, {}, {}, {}, {}</td><td>{:.3f}</td><td>{:.3f}</td></tr>\n",
-          escape(f.name), r, traffic(s.reads), traffic(s.writes), traffic(s.kinds[kIoIndependent]),
-          traffic(s.kinds[kIoCollective]), traffic(s.kinds[kIoIndependentNonblocking]),
-          traffic(s.kinds[kIoCollectiveNonblocking]), s.flushes.operations, s.seeks, s.resizes,
-          s.deletes, s.opens, static_cast<double>(s.reads.ns + s.writes.ns) / 1e6,
+          archive::markup_escaped(f.name), r, traffic(s.reads), traffic(s.writes),
+          traffic(s.kinds[kIoIndependent]), traffic(s.kinds[kIoCollective]),
+          traffic(s.kinds[kIoIndependentNonblocking]), traffic(s.kinds[kIoCollectiveNonblocking]),
+          s.flushes.operations, s.seeks, s.resizes, s.deletes, s.opens,
+          static_cast<double>(s.reads.ns + s.writes.ns) / 1e6,
           static_cast<double>(s.call_ns) / 1e6);
     }
   return t + "</table>\n";
@@ -258,7 +238,7 @@ std::string context_chart(const Report& r) {
   const int height = kTop + kRow * static_cast<int>(rows.size()) + kBottom;
   std::string svg = fmt::format(
       R"svg(<h3>By context ({}): time in MPI (blue) and late-sender time (red)</h3><svg id="plot-contexts" xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" viewBox="0 0 {} {}">)svg",
-      escape(names), kWidth, height, kWidth, height);
+      archive::markup_escaped(names), kWidth, height, kWidth, height);
   const double scale = static_cast<double>(kWidth - kLabel - kRight) / static_cast<double>(top);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const ContextStat& c = *rows[i];
@@ -266,8 +246,8 @@ std::string context_chart(const Report& r) {
     for (std::size_t a = 0; a < c.values.size(); ++a)
       label += (a ? " " : "") + (c.values[a].empty() ? std::string("(none)") : c.values[a]);
     const int y = kTop + kRow * static_cast<int>(i);
-    svg +=
-        fmt::format(R"svg(<text x="4" y="{}" font-size="11">{}</text>)svg", y + 12, escape(label));
+    svg += fmt::format(R"svg(<text x="4" y="{}" font-size="11">{}</text>)svg", y + 12,
+                       archive::markup_escaped(label));
     const std::pair<std::uint64_t, const char*> bars[] = {{c.mpi_ns, "#1f77b4"},
                                                           {c.late_sender_ns, "#d62728"}};
     for (int b = 0; b < 2; ++b)
@@ -337,7 +317,7 @@ std::string to_html(const Report& r, const timeline::Timeline& timeline) {
 )svg";
   page += timeline::kStyle;
   page += "</style>\n</head><body>\n";
-  page += fmt::format("<h1>perusetrace report</h1><p>{}</p>\n", escape(r.archive));
+  page += fmt::format("<h1>perusetrace report</h1><p>{}</p>\n", archive::markup_escaped(r.archive));
   page += kTimelineSection;
   page += "<h2>Plots</h2>\n";
   page += line_plot("plot-bandwidth", "Transfer bandwidth over time", "B/s", span_s, bandwidth);
@@ -350,7 +330,7 @@ std::string to_html(const Report& r, const timeline::Timeline& timeline) {
   page += rma_line(r.rma);
   page += io_table(r.io);
   page += context_chart(r);
-  page += "<h2>Full report</h2><pre>" + escape(text) + "</pre>\n";
+  page += "<h2>Full report</h2><pre>" + archive::markup_escaped(text) + "</pre>\n";
   page += "<script type=\"application/json\" id=\"timeline-data\">" +
           timeline::to_json(timeline, r) + "</script>\n<script>\n";
   page += timeline::kScript;
