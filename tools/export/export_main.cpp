@@ -13,6 +13,7 @@
 #include "tools/export/output_stream.hpp"
 #include "tools/export/hdtrace.hpp"
 #include "tools/export/perfetto.hpp"
+#include "tools/archive/trace_paths.hpp"
 
 namespace perusetrace::exporter {
 
@@ -72,16 +73,7 @@ std::string usage() {
 }  // namespace
 
 std::string default_output(const std::string& anchor, const std::string& suffix) {
-  std::string dir = anchor;
-  const auto slash = dir.rfind('/');
-  dir = slash == std::string::npos ? std::string(".") : dir.substr(0, slash);
-  if (dir.empty()) dir = "/";
-  if (dir == ".") {
-    char cwd[4096];
-    if (::getcwd(cwd, sizeof cwd) != nullptr) dir = cwd;
-  }
-  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-  return dir + suffix;
+  return archive::trace_directory(anchor) + suffix;
 }
 
 std::string program_name(const ExportRequest& request, const std::string& anchor) {

@@ -18,6 +18,7 @@
 #include "tools/prv/prv_writer.hpp"
 #include "lib/settings.hpp"
 #include "tools/prv/translator.hpp"
+#include "tools/archive/trace_paths.hpp"
 
 namespace {
 
@@ -39,20 +40,6 @@ constexpr std::size_t kDefaultSortMemory = 16u << 20;
 constexpr std::size_t kMinSortMemory = 64u << 10;
 
 using namespace perusetrace::prv;
-
-// The trace directory's path without a trailing slash, for the default prefix.
-std::string default_prefix(const std::string& anchor) {
-  std::string dir = anchor;
-  const auto slash = dir.rfind('/');
-  dir = slash == std::string::npos ? std::string(".") : dir.substr(0, slash);
-  if (dir.empty()) dir = "/";
-  if (dir == ".") {
-    char cwd[4096];
-    if (::getcwd(cwd, sizeof cwd) != nullptr) dir = cwd;
-  }
-  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-  return dir;
-}
 
 // A progress bar on stderr, only when it is a terminal.
 class Progress {
@@ -103,7 +90,7 @@ int convert(const std::string& archive, std::string prefix, bool quiet, std::siz
   const auto start = std::chrono::steady_clock::now();
   ArchiveReader reader(archive);
   const Definitions& defs = reader.definitions();
-  if (prefix.empty()) prefix = default_prefix(reader.anchor());
+  if (prefix.empty()) prefix = perusetrace::archive::trace_directory(reader.anchor());
   const Layout layout = make_layout(defs);
 
   Progress progress(!quiet);
