@@ -214,7 +214,8 @@ def check_peruse_counts(run, prefix, trace):
     with open(paramedir.config("peruse_event_count.cfg")) as src:
         template = src.read()
     example_type, example_name = PERUSE_EXAMPLE
-    names = {t: label[len("Peruse "):] for t, label in pcf_types(prefix + ".pcf").items()
+    names = {t: label[len("Peruse "):]
+             for t, label in prv_check.pcf_types(prefix + ".pcf").items()
              if PERUSE_EACH_FIRST <= t < PERUSE_EACH_FIRST + 100}
     configs = {}
     for t, name in sorted(names.items()):
@@ -245,18 +246,6 @@ def check_peruse_counts(run, prefix, trace):
     if len(configs) != 17 or sum(totals.values()) == 0:
         f.append(f"expected 17 Peruse event types with events, the .pcf has {len(configs)}")
     return f
-
-
-def pcf_types(path):
-    """{event type: label} of a .pcf."""
-    types = {}
-    with open(path) as pcf:
-        lines = pcf.read().splitlines()
-    for i, line in enumerate(lines):
-        if line == "EVENT_TYPE":
-            _, number, label = lines[i + 1].split(None, 2)
-            types[int(number)] = label
-    return types
 
 
 def archive_mpi_calls(trace, rank):

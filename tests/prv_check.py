@@ -101,6 +101,18 @@ def parse_row(path, f, cpus, nodes, threads):
             f.add(f"{path}: thread names {levels['THREAD'][1][:4]}..., expected {want[:4]}...")
 
 
+def pcf_types(path):
+    """{event type: label} of a .pcf (its first label line under each EVENT_TYPE)."""
+    types = {}
+    with open(path) as pcf:
+        lines = pcf.read().splitlines()
+    for i, line in enumerate(lines):
+        if line == "EVENT_TYPE":
+            _, number, label = lines[i + 1].split(None, 2)
+            types[int(number)] = label
+    return types
+
+
 def check(prefix, on_record=None):
     f = Failures()
     summary = {"records": 0, "states": 0, "events": 0, "comms": 0}

@@ -223,7 +223,8 @@ def case_messages(run, command):
     if "found no partner" in stderr:
         f.append(f"unmatched messages: {stderr.strip()}")
     # Every Peruse event is countable in Paraver: its own type, as many as the archive holds.
-    names = {label[len("Peruse "):]: t for t, label in pcf_types(prefix + ".pcf").items()
+    names = {label[len("Peruse "):]: t
+             for t, label in prv_check.pcf_types(prefix + ".pcf").items()
              if PERUSE_EACH_FIRST <= t < PERUSE_EACH_FIRST + 17}
     trace = trace_checks.load(os.path.join(archive, "traces.otf2"))
     in_archive = {}
@@ -405,18 +406,6 @@ def case_scaling(run, command):
 MPIT_FIRST, MPIT_LAST = 64100000, 64199999  # tools/prv/prv_codes.hpp
 
 
-def pcf_types(path):
-    """{event type: label} of a .pcf."""
-    types = {}
-    with open(path) as pcf:
-        lines = pcf.read().splitlines()
-    for i, line in enumerate(lines):
-        if line == "EVENT_TYPE":
-            _, number, label = lines[i + 1].split(None, 2)
-            types[int(number)] = label
-    return types
-
-
 def case_mpit(run, command):
     sends, flood = int(command[1]), int(command[2])
     archive = run.trace("mpit", command, [("OMPI_MCA_mpi_spc_attach", "all"),
@@ -433,7 +422,7 @@ def case_mpit(run, command):
 
     f, _ = strict(prefix, on_record)
     types = {label.rsplit(" (", 1)[0][len("MPI_T "):]: t for t, label in
-             pcf_types(prefix + ".pcf").items() if MPIT_FIRST <= t <= MPIT_LAST}
+             prv_check.pcf_types(prefix + ".pcf").items() if MPIT_FIRST <= t <= MPIT_LAST}
     trace = trace_checks.load(os.path.join(archive, "traces.otf2"))
     want = {}  # (task, type) -> values in the archive
     for rank in range(2):
@@ -457,7 +446,7 @@ def case_mpit(run, command):
         total = sum(events.get((task, types.get(counter, 0)), []))
         if total != expected:
             f.append(f"task {task}: the {counter} events add up to {total}, expected {expected}")
-        label = pcf_types(prefix + ".pcf").get(types.get(counter, 0), "")
+        label = prv_check.pcf_types(prefix + ".pcf").get(types.get(counter, 0), "")
         if "change since the previous read" not in label:
             f.append(f"the .pcf label of {counter} does not say it holds changes: {label!r}")
     return f
@@ -488,7 +477,7 @@ def case_rma(run, command):
                 for op in rma_checks.expected_operations(rank)]
         if got.get(rank + 1) != want:
             f.append(f"task {rank + 1}: RMA events {got.get(rank + 1)}, expected {want}")
-    types = pcf_types(prefix + ".pcf")
+    types = prv_check.pcf_types(prefix + ".pcf")
     if types.get(64000301) != "RMA window":
         f.append(f"the .pcf has no RMA window type: {types.get(64000301)!r}")
     with open(prefix + ".pcf") as pcf:
