@@ -177,23 +177,11 @@ def case_late_sender(run):
     return f
 
 
-def archive_messages(trace):
-    """(sender, receiver) -> [messages, bytes] of the archive's MPI send records."""
-    out = collections.defaultdict(lambda: [0, 0])
-    for (rank, _), events in trace.events.items():
-        for e in events:
-            if e.kind in ("MpiSend", "MpiIsend"):
-                pair = out[(rank, trace_checks.world_rank(e.raw.communicator, e.raw.receiver))]
-                pair[0] += 1
-                pair[1] += e.raw.msg_length
-    return out
-
-
 def check_messages(results, trace):
     f = []
     sent = results[paramedir.config("messages_sent.cfg")]
     sent_bytes = results[paramedir.config("bytes_sent.cfg")]
-    want = archive_messages(trace)
+    want = trace_checks.message_matrix(trace)
     for s in range(RANKS):
         for r in range(RANKS):
             count, size = want.get((s, r), [0, 0])

@@ -118,21 +118,12 @@ class Run:
 
 
 def archive_messages(trace_dir):
-    """(sender, receiver world rank) -> [count, bytes], and the number of counter values per
-    counter, as python3-otf2 reads the archive."""
+    """(sender, receiver world rank) -> [count, bytes], and the number of values per counter,
+    as python3-otf2 reads the archive."""
     trace = trace_checks.load(os.path.join(trace_dir, "traces.otf2"))
-    messages = collections.defaultdict(lambda: [0, 0])
-    counters = collections.Counter()
-    for (rank, _), events in trace.events.items():
-        for e in events:
-            if e.kind in ("MpiSend", "MpiIsend"):
-                m = messages[(rank, trace_checks.world_rank(e.raw.communicator, e.raw.receiver))]
-                m[0] += 1
-                m[1] += e.raw.msg_length
-            elif e.kind == "Metric":
-                for member in e.raw.metric.members:
-                    counters[member.name] += 1
-    return dict(messages), counters
+    counters = collections.Counter(member.name for _, e in trace.of_kind("Metric")
+                                   for member in e.raw.metric.members)
+    return trace_checks.message_matrix(trace), counters
 
 
 def matrix_of(got):

@@ -181,6 +181,18 @@ def world_rank(comm, rank_in_comm):
     return rank_of(comm.group.members[rank_in_comm])
 
 
+def message_matrix(trace):
+    """(sender, receiver world rank) -> [messages, bytes] of the archive's MpiSend/MpiIsend."""
+    out = {}
+    for (rank, _), events in trace.events.items():
+        for e in events:
+            if e.kind in ("MpiSend", "MpiIsend"):
+                pair = out.setdefault((rank, world_rank(e.raw.communicator, e.raw.receiver)), [0, 0])
+                pair[0] += 1
+                pair[1] += e.raw.msg_length
+    return out
+
+
 # --- generic properties, used by most checks ---------------------------------------------
 
 def clock_condition(trace):
