@@ -1,6 +1,8 @@
-// Reading perusetrace's OTF2 archives with the OTF2 C reader: global definitions, the local
-// definitions for the communicator mapping tables, then one global event reader that hands the
-// events of every location over in time order (as tests/trace_counts.cpp does).
+// Reading perusetrace's OTF2 archives with the OTF2 C reader: the global definitions here; the
+// events by one or more decoders (event_decoder.hpp), each with a reader of its own for some of
+// the locations (their local definitions carry the communicator mapping tables), their streams
+// merged into OTF2's global order (event_merge.hpp) and finished by the sequencer
+// (event_sequencer.hpp) before the sink sees them.
 //
 // The archive may be damaged (cut short by a full disk, copied in part, edited), and OTF2 trusts
 // what it reads: every id an event or a definition names is checked here before it indexes
@@ -25,10 +27,16 @@
 #include <memory>
 #include <set>
 #include <new>
+#include <thread>
+#include <atomic>
 #include <unordered_map>
 #include <vector>
 
 #include "otf2_writer/archive_schema.hpp"
+#include "tools/archive/event_decoder.hpp"
+#include "tools/archive/event_merge.hpp"
+#include "tools/archive/event_sequencer.hpp"
+#include "tools/archive/pipelined_sink.hpp"
 
 namespace perusetrace::archive {
 
@@ -36,15 +44,12 @@ namespace {
 
 using trace::kPeruseRegionPrefix;
 using trace::kTracerRegion;
-constexpr std::uint64_t kEventsPerBatch = 1 << 16;
-
 // OTF2 prints its own errors to stderr; the tools word them themselves.
-std::string g_last_otf2_error;
 OTF2_ErrorCode quiet_errors(void*, const char*, uint64_t, const char*, OTF2_ErrorCode code,
                             const char* format, va_list va) {
   char text[512];
   std::vsnprintf(text, sizeof text, format, va);
-  g_last_otf2_error = text;
+  last_otf2_error() = text;
   return code;
 }
 
@@ -55,16 +60,6 @@ bool is_directory(const std::string& p) {
 bool exists(const std::string& p) {
   struct stat st {};
   return ::stat(p.c_str(), &st) == 0;
-}
-
-// Timer ticks to ns (perusetrace's timer already counts ns); saturates instead of overflowing
-// on a damaged timer resolution.
-std::uint64_t to_ns(std::uint64_t ticks, std::uint64_t resolution) {
-  if (resolution == 1'000'000'000u) return ticks;
-  const long double ns =
-      static_cast<long double>(ticks) * 1e9L / static_cast<long double>(resolution);
-  constexpr auto kMax = std::numeric_limits<std::uint64_t>::max();
-  return ns >= static_cast<long double>(kMax) ? kMax : static_cast<std::uint64_t>(ns);
 }
 
 RegionRole role_of(OTF2_RegionRole r) {
@@ -240,7 +235,6 @@ std::string check_anchor(const std::string& path) {
 struct ArchiveReader::Impl {
   OTF2_Reader* reader = nullptr;
   Definitions* defs = nullptr;
-  EventSink* sink = nullptr;
   std::string anchor;
   // An exception thrown inside an OTF2 callback must not unwind through OTF2's C frames: it is
   // kept here, the callback interrupts OTF2, and it is thrown again once OTF2 has returned.
@@ -294,7 +288,6 @@ struct ArchiveReader::Impl {
   };
   std::map<OTF2_MetricMemberRef, RawMember> metric_members;
   std::map<OTF2_MetricRef, std::vector<OTF2_MetricMemberRef>> metric_classes;
-  std::vector<std::vector<std::uint32_t>> class_members;  // by class ref, once defined
   struct RawContext {
     OTF2_RegionRef region;
     OTF2_SourceCodeLocationRef place;
@@ -318,76 +311,18 @@ struct ArchiveReader::Impl {
   };
   std::map<OTF2_IoHandleRef, RawHandle> handles;
 
-  std::unordered_map<OTF2_LocationRef, std::uint32_t> location_index;
-  std::vector<std::uint64_t> delivered;  // events handed to the sink, by location index
-  OTF2_LocationRef last_location = OTF2_UNDEFINED_LOCATION;
-  std::uint32_t last_index = 0;
-  std::vector<trace::PeruseFieldMemory> peruse_memory;  // by location index
-  OTF2_AttributeRef attr_request = 0, attr_peer = 0, attr_tag = 0, attr_bytes = 0,
-                    attr_operation = 0, attr_comm = 0, attr_state = 0, attr_activity = 0,
-                    attr_function = 0, attr_weight = 0;
-  // Absent from archives written before perusetrace recorded them.
-  OTF2_AttributeRef attr_size_at_open = OTF2_UNDEFINED_ATTRIBUTE,
-                    attr_io_handle = OTF2_UNDEFINED_ATTRIBUTE,
-                    attr_io_size = OTF2_UNDEFINED_ATTRIBUTE;
-  // Datatype attributes (absent from archives written before them: kNoAttribute).
-  static constexpr OTF2_AttributeRef kNoAttribute = OTF2_UNDEFINED_ATTRIBUTE;
-  OTF2_AttributeRef attr_datatype = kNoAttribute, attr_send_datatype = kNoAttribute,
-                    attr_recv_datatype = kNoAttribute;
-  std::unordered_map<OTF2_StringRef, std::uint32_t> datatype_of_string;  // -> Definitions index
-  // What a rank's nonblocking operations named when they began, until they complete (the
-  // request or matching id is the rank's; another thread may complete it).
-  std::map<std::pair<std::uint32_t, std::uint64_t>, std::pair<std::uint32_t, std::uint32_t>>
-      pending_collective_types;  // (rank, request) -> (send, receive) datatype
-  struct PendingIo {
-    std::uint32_t datatype;
-    bool write;
-  };
-  std::map<std::pair<std::uint32_t, std::uint64_t>, PendingIo> pending_io;  // (rank, matching)
-
-  static constexpr std::uint32_t kNoDatatype = 0xffffffffu;
-  // The datatype an attribute of `a` names, or kNoDatatype.
-  std::uint32_t datatype_in(OTF2_AttributeList* a, OTF2_AttributeRef attr) const {
-    OTF2_Type type;
-    OTF2_AttributeValue value;
-    if (a == nullptr || attr == kNoAttribute ||
-        OTF2_AttributeList_GetAttributeByID(a, attr, &type, &value) != OTF2_SUCCESS ||
-        type != OTF2_TYPE_STRING)
-      return kNoDatatype;
-    const auto it = datatype_of_string.find(value.stringRef);
-    return it == datatype_of_string.end() ? kNoDatatype : it->second;
-  }
+  // What the events are read with (event_decoder.hpp): attribute ids, datatype strings, metric
+  // classes, the locations' indices.
+  DecoderSetup setup;
+  unsigned reading_threads = 0;  // 0: as many as the machine has cores
+  unsigned threads_used = 0;     // by the last read_events
 
   ~Impl() {
     if (reader != nullptr) OTF2_Reader_Close(reader);
   }
-  std::uint64_t ns(OTF2_TimeStamp t) const {
-    if (t <= defs->global_offset) return 0;
-    return to_ns(t - defs->global_offset, defs->timer_resolution);
-  }
-  // The location's index, or 0xffffffff for one the definitions do not have. Counts the event:
-  // a location with more events than its definition announces is being read past its end.
-  std::uint32_t loc(OTF2_LocationRef l) {
-    // Events come in runs per location: the last one found saves most lookups.
-    if (l != last_location) {
-      auto it = location_index.find(l);
-      if (it == location_index.end()) return 0xffffffffu;
-      last_location = l;
-      last_index = it->second;
-    }
-    const LocationDef& def = defs->locations[last_index];
-    if (++delivered[last_index] > def.events)
-      throw ArchiveError(fmt::format(
-          "{}: location {} ({}) has more events than the {} its definition announces, so its "
-          "event file {} is damaged. The archive cannot be read: trace the program again.",
-          anchor, def.id, def.name, def.events, event_file(def.id)));
-    return last_index;
-  }
-  std::string event_file(OTF2_LocationRef l) const {
-    return anchor.substr(0, anchor.size() - 5) + "/" + std::to_string(l) + ".evt";
-  }
+  std::string event_file(OTF2_LocationRef l) const { return setup.event_file(l); }
   std::string local_definitions_file(OTF2_LocationRef l) const {
-    return anchor.substr(0, anchor.size() - 5) + "/" + std::to_string(l) + ".def";
+    return setup.local_definitions_file(l);
   }
   const std::string& str(OTF2_StringRef s) {
     static const std::string empty;
@@ -413,15 +348,6 @@ OTF2_CallbackCode guarded(void* data, Body&& body) {
   }
 }
 
-// An event of a location this reader knows: body(s, location index, nanoseconds). Events of
-// locations without a definition are dropped (the reader counts those elsewhere).
-template <typename Body>
-OTF2_CallbackCode located(void* data, OTF2_LocationRef l, OTF2_TimeStamp t, Body&& body) {
-  return guarded(data, [&](Impl& s) {
-    if (const std::uint32_t i = s.loc(l); i != 0xffffffffu) body(s, i, s.ns(t));
-  });
-}
-
 // ---- global definitions ------------------------------------------------------------------
 
 OTF2_CallbackCode def_clock(void* d, uint64_t resolution, uint64_t offset, uint64_t length,
@@ -431,7 +357,7 @@ OTF2_CallbackCode def_clock(void* d, uint64_t resolution, uint64_t offset, uint6
     defs.realtime_start_ns = realtime;
     defs.timer_resolution = resolution == 0 ? 1'000'000'000 : resolution;
     defs.global_offset = offset;
-    defs.trace_length = to_ns(length, defs.timer_resolution);
+    defs.trace_length = ticks_to_ns(length, defs.timer_resolution);
   });
 }
 OTF2_CallbackCode def_string(void* d, OTF2_StringRef ref, const char* text) {
@@ -525,435 +451,6 @@ OTF2_CallbackCode def_metric_class(void* d, OTF2_MetricRef ref, uint8_t n,
   return guarded(d, [&](Impl& s) { s.metric_classes[ref].assign(members, members + n); });
 }
 
-// ---- events ------------------------------------------------------------------------------
-
-OTF2_CallbackCode on_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList* a,
-                           OTF2_RegionRef region) {
-  return located(d, l, t, [&](Impl& s, std::uint32_t i, std::uint64_t ns) {
-    if (region >= s.defs->regions.size()) return;
-    if (s.defs->regions[region].kind == RegionKind::Peruse) {
-      // Fields a request repeats are written once (otf2_writer/peruse_fields.hpp).
-      trace::PeruseFieldValues v;
-      v.comm = kNoComm;
-      unsigned present = 0;
-      // One pass over the attributes the record has: asking OTF2 for each field by id makes
-      // it build and format an error message for every absent one, a quarter of a
-      // conversion's instructions. A field of the wrong type counts as absent.
-      const std::uint32_t n = a == nullptr ? 0 : OTF2_AttributeList_GetNumberOfElements(a);
-      for (std::uint32_t k = 0; k < n; ++k) {
-        OTF2_AttributeRef id;
-        OTF2_Type type;
-        OTF2_AttributeValue value;
-        if (OTF2_AttributeList_GetAttributeByIndex(a, k, &id, &type, &value) != OTF2_SUCCESS)
-          continue;
-        // The attribute is the field with this id and type: the field is present.
-        auto is = [&](OTF2_AttributeRef want, OTF2_Type want_type, unsigned field) {
-          if (id != want || type != want_type) return false;
-          present |= field;
-          return true;
-        };
-        if (is(s.attr_request, OTF2_TYPE_UINT64, trace::kFieldRequest))
-          v.request = value.uint64;
-        else if (is(s.attr_peer, OTF2_TYPE_INT32, trace::kFieldPeer))
-          v.peer = value.int32;
-        else if (is(s.attr_tag, OTF2_TYPE_INT32, trace::kFieldTag))
-          v.tag = value.int32;
-        else if (is(s.attr_bytes, OTF2_TYPE_UINT64, trace::kFieldBytes))
-          v.bytes = value.uint64;
-        else if (is(s.attr_operation, OTF2_TYPE_UINT8, trace::kFieldOperation))
-          v.operation = value.uint8;
-        else if (is(s.attr_comm, OTF2_TYPE_COMM, trace::kFieldComm))
-          v.comm = value.commRef == OTF2_UNDEFINED_COMM ? kNoComm : value.commRef;
-      }
-      s.peruse_memory[i].complete(v, present);
-      s.sink->peruse(i, ns, region, v);
-    } else {
-      s.sink->enter(i, ns, region);
-    }
-  });
-}
-OTF2_CallbackCode on_sample(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList* a,
-                            OTF2_CallingContextRef context, uint32_t, OTF2_InterruptGeneratorRef) {
-  return located(d, l, t, [&](Impl& s, std::uint32_t i, std::uint64_t ns) {
-    if (context >= s.defs->contexts.size()) return;
-    Sample sample;
-    sample.context = static_cast<std::uint32_t>(context);
-    const std::uint32_t n = a == nullptr ? 0 : OTF2_AttributeList_GetNumberOfElements(a);
-    for (std::uint32_t k = 0; k < n; ++k) {
-      OTF2_AttributeRef id;
-      OTF2_Type type;
-      OTF2_AttributeValue value;
-      if (OTF2_AttributeList_GetAttributeByIndex(a, k, &id, &type, &value) != OTF2_SUCCESS)
-        continue;
-      if (id == s.attr_state && type == OTF2_TYPE_UINT8)
-        sample.state = value.uint8;
-      else if (id == s.attr_activity && type == OTF2_TYPE_UINT8)
-        sample.activity = value.uint8;
-      else if (id == s.attr_function && type == OTF2_TYPE_REGION &&
-               value.regionRef < s.defs->regions.size())
-        sample.mpi_function = static_cast<std::uint32_t>(value.regionRef);
-      else if (id == s.attr_weight && type == OTF2_TYPE_UINT32 && value.uint32 > 0)
-        sample.weight = value.uint32;
-    }
-    s.sink->sample(i, ns, sample);
-  });
-}
-// The attribute `id` of type `type` in `a`, if it is there.
-bool attribute(OTF2_AttributeList* a, OTF2_AttributeRef id, OTF2_Type type,
-               OTF2_AttributeValue& out) {
-  if (a == nullptr || id == OTF2_UNDEFINED_ATTRIBUTE) return false;
-  OTF2_Type got;
-  return OTF2_AttributeList_GetAttributeByID(a, id, &got, &out) == OTF2_SUCCESS && got == type;
-}
-
-OTF2_CallbackCode on_leave(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList* a,
-                           OTF2_RegionRef region) {
-  return located(d, l, t, [&](Impl& s, std::uint32_t i, std::uint64_t ns) {
-    if (region >= s.defs->regions.size()) return;
-    if (s.defs->regions[region].kind == RegionKind::Peruse) return;
-    // MPI_File_set_size and MPI_File_preallocate name their handle and size here.
-    OTF2_AttributeValue handle, size;
-    if (attribute(a, s.attr_io_handle, OTF2_TYPE_IO_HANDLE, handle) &&
-        attribute(a, s.attr_io_size, OTF2_TYPE_UINT64, size) &&
-        handle.ioHandleRef < s.defs->io_handles.size())
-      s.sink->io_resize(i, ns, static_cast<std::uint32_t>(handle.ioHandleRef),
-                        static_cast<std::uint32_t>(region), size.uint64);
-    s.sink->leave(i, ns, region);
-  });
-}
-
-// ---- MPI-IO ------------------------------------------------------------------------------
-
-// An I/O event naming handle `h`, when the definitions have it.
-template <typename Body>
-OTF2_CallbackCode on_handle(void* d, OTF2_LocationRef l, OTF2_TimeStamp t, OTF2_IoHandleRef h,
-                            Body&& body) {
-  return located(d, l, t, [&](Impl& s, std::uint32_t i, std::uint64_t ns) {
-    if (h < s.defs->io_handles.size()) body(s, i, ns, static_cast<std::uint32_t>(h));
-  });
-}
-OTF2_CallbackCode on_io_create(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList* a,
-                               OTF2_IoHandleRef h, OTF2_IoAccessMode, OTF2_IoCreationFlag,
-                               OTF2_IoStatusFlag) {
-  return on_handle(d, l, t, h, [&](Impl& s, std::uint32_t i, std::uint64_t ns, std::uint32_t hi) {
-    OTF2_AttributeValue size;
-    const bool known = attribute(a, s.attr_size_at_open, OTF2_TYPE_UINT64, size);
-    s.sink->io_handle_created(i, ns, hi, known ? size.uint64 : kUnknownSize);
-  });
-}
-OTF2_CallbackCode on_io_destroy(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
-                                OTF2_IoHandleRef h) {
-  return on_handle(d, l, t, h, [&](Impl& s, std::uint32_t i, std::uint64_t ns, std::uint32_t hi) {
-    s.sink->io_handle_destroyed(i, ns, hi);
-  });
-}
-OTF2_CallbackCode on_io_begin(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList* a,
-                              OTF2_IoHandleRef h, OTF2_IoOperationMode mode,
-                              OTF2_IoOperationFlag flags, uint64_t bytes, uint64_t matching) {
-  return on_handle(d, l, t, h, [&](Impl& s, std::uint32_t i, std::uint64_t ns, std::uint32_t hi) {
-    IoBegin op;
-    op.mode = mode == OTF2_IO_OPERATION_MODE_WRITE   ? IoMode::Write
-              : mode == OTF2_IO_OPERATION_MODE_FLUSH ? IoMode::Flush
-                                                     : IoMode::Read;
-    op.flags = flags & (kIoNonBlocking | kIoCollective);
-    op.bytes = bytes;
-    op.matching = matching;
-    s.sink->io_begin(i, ns, hi, op);
-    const std::uint32_t type = s.datatype_in(a, s.attr_datatype);
-    if (type != Impl::kNoDatatype)
-      s.pending_io[{s.defs->locations[i].rank, matching}] = {type, op.mode == IoMode::Write};
-  });
-}
-OTF2_CallbackCode on_io_complete(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
-                                 OTF2_IoHandleRef h, uint64_t bytes, uint64_t matching) {
-  return on_handle(d, l, t, h, [&](Impl& s, std::uint32_t i, std::uint64_t ns, std::uint32_t hi) {
-    s.sink->io_complete(i, ns, hi, bytes, matching);
-    const auto it = s.pending_io.find({s.defs->locations[i].rank, matching});
-    if (it == s.pending_io.end()) return;
-    s.sink->datatype_use(i, ns, it->second.datatype,
-                         it->second.write ? DatatypeUse::FileWrite : DatatypeUse::FileRead, bytes);
-    s.pending_io.erase(it);
-  });
-}
-OTF2_CallbackCode on_io_seek(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
-                             OTF2_IoHandleRef h, int64_t offset, OTF2_IoSeekOption whence,
-                             uint64_t reached) {
-  return on_handle(d, l, t, h, [&](Impl& s, std::uint32_t i, std::uint64_t ns, std::uint32_t hi) {
-    const IoSeekFrom from = whence == OTF2_IO_SEEK_FROM_START     ? IoSeekFrom::Start
-                            : whence == OTF2_IO_SEEK_FROM_CURRENT ? IoSeekFrom::Current
-                            : whence == OTF2_IO_SEEK_FROM_END     ? IoSeekFrom::End
-                                                                  : IoSeekFrom::Other;
-    s.sink->io_seek(i, ns, hi, offset, from, reached);
-  });
-}
-OTF2_CallbackCode on_io_delete(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
-                               OTF2_IoParadigmRef, OTF2_IoFileRef file) {
-  return located(d, l, t, [&](Impl& s, std::uint32_t i, std::uint64_t ns) {
-    if (file < s.defs->files.size()) s.sink->io_delete(i, ns, static_cast<std::uint32_t>(file));
-  });
-}
-std::uint32_t comm_of(OTF2_CommRef c) {
-  return c == OTF2_UNDEFINED_COMM ? kNoComm : c;
-}
-// The datatype named by `attr` in `a`, to the sink, right after the event it belongs to.
-void use_datatype(Impl& s, std::uint32_t i, std::uint64_t ns, OTF2_AttributeList* a,
-                  OTF2_AttributeRef attr, DatatypeUse use, std::uint64_t bytes) {
-  const std::uint32_t type = s.datatype_in(a, attr);
-  if (type != Impl::kNoDatatype) s.sink->datatype_use(i, ns, type, use, bytes);
-}
-OTF2_CallbackCode on_send(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList* a,
-                          uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes) {
-  return located(d, l, t, [&](Impl& s, std::uint32_t i, std::uint64_t ns) {
-    s.sink->send(i, ns, peer, comm_of(comm), tag, bytes, 0, true);
-    use_datatype(s, i, ns, a, s.attr_datatype, DatatypeUse::Send, bytes);
-  });
-}
-OTF2_CallbackCode on_isend(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList* a,
-                           uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes,
-                           uint64_t request) {
-  return located(d, l, t, [&](Impl& s, std::uint32_t i, std::uint64_t ns) {
-    s.sink->send(i, ns, peer, comm_of(comm), tag, bytes, request, false);
-    use_datatype(s, i, ns, a, s.attr_datatype, DatatypeUse::Send, bytes);
-  });
-}
-OTF2_CallbackCode on_isend_complete(OTF2_LocationRef l, OTF2_TimeStamp t, void* d,
-                                    OTF2_AttributeList*, uint64_t request) {
-  return located(d, l, t, [&](Impl& s, std::uint32_t i, std::uint64_t ns) {
-    s.sink->send_complete(i, ns, request);
-  });
-}
-OTF2_CallbackCode on_irecv_request(OTF2_LocationRef l, OTF2_TimeStamp t, void* d,
-                                   OTF2_AttributeList*, uint64_t request) {
-  return located(d, l, t, [&](Impl& s, std::uint32_t i, std::uint64_t ns) {
-    s.sink->recv_request(i, ns, request);
-  });
-}
-OTF2_CallbackCode on_recv(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList* a,
-                          uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes) {
-  return located(d, l, t, [&](Impl& s, std::uint32_t i, std::uint64_t ns) {
-    s.sink->recv(i, ns, peer, comm_of(comm), tag, bytes, 0, true);
-    use_datatype(s, i, ns, a, s.attr_datatype, DatatypeUse::Receive, bytes);
-  });
-}
-OTF2_CallbackCode on_irecv(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList* a,
-                           uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes,
-                           uint64_t request) {
-  return located(d, l, t, [&](Impl& s, std::uint32_t i, std::uint64_t ns) {
-    s.sink->recv(i, ns, peer, comm_of(comm), tag, bytes, request, false);
-    use_datatype(s, i, ns, a, s.attr_datatype, DatatypeUse::Receive, bytes);
-  });
-}
-// A collective as it completed, with the datatypes its send and receive buffers had.
-void collective_done(Impl& s, std::uint32_t i, std::uint64_t ns, const Collective& c,
-                     std::uint32_t send_type, std::uint32_t recv_type) {
-  s.sink->collective(i, ns, c);
-  if (send_type != Impl::kNoDatatype)
-    s.sink->datatype_use(i, ns, send_type, DatatypeUse::CollectiveSend, c.sent);
-  if (recv_type != Impl::kNoDatatype)
-    s.sink->datatype_use(i, ns, recv_type, DatatypeUse::CollectiveReceive, c.received);
-}
-Collective collective_of(OTF2_CommRef comm, uint32_t root, uint64_t sent, uint64_t received,
-                         uint64_t request) {
-  return Collective{comm_of(comm), root == OTF2_UNDEFINED_UINT32 ? kNoRoot : root, sent, received,
-                    request};
-}
-OTF2_CallbackCode on_collective_end(OTF2_LocationRef l, OTF2_TimeStamp t, void* d,
-                                    OTF2_AttributeList* a, OTF2_CollectiveOp, OTF2_CommRef comm,
-                                    uint32_t root, uint64_t sent, uint64_t received) {
-  return located(d, l, t, [&](Impl& s, std::uint32_t i, std::uint64_t ns) {
-    collective_done(s, i, ns, collective_of(comm, root, sent, received, 0),
-                    s.datatype_in(a, s.attr_send_datatype), s.datatype_in(a, s.attr_recv_datatype));
-  });
-}
-OTF2_CallbackCode on_collective_request(OTF2_LocationRef l, OTF2_TimeStamp t, void* d,
-                                        OTF2_AttributeList* a, uint64_t request) {
-  return located(d, l, t, [&](Impl& s, std::uint32_t i, std::uint64_t ns) {
-    s.sink->collective_request(i, ns, request);
-    const std::uint32_t send = s.datatype_in(a, s.attr_send_datatype);
-    const std::uint32_t recv = s.datatype_in(a, s.attr_recv_datatype);
-    if (send != Impl::kNoDatatype || recv != Impl::kNoDatatype)
-      s.pending_collective_types[{s.defs->locations[i].rank, request}] = {send, recv};
-  });
-}
-OTF2_CallbackCode on_collective_complete(OTF2_LocationRef l, OTF2_TimeStamp t, void* d,
-                                         OTF2_AttributeList*, OTF2_CollectiveOp, OTF2_CommRef comm,
-                                         uint32_t root, uint64_t sent, uint64_t received,
-                                         uint64_t request) {
-  return located(d, l, t, [&](Impl& s, std::uint32_t i, std::uint64_t ns) {
-    std::pair<std::uint32_t, std::uint32_t> types{Impl::kNoDatatype, Impl::kNoDatatype};
-    const auto it = s.pending_collective_types.find({s.defs->locations[i].rank, request});
-    if (it != s.pending_collective_types.end()) {
-      types = it->second;
-      s.pending_collective_types.erase(it);
-    }
-    collective_done(s, i, ns, collective_of(comm, root, sent, received, request), types.first,
-                    types.second);
-  });
-}
-OTF2_CallbackCode on_cancelled(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
-                               uint64_t request) {
-  return located(d, l, t, [&](Impl& s, std::uint32_t i, std::uint64_t ns) {
-    s.sink->request_cancelled(i, ns, request);
-  });
-}
-// ---- one-sided communication: every Rma* record as one RmaEvent -------------------------
-
-std::uint32_t window_index(const Impl& s, OTF2_RmaWinRef win) {
-  return win < s.defs->windows.size() ? static_cast<std::uint32_t>(win) : kNoWindow;
-}
-
-template <typename Fill>
-OTF2_CallbackCode rma_event(void* d, OTF2_LocationRef l, OTF2_TimeStamp t, RmaEventKind kind,
-                            OTF2_RmaWinRef win, Fill&& fill) {
-  return located(d, l, t, [&](Impl& s, std::uint32_t i, std::uint64_t ns) {
-    RmaEvent e;
-    e.kind = kind;
-    e.window = window_index(s, win);
-    fill(e);
-    s.sink->rma(i, ns, e);
-  });
-}
-
-OTF2_CallbackCode on_rma_win(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
-                             OTF2_RmaWinRef win, RmaEventKind kind) {
-  return rma_event(d, l, t, kind, win, [](RmaEvent&) {});
-}
-OTF2_CallbackCode on_rma_win_create(OTF2_LocationRef l, OTF2_TimeStamp t, void* d,
-                                    OTF2_AttributeList* a, OTF2_RmaWinRef win) {
-  return on_rma_win(l, t, d, a, win, RmaEventKind::WinCreate);
-}
-OTF2_CallbackCode on_rma_win_destroy(OTF2_LocationRef l, OTF2_TimeStamp t, void* d,
-                                     OTF2_AttributeList* a, OTF2_RmaWinRef win) {
-  return on_rma_win(l, t, d, a, win, RmaEventKind::WinDestroy);
-}
-OTF2_CallbackCode on_rma_wait_change(OTF2_LocationRef l, OTF2_TimeStamp t, void* d,
-                                     OTF2_AttributeList* a, OTF2_RmaWinRef win) {
-  return on_rma_win(l, t, d, a, win, RmaEventKind::WaitChange);
-}
-OTF2_CallbackCode on_rma_collective_begin(OTF2_LocationRef l, OTF2_TimeStamp t, void* d,
-                                          OTF2_AttributeList*) {
-  return rma_event(d, l, t, RmaEventKind::CollectiveBegin, OTF2_UNDEFINED_RMA_WIN,
-                   [](RmaEvent&) {});
-}
-OTF2_CallbackCode on_rma_collective_end(OTF2_LocationRef l, OTF2_TimeStamp t, void* d,
-                                        OTF2_AttributeList*, OTF2_CollectiveOp,
-                                        OTF2_RmaSyncLevel level, OTF2_RmaWinRef win, uint32_t,
-                                        uint64_t sent, uint64_t received) {
-  return rma_event(d, l, t, RmaEventKind::CollectiveEnd, win, [&](RmaEvent& e) {
-    e.sync_level = level;
-    e.sent = sent;
-    e.received = received;
-  });
-}
-OTF2_CallbackCode on_rma_group_sync(OTF2_LocationRef l, OTF2_TimeStamp t, void* d,
-                                    OTF2_AttributeList*, OTF2_RmaSyncLevel level,
-                                    OTF2_RmaWinRef win, OTF2_GroupRef group) {
-  return rma_event(d, l, t, RmaEventKind::GroupSync, win, [&](RmaEvent& e) {
-    e.sync_level = level;
-    e.group = group;
-  });
-}
-template <RmaEventKind Kind>
-OTF2_CallbackCode on_rma_lock(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
-                              OTF2_RmaWinRef win, uint32_t remote, uint64_t, OTF2_LockType type) {
-  return rma_event(d, l, t, Kind, win, [&](RmaEvent& e) {
-    e.target = remote;
-    e.exclusive = type == OTF2_LOCK_EXCLUSIVE;
-  });
-}
-OTF2_CallbackCode on_rma_release_lock(OTF2_LocationRef l, OTF2_TimeStamp t, void* d,
-                                      OTF2_AttributeList*, OTF2_RmaWinRef win, uint32_t remote,
-                                      uint64_t) {
-  return rma_event(d, l, t, RmaEventKind::ReleaseLock, win,
-                   [&](RmaEvent& e) { e.target = remote; });
-}
-OTF2_CallbackCode on_rma_sync(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
-                              OTF2_RmaWinRef win, uint32_t remote, OTF2_RmaSyncType) {
-  return rma_event(d, l, t, RmaEventKind::Sync, win, [&](RmaEvent& e) { e.target = remote; });
-}
-OTF2_CallbackCode on_rma_put(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
-                             OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes,
-                             uint64_t matching) {
-  return rma_event(d, l, t, RmaEventKind::Put, win, [&](RmaEvent& e) {
-    e.target = remote;
-    e.sent = bytes;
-    e.matching = matching;
-  });
-}
-OTF2_CallbackCode on_rma_get(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
-                             OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes,
-                             uint64_t matching) {
-  return rma_event(d, l, t, RmaEventKind::Get, win, [&](RmaEvent& e) {
-    e.target = remote;
-    e.received = bytes;
-    e.matching = matching;
-  });
-}
-OTF2_CallbackCode on_rma_atomic(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
-                                OTF2_RmaWinRef win, uint32_t remote, OTF2_RmaAtomicType,
-                                uint64_t sent, uint64_t received, uint64_t matching) {
-  return rma_event(d, l, t, RmaEventKind::Atomic, win, [&](RmaEvent& e) {
-    e.target = remote;
-    e.sent = sent;
-    e.received = received;
-    e.matching = matching;
-  });
-}
-template <RmaEventKind Kind>
-OTF2_CallbackCode on_rma_completion(OTF2_LocationRef l, OTF2_TimeStamp t, void* d,
-                                    OTF2_AttributeList*, OTF2_RmaWinRef win, uint64_t matching) {
-  return rma_event(d, l, t, Kind, win, [&](RmaEvent& e) { e.matching = matching; });
-}
-
-void set_rma_callbacks(OTF2_GlobalEvtReaderCallbacks* ec) {
-  OTF2_GlobalEvtReaderCallbacks_SetRmaWinCreateCallback(ec, on_rma_win_create);
-  OTF2_GlobalEvtReaderCallbacks_SetRmaWinDestroyCallback(ec, on_rma_win_destroy);
-  OTF2_GlobalEvtReaderCallbacks_SetRmaCollectiveBeginCallback(ec, on_rma_collective_begin);
-  OTF2_GlobalEvtReaderCallbacks_SetRmaCollectiveEndCallback(ec, on_rma_collective_end);
-  OTF2_GlobalEvtReaderCallbacks_SetRmaGroupSyncCallback(ec, on_rma_group_sync);
-  OTF2_GlobalEvtReaderCallbacks_SetRmaRequestLockCallback(ec,
-                                                          on_rma_lock<RmaEventKind::RequestLock>);
-  OTF2_GlobalEvtReaderCallbacks_SetRmaAcquireLockCallback(ec,
-                                                          on_rma_lock<RmaEventKind::AcquireLock>);
-  OTF2_GlobalEvtReaderCallbacks_SetRmaTryLockCallback(ec, on_rma_lock<RmaEventKind::TryLock>);
-  OTF2_GlobalEvtReaderCallbacks_SetRmaReleaseLockCallback(ec, on_rma_release_lock);
-  OTF2_GlobalEvtReaderCallbacks_SetRmaSyncCallback(ec, on_rma_sync);
-  OTF2_GlobalEvtReaderCallbacks_SetRmaWaitChangeCallback(ec, on_rma_wait_change);
-  OTF2_GlobalEvtReaderCallbacks_SetRmaPutCallback(ec, on_rma_put);
-  OTF2_GlobalEvtReaderCallbacks_SetRmaGetCallback(ec, on_rma_get);
-  OTF2_GlobalEvtReaderCallbacks_SetRmaAtomicCallback(ec, on_rma_atomic);
-  OTF2_GlobalEvtReaderCallbacks_SetRmaOpCompleteBlockingCallback(
-      ec, on_rma_completion<RmaEventKind::CompleteBlocking>);
-  OTF2_GlobalEvtReaderCallbacks_SetRmaOpCompleteNonBlockingCallback(
-      ec, on_rma_completion<RmaEventKind::CompleteNonBlocking>);
-  OTF2_GlobalEvtReaderCallbacks_SetRmaOpCompleteRemoteCallback(
-      ec, on_rma_completion<RmaEventKind::CompleteRemote>);
-  OTF2_GlobalEvtReaderCallbacks_SetRmaOpTestCallback(ec, on_rma_completion<RmaEventKind::Test>);
-}
-
-// A metric event gives one value per member of its class; the tools see each member's value
-// (metric ids are member ids).
-OTF2_CallbackCode on_metric(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
-                            OTF2_MetricRef metric, uint8_t n, const OTF2_Type* types,
-                            const OTF2_MetricValue* values) {
-  return located(d, l, t, [&](Impl& s, std::uint32_t i, std::uint64_t ns) {
-    if (metric >= s.class_members.size()) return;
-    const std::vector<std::uint32_t>& members = s.class_members[metric];
-    for (std::size_t m = 0; m < members.size() && m < n; ++m) {
-      switch (types[m]) {
-        case OTF2_TYPE_INT64:
-          s.sink->metric(i, ns, members[m], values[m].signed_int);
-          break;
-        case OTF2_TYPE_UINT64:
-          s.sink->metric(i, ns, members[m], static_cast<std::int64_t>(values[m].unsigned_int));
-          break;
-        default:
-          s.sink->real_metric(i, ns, members[m], values[m].floating_point);
-      }
-    }
-  });
-}
-
 }  // namespace
 
 namespace {
@@ -973,7 +470,7 @@ std::string locate_event_damage(const std::string& anchor, const Definitions& de
     if (!open || !found.empty()) break;
     OTF2_EvtReader* events = OTF2_Reader_GetEvtReader(reader, l.id);
     if (events == nullptr) continue;
-    g_last_otf2_error.clear();
+    last_otf2_error().clear();
     std::uint64_t read = 0;
     const std::uint64_t limit = l.events == ~std::uint64_t{0} ? l.events : l.events + 1;
     const OTF2_ErrorCode rc = OTF2_Reader_ReadLocalEvents(reader, events, limit, &read);
@@ -982,7 +479,7 @@ std::string locate_event_damage(const std::string& anchor, const Definitions& de
           "{} (events of location {}, {}) is damaged: OTF2 reads {} {} of the {} "
           "events its definition announces{}",
           s.event_file(l.id), l.id, l.name, rc != OTF2_SUCCESS ? "only" : "", read, l.events,
-          rc != OTF2_SUCCESS ? " (" + g_last_otf2_error + ")" : "");
+          rc != OTF2_SUCCESS ? " (" + last_otf2_error() + ")" : "");
     OTF2_Reader_CloseEvtReader(reader, events);
   }
   if (open) OTF2_Reader_CloseEvtFiles(reader);
@@ -1018,26 +515,26 @@ void require_perusetrace_marks(ArchiveReader::Impl& s, const std::string& anchor
         : has_tracer_region ? std::string("any location")
                             : std::string("the region '") + kTracerRegion + "'"));
   }
-  s.attr_request = s.attributes[trace::kAttributeNames[trace::kAttrRequest]];
-  s.attr_peer = s.attributes[trace::kAttributeNames[trace::kAttrPeer]];
-  s.attr_tag = s.attributes[trace::kAttributeNames[trace::kAttrTag]];
-  s.attr_bytes = s.attributes[trace::kAttributeNames[trace::kAttrBytes]];
-  s.attr_operation = s.attributes[trace::kAttributeNames[trace::kAttrOperation]];
-  s.attr_comm = s.attributes[trace::kAttributeNames[trace::kAttrComm]];
-  s.attr_state = s.attributes[trace::kAttributeNames[trace::kAttrMpiState]];
-  s.attr_activity = s.attributes[trace::kAttributeNames[trace::kAttrMpiActivity]];
-  s.attr_function = s.attributes[trace::kAttributeNames[trace::kAttrMpiFunction]];
-  s.attr_weight = s.attributes[trace::kAttributeNames[trace::kAttrSampleWeight]];
+  s.setup.attr_request = s.attributes[trace::kAttributeNames[trace::kAttrRequest]];
+  s.setup.attr_peer = s.attributes[trace::kAttributeNames[trace::kAttrPeer]];
+  s.setup.attr_tag = s.attributes[trace::kAttributeNames[trace::kAttrTag]];
+  s.setup.attr_bytes = s.attributes[trace::kAttributeNames[trace::kAttrBytes]];
+  s.setup.attr_operation = s.attributes[trace::kAttributeNames[trace::kAttrOperation]];
+  s.setup.attr_comm = s.attributes[trace::kAttributeNames[trace::kAttrComm]];
+  s.setup.attr_state = s.attributes[trace::kAttributeNames[trace::kAttrMpiState]];
+  s.setup.attr_activity = s.attributes[trace::kAttributeNames[trace::kAttrMpiActivity]];
+  s.setup.attr_function = s.attributes[trace::kAttributeNames[trace::kAttrMpiFunction]];
+  s.setup.attr_weight = s.attributes[trace::kAttributeNames[trace::kAttrSampleWeight]];
   auto optional = [&](trace::Attribute a) {
     const auto it = s.attributes.find(trace::kAttributeNames[a]);
     return it == s.attributes.end() ? OTF2_UNDEFINED_ATTRIBUTE : it->second;
   };
-  s.attr_size_at_open = optional(trace::kAttrIoSizeAtOpen);
-  s.attr_io_handle = optional(trace::kAttrIoHandle);
-  s.attr_io_size = optional(trace::kAttrIoSize);
-  s.attr_datatype = optional(trace::kAttrDatatype);
-  s.attr_send_datatype = optional(trace::kAttrSendDatatype);
-  s.attr_recv_datatype = optional(trace::kAttrRecvDatatype);
+  s.setup.attr_size_at_open = optional(trace::kAttrIoSizeAtOpen);
+  s.setup.attr_io_handle = optional(trace::kAttrIoHandle);
+  s.setup.attr_io_size = optional(trace::kAttrIoSize);
+  s.setup.attr_datatype = optional(trace::kAttrDatatype);
+  s.setup.attr_send_datatype = optional(trace::kAttrSendDatatype);
+  s.setup.attr_recv_datatype = optional(trace::kAttrRecvDatatype);
 }
 
 // perusetrace numbers regions, communicators and metrics from 0 without gaps, and the tools
@@ -1165,7 +662,7 @@ void build_datatypes(ArchiveReader::Impl& s, Definitions& defs_) {
     d.types = std::move(inner);
     d.id = at;
     index.emplace(id, at);
-    s.datatype_of_string.emplace(entry.first, at);
+    s.setup.datatype_of_string.emplace(entry.first, at);
     defs_.datatypes.push_back(std::move(d));
   }
 }
@@ -1208,7 +705,6 @@ void build_definitions(ArchiveReader::Impl& s, Definitions& defs_, const std::st
   std::sort(order.begin(), order.end());
   for (const auto& [rank, ref] : order) {
     const auto& l = s.locations[ref];
-    s.location_index[ref] = static_cast<std::uint32_t>(defs_.locations.size());
     defs_.locations.push_back({ref, s.str(l.name), rank, defs_.ranks[rank].threads++, l.events});
     defs_.total_events = l.events > ~defs_.total_events ? ~std::uint64_t{0}  // saturates
                                                         : defs_.total_events + l.events;
@@ -1300,13 +796,13 @@ void build_definitions(ArchiveReader::Impl& s, Definitions& defs_, const std::st
   }
   build_datatypes(s, defs_);
   defs_.metrics.resize(s.metric_members.size());
-  s.class_members.assign(s.metric_classes.size(), {});
+  s.setup.class_members.assign(s.metric_classes.size(), {});
   for (const auto& [ref, members] : s.metric_classes) {
     for (OTF2_MetricMemberRef member : members) {
       if (member >= s.metric_members.size())
         damaged(global_defs,
                 fmt::format("metric class {} names member {}, which is not defined", ref, member));
-      s.class_members[ref].push_back(static_cast<std::uint32_t>(member));
+      s.setup.class_members[ref].push_back(static_cast<std::uint32_t>(member));
     }
   }
   for (const auto& [ref, m] : s.metric_members) {
@@ -1350,19 +846,21 @@ ArchiveReader::ArchiveReader(const std::string& path) : impl_(std::make_unique<I
   }
   Impl& s = *impl_;
   s.anchor = anchor_;
+  s.setup.anchor = anchor_;
+  s.setup.defs = &defs_;
   const std::string stem =
       anchor_.size() > 5 && anchor_.compare(anchor_.size() - 5, 5, ".otf2") == 0
           ? anchor_.substr(0, anchor_.size() - 5)
           : anchor_;
   const std::string global_defs = stem + ".def";
-  g_last_otf2_error.clear();
+  last_otf2_error().clear();
   OTF2_Error_RegisterCallback(quiet_errors, nullptr);
   auto fail = [&](const std::string& what) {
     throw ArchiveError(
         fmt::format("{} is not a readable OTF2 archive ({}{}). Give the traces.otf2 of a complete "
                     "perusetrace trace (an archive is complete once the traced program has left "
                     "MPI_Finalize).",
-                    anchor_, what, g_last_otf2_error.empty() ? "" : ": " + g_last_otf2_error));
+                    anchor_, what, last_otf2_error().empty() ? "" : ": " + last_otf2_error()));
   };
   if (const std::string problem = check_anchor(anchor_); !problem.empty()) fail(problem);
   s.reader = OTF2_Reader_Open(anchor_.c_str());
@@ -1418,29 +916,147 @@ ArchiveReader::ArchiveReader(const std::string& path) : impl_(std::make_unique<I
   if (s.failure) std::rethrow_exception(s.failure);
   if (rc != OTF2_SUCCESS)
     damaged(global_defs, fmt::format("OTF2 cannot read its global definitions ({})",
-                                     g_last_otf2_error.empty() ? OTF2_Error_GetDescription(rc)
-                                                               : g_last_otf2_error));
+                                     last_otf2_error().empty() ? OTF2_Error_GetDescription(rc)
+                                                               : last_otf2_error()));
 
   require_perusetrace_marks(s, anchor_, defs_.creator);
   require_dense_ids(s, global_defs);
   build_definitions(s, defs_, global_defs);
+  s.setup.index_locations();
   s.strings.clear();
 }
 
 ArchiveReader::~ArchiveReader() = default;
 
+void ArchiveReader::set_reading_threads(unsigned threads) {
+  impl_->reading_threads = threads;
+}
+unsigned ArchiveReader::reading_threads() const {
+  return impl_->threads_used;
+}
+
+namespace {
+
+constexpr unsigned kMaxReadingThreads = 8;
+constexpr std::size_t kBatchesPerThread = 8;
+
+// One reading thread: records in batches sequenced where they are (its order is the archive's
+// already), then handed on.
+class SequenceInPlace final : public BatchConsumer {
+ public:
+  SequenceInPlace(EventSequencer& sequencer, BatchConsumer& next)
+      : sequencer_(sequencer), next_(next) {}
+  EventBatch* consume(EventBatch* full) override {
+    sequencer_.sequence(*full);
+    return next_.consume(full);
+  }
+
+ private:
+  EventSequencer& sequencer_;
+  BatchConsumer& next_;
+};
+
+// The locations each reading thread reads, as location indices: the events shared out as evenly
+// as whole locations allow (the largest first, each to the thread with the fewest so far).
+std::vector<std::vector<std::uint32_t>> share_locations(const Definitions& defs, unsigned threads) {
+  std::vector<std::uint32_t> order(defs.locations.size());
+  for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return defs.locations[a].events > defs.locations[b].events;
+  });
+  const std::size_t parts = std::min<std::size_t>(threads, order.size());
+  std::vector<std::vector<std::uint32_t>> out(std::max<std::size_t>(parts, 1));
+  std::vector<long double> load(out.size(), 0);
+  for (const std::uint32_t i : order) {
+    const auto least =
+        static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+    out[least].push_back(i);
+    load[least] += static_cast<long double>(defs.locations[i].events);
+  }
+  for (auto& part : out) std::sort(part.begin(), part.end());
+  // A thread without events would only add a stream to merge.
+  std::erase_if(out, [&](const std::vector<std::uint32_t>& part) {
+    return std::all_of(part.begin(), part.end(),
+                       [&](std::uint32_t i) { return defs.locations[i].events == 0; });
+  });
+  if (out.empty()) out.emplace_back();
+  // Every location is read, those without events too (the decoder checks they have none).
+  for (std::uint32_t i = 0; i < defs.locations.size(); ++i)
+    if (defs.locations[i].events == 0 &&
+        std::none_of(out.begin(), out.end(), [&](const std::vector<std::uint32_t>& part) {
+          return std::binary_search(part.begin(), part.end(), i);
+        })) {
+      out.front().insert(std::lower_bound(out.front().begin(), out.front().end(), i), i);
+    }
+  return out;
+}
+
+// The reading threads' streams; stops and joins them however the merge ends.
+class ReadingThreads {
+ public:
+  struct Stream {
+    Stream(const DecoderSetup& setup, std::vector<std::uint32_t> locations)
+        : queue(kBatchesPerThread), decoder(setup, std::move(locations)) {
+      writer.reset(queue.first(), &queue);
+    }
+    BatchQueue queue;
+    EventDecoder decoder;
+    BatchWriter writer;
+    std::atomic<std::uint64_t> read{0};
+    std::thread thread;
+  };
+  // Why a reading thread stops early: another one failed, or the sinks did.
+  struct Stopped {};
+
+  ReadingThreads(const DecoderSetup& setup, std::vector<std::vector<std::uint32_t>> parts) {
+    for (auto& part : parts) streams_.push_back(std::make_unique<Stream>(setup, std::move(part)));
+    for (auto& stream : streams_) {
+      Stream* st = stream.get();
+      st->thread = std::thread([st] {
+        std::exception_ptr error;
+        try {
+          st->decoder.run(st->writer,
+                          [st](std::uint64_t n) { st->read.store(n, std::memory_order_relaxed); });
+        } catch (...) {
+          error = std::current_exception();
+        }
+        st->queue.close(st->writer.batch(), error);
+      });
+    }
+  }
+  ~ReadingThreads() {
+    for (auto& st : streams_) st->queue.abort(std::make_exception_ptr(Stopped{}));
+    for (auto& st : streams_)
+      if (st->thread.joinable()) st->thread.join();
+  }
+  ReadingThreads(const ReadingThreads&) = delete;
+  ReadingThreads& operator=(const ReadingThreads&) = delete;
+
+  std::vector<BatchQueue*> queues() const {
+    std::vector<BatchQueue*> out;
+    for (const auto& st : streams_) out.push_back(&st->queue);
+    return out;
+  }
+  std::uint64_t read() const {
+    std::uint64_t n = 0;
+    for (const auto& st : streams_) n += st->read.load(std::memory_order_relaxed);
+    return n;
+  }
+
+ private:
+  std::vector<std::unique_ptr<Stream>> streams_;
+};
+
+}  // namespace
+
 void ArchiveReader::read_events(EventSink& sink,
                                 const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
   Impl& s = *impl_;
-  s.sink = &sink;
-  s.delivered.assign(defs_.locations.size(), 0);
-  s.peruse_memory.clear();
-  s.peruse_memory.resize(defs_.locations.size());
   auto incomplete = [&](const std::string& what) {
     throw ArchiveError(fmt::format(
         "{}: {}{}. The archive is incomplete or damaged; trace the "
         "program again.",
-        anchor_, what, g_last_otf2_error.empty() ? "" : " (" + g_last_otf2_error + ")"));
+        anchor_, what, last_otf2_error().empty() ? "" : " (" + last_otf2_error() + ")"));
   };
   // Names the damaged event file when it can be found, else says what `what` says.
   auto events_damaged = [&](const std::string& what) {
@@ -1457,93 +1073,49 @@ void ArchiveReader::read_events(EventSink& sink,
     check_file(s.local_definitions_file(l.id), 0, "local definitions");
   }
 
-  for (const LocationDef& l : defs_.locations)
-    if (OTF2_Reader_SelectLocation(s.reader, l.id) != OTF2_SUCCESS)
-      incomplete(fmt::format("location {} cannot be selected for reading", l.id));
-  // The local definitions carry each location's communicator mapping table: without them the
-  // events' communicators would be read as other ones.
-  if (OTF2_Reader_OpenDefFiles(s.reader) != OTF2_SUCCESS)
-    incomplete("the local definition files cannot be opened");
-  if (OTF2_Reader_OpenEvtFiles(s.reader) != OTF2_SUCCESS)
-    incomplete("the event files cannot be opened");
-  for (const LocationDef& l : defs_.locations) {
-    const std::string local = s.local_definitions_file(l.id);
-    OTF2_DefReader* d = OTF2_Reader_GetDefReader(s.reader, l.id);
-    if (d == nullptr) incomplete(fmt::format("{} cannot be opened", local));
-    std::uint64_t read = 0;
-    const OTF2_ErrorCode rc = OTF2_Reader_ReadAllLocalDefinitions(s.reader, d, &read);
-    OTF2_Reader_CloseDefReader(s.reader, d);
-    if (rc != OTF2_SUCCESS)
-      throw ArchiveError(fmt::format(
-          "{} is damaged: OTF2 cannot read the local definitions of location {} ({}). The "
-          "archive cannot be read: trace the program again.",
-          local, l.id,
-          g_last_otf2_error.empty() ? OTF2_Error_GetDescription(rc) : g_last_otf2_error));
-    if (OTF2_Reader_GetEvtReader(s.reader, l.id) == nullptr)
-      incomplete(fmt::format("{} cannot be opened", s.event_file(l.id)));
-  }
-  OTF2_Reader_CloseDefFiles(s.reader);
-
-  OTF2_GlobalEvtReader* events = OTF2_Reader_GetGlobalEvtReader(s.reader);
-  if (events == nullptr) incomplete("the events cannot be read");
-  std::unique_ptr<OTF2_GlobalEvtReaderCallbacks, void (*)(OTF2_GlobalEvtReaderCallbacks*)> ec(
-      OTF2_GlobalEvtReaderCallbacks_New(), OTF2_GlobalEvtReaderCallbacks_Delete);
-  if (!ec) throw std::bad_alloc();
-  OTF2_GlobalEvtReaderCallbacks_SetEnterCallback(ec.get(), on_enter);
-  OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback(ec.get(), on_leave);
-  OTF2_GlobalEvtReaderCallbacks_SetMpiSendCallback(ec.get(), on_send);
-  OTF2_GlobalEvtReaderCallbacks_SetMpiIsendCallback(ec.get(), on_isend);
-  OTF2_GlobalEvtReaderCallbacks_SetMpiIsendCompleteCallback(ec.get(), on_isend_complete);
-  OTF2_GlobalEvtReaderCallbacks_SetMpiIrecvRequestCallback(ec.get(), on_irecv_request);
-  OTF2_GlobalEvtReaderCallbacks_SetMpiRecvCallback(ec.get(), on_recv);
-  OTF2_GlobalEvtReaderCallbacks_SetMpiIrecvCallback(ec.get(), on_irecv);
-  OTF2_GlobalEvtReaderCallbacks_SetMpiRequestCancelledCallback(ec.get(), on_cancelled);
-  OTF2_GlobalEvtReaderCallbacks_SetMetricCallback(ec.get(), on_metric);
-  OTF2_GlobalEvtReaderCallbacks_SetCallingContextSampleCallback(ec.get(), on_sample);
-  set_rma_callbacks(ec.get());
-  OTF2_GlobalEvtReaderCallbacks_SetIoCreateHandleCallback(ec.get(), on_io_create);
-  OTF2_GlobalEvtReaderCallbacks_SetIoDestroyHandleCallback(ec.get(), on_io_destroy);
-  OTF2_GlobalEvtReaderCallbacks_SetIoOperationBeginCallback(ec.get(), on_io_begin);
-  OTF2_GlobalEvtReaderCallbacks_SetIoOperationCompleteCallback(ec.get(), on_io_complete);
-  OTF2_GlobalEvtReaderCallbacks_SetMpiCollectiveEndCallback(ec.get(), on_collective_end);
-  OTF2_GlobalEvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(ec.get(),
-                                                                        on_collective_request);
-  OTF2_GlobalEvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(ec.get(),
-                                                                         on_collective_complete);
-  OTF2_GlobalEvtReaderCallbacks_SetIoSeekCallback(ec.get(), on_io_seek);
-  OTF2_GlobalEvtReaderCallbacks_SetIoDeleteFileCallback(ec.get(), on_io_delete);
-  if (OTF2_Reader_RegisterGlobalEvtCallbacks(s.reader, events, ec.get(), &s) != OTF2_SUCCESS)
-    incomplete("the events cannot be read");
-  std::uint64_t total = 0;
-  progress(0, defs_.total_events);
-  for (;;) {
-    std::uint64_t read = 0;
-    const OTF2_ErrorCode rc =
-        OTF2_Reader_ReadGlobalEvents(s.reader, events, kEventsPerBatch, &read);
-    if (s.failure) std::rethrow_exception(s.failure);
-    if (rc != OTF2_SUCCESS) {
-      const std::string otf2 = g_last_otf2_error;
-      events_damaged(fmt::format("reading the events failed after {} of {} ({})", total,
-                                 defs_.total_events, otf2));
+  // The sinks see the records through a PipelinedSink's own batches when they are given one
+  // (no call per event on this side), else each as its callback.
+  EventSequencer sequencer(defs_);
+  auto* pipeline = dynamic_cast<PipelinedSink*>(&sink);
+  ReplayInto replay(sink);
+  EventBatch own;
+  BatchWriter own_writer(&own, &replay);
+  BatchWriter& out = pipeline != nullptr ? pipeline->writer() : own_writer;
+  BatchConsumer& next = pipeline != nullptr ? static_cast<BatchConsumer&>(*pipeline)
+                                            : static_cast<BatchConsumer&>(replay);
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned threads =
+      std::min(s.reading_threads != 0 ? s.reading_threads : cores, kMaxReadingThreads);
+  std::vector<std::vector<std::uint32_t>> parts = share_locations(defs_, threads);
+  const std::uint64_t total = defs_.total_events;
+  s.threads_used = static_cast<unsigned>(parts.size());
+  progress(0, total);
+  try {
+    if (parts.size() == 1) {
+      // One thread reads on this one: its records are in the archive's order already.
+      SequenceInPlace in_place(sequencer, next);
+      out.reset(out.batch(), &in_place);
+      struct Restore {
+        BatchWriter& out;
+        BatchConsumer& next;
+        ~Restore() { out.reset(out.batch(), &next); }
+      } restore{out, next};
+      EventDecoder decoder(s.setup, std::move(parts.front()));
+      decoder.run(out, [&](std::uint64_t n) { progress(n, total); });
+      out.flush();
+    } else {
+      ReadingThreads reading(s.setup, std::move(parts));
+      std::vector<std::uint64_t> ids;
+      for (const LocationDef& l : defs_.locations) ids.push_back(l.id);
+      merge_streams(reading.queues(), ids, sequencer, out,
+                    [&] { progress(std::min(reading.read(), total), total); });
+      out.flush();
     }
-    total += read;
-    // The definitions say how many events each location wrote; reading more means OTF2 is
-    // decoding something else than those events (see check_file), and would not stop.
-    if (total > defs_.total_events)
-      events_damaged(
-          fmt::format("the event files hold more events than the {} the "
-                      "definitions announce, so one of them is damaged",
-                      defs_.total_events));
-    progress(total, defs_.total_events);
-    if (read < kEventsPerBatch) break;
+  } catch (const EventFilesDamaged& e) {
+    // Every reading thread has stopped: the files can be read once more to find the damage.
+    events_damaged(e.what());
   }
-  if (total != defs_.total_events)
-    events_damaged(
-        fmt::format("the event files end after {} of the {} events the "
-                    "definitions announce",
-                    total, defs_.total_events));
-  OTF2_Reader_CloseGlobalEvtReader(s.reader, events);
-  OTF2_Reader_CloseEvtFiles(s.reader);
+  progress(total, total);
 }
 
 }  // namespace perusetrace::archive

@@ -325,9 +325,17 @@ class ArchiveReader {
   const Definitions& definitions() const { return defs_; }
   const std::string& anchor() const { return anchor_; }  // the .otf2 file
 
-  // Streams every event in time order. `progress(read, total)` is called now and then.
+  // Streams every event in time order: of equal times, a location's before those of a location
+  // with a larger OTF2 id (OTF2's global event reader's order). `progress(read, total)` is
+  // called now and then. Several threads decode the archive at once (set_reading_threads); the
+  // sink's callbacks come on the calling thread, in the same order whatever their number.
   void read_events(EventSink& sink,
                    const std::function<void(std::uint64_t, std::uint64_t)>& progress);
+
+  // How many threads decode the events: 0 (the default) as many as the machine has cores, at
+  // most 8 and one per location; 1 reads on the calling thread alone.
+  void set_reading_threads(unsigned threads);
+  unsigned reading_threads() const;  // how many the last read_events used
 
   struct Impl;
 

@@ -1,129 +1,120 @@
-// Hands a stream of events to another sink on a second thread, in order: the thread that reads
+// Hands a stream of events to another sink on a second thread, in order: the threads that read
 // the archive (OTF2's decoding, three quarters of a report's instructions) and the analyses then
-// run side by side on two cores. Events travel in batches of fixed-size records through a fixed
-// pool, so memory stays bounded whatever the archive's size; the reading thread waits when the
-// analyses fall behind.
+// run side by side. Events travel in batches of fixed-size records (event_batch.hpp) through a
+// fixed pool, so memory stays bounded whatever the archive's size; the reading side waits when
+// the analyses fall behind.
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
-#include <deque>
-#include <exception>
-#include <memory>
-#include <mutex>
 #include <thread>
-#include <vector>
 
 #include "tools/archive/archive_reader.hpp"
+#include "tools/archive/batch_queue.hpp"
+#include "tools/archive/event_batch.hpp"
 
 namespace perusetrace::archive {
 
-class PipelinedSink : public EventSink {
+class PipelinedSink : public EventSink, public BatchConsumer {
  public:
   explicit PipelinedSink(EventSink& next);
   ~PipelinedSink() override;
   PipelinedSink(const PipelinedSink&) = delete;
   PipelinedSink& operator=(const PipelinedSink&) = delete;
 
-  void enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
-  void leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
+  void enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override {
+    writer_.enter(loc, t, region);
+  }
+  void leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override {
+    writer_.leave(loc, t, region);
+  }
   void peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
-              const PeruseFields& f) override;
+              const PeruseFields& f) override {
+    writer_.peruse(loc, t, region, f);
+  }
   void send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
-            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override;
-  void send_complete(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override;
-  void recv_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override;
+            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override {
+    writer_.send(loc, t, peer, comm, tag, bytes, request, blocking);
+  }
+  void send_complete(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override {
+    writer_.send_complete(loc, t, request);
+  }
+  void recv_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override {
+    writer_.recv_request(loc, t, request);
+  }
   void recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
-            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override;
-  void request_cancelled(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override;
+            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override {
+    writer_.recv(loc, t, peer, comm, tag, bytes, request, blocking);
+  }
+  void request_cancelled(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override {
+    writer_.request_cancelled(loc, t, request);
+  }
   void metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
-              std::int64_t value) override;
-  void real_metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric, double value) override;
-  void sample(std::uint32_t loc, std::uint64_t t, const Sample& s) override;
-  void rma(std::uint32_t loc, std::uint64_t t, const RmaEvent& e) override;
+              std::int64_t value) override {
+    writer_.metric(loc, t, metric, value);
+  }
+  void real_metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
+                   double value) override {
+    writer_.real_metric(loc, t, metric, value);
+  }
+  void sample(std::uint32_t loc, std::uint64_t t, const Sample& s) override {
+    writer_.sample(loc, t, s);
+  }
+  void rma(std::uint32_t loc, std::uint64_t t, const RmaEvent& e) override {
+    writer_.rma(loc, t, e);
+  }
   void io_handle_created(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
-                         std::uint64_t size_at_open) override;
-  void io_handle_destroyed(std::uint32_t loc, std::uint64_t t, std::uint32_t handle) override;
+                         std::uint64_t size_at_open) override {
+    writer_.io_handle_created(loc, t, handle, size_at_open);
+  }
+  void io_handle_destroyed(std::uint32_t loc, std::uint64_t t, std::uint32_t handle) override {
+    writer_.io_handle_destroyed(loc, t, handle);
+  }
   void io_begin(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
-                const IoBegin& op) override;
+                const IoBegin& op) override {
+    writer_.io_begin(loc, t, handle, op);
+  }
   void io_complete(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, std::uint64_t bytes,
-                   std::uint64_t matching) override;
+                   std::uint64_t matching) override {
+    writer_.io_complete(loc, t, handle, bytes, matching);
+  }
   void io_seek(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, std::int64_t offset,
-               IoSeekFrom from, std::uint64_t reached) override;
+               IoSeekFrom from, std::uint64_t reached) override {
+    writer_.io_seek(loc, t, handle, offset, from, reached);
+  }
   void io_resize(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, std::uint32_t region,
-                 std::uint64_t size) override;
-  void io_delete(std::uint32_t loc, std::uint64_t t, std::uint32_t file) override;
-  void collective(std::uint32_t loc, std::uint64_t t, const Collective& c) override;
-  void collective_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override;
+                 std::uint64_t size) override {
+    writer_.io_resize(loc, t, handle, region, size);
+  }
+  void io_delete(std::uint32_t loc, std::uint64_t t, std::uint32_t file) override {
+    writer_.io_delete(loc, t, file);
+  }
+  void collective(std::uint32_t loc, std::uint64_t t, const Collective& c) override {
+    writer_.collective(loc, t, c);
+  }
+  void collective_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override {
+    writer_.collective_request(loc, t, request);
+  }
   void datatype_use(std::uint32_t loc, std::uint64_t t, std::uint32_t datatype, DatatypeUse use,
-                    std::uint64_t bytes) override;
+                    std::uint64_t bytes) override {
+    writer_.datatype_use(loc, t, datatype, use, bytes);
+  }
+
+  // The batches themselves: the archive reader writes its records straight into them (and
+  // hands full ones on through consume()), without a call per event.
+  BatchWriter& writer() { return writer_; }
+  EventBatch* consume(EventBatch* full) override { return queue_.consume(full); }
 
   // After the last event: waits until `next` has seen every event; rethrows what it threw.
   void finish();
 
  private:
-  enum class Kind : std::uint8_t {
-    Enter,
-    Leave,
-    Peruse,
-    Send,
-    SendComplete,
-    RecvRequest,
-    Recv,
-    Cancelled,
-    Metric,
-    RealMetric,
-    Sample,
-    Rma,
-    IoCreate,
-    IoDestroy,
-    IoBegin,
-    IoComplete,
-    IoSeek,
-    IoResize,
-    IoDelete,
-    Collective,
-    CollectiveRequest,
-    DatatypeUse
-  };
-  // One event in 48 bytes; fields by kind as replay() reads them. Samples and RMA events, rare
-  // and larger, wait beside the batch's records.
-  struct Record {
-    Kind kind;
-    std::uint8_t flag;
-    std::uint32_t loc;
-    std::uint64_t t;
-    std::uint32_t a, b, c, d;
-    std::uint64_t x, y;
-  };
-  struct Batch {
-    std::vector<Record> records;
-    std::vector<Sample> samples;
-    std::vector<RmaEvent> rmas;
-  };
-  static constexpr std::size_t kBatchRecords = 8192;
-  static constexpr std::size_t kBatches = 8;
-
-  Record& next_record(Kind kind, std::uint32_t loc, std::uint64_t t) {
-    if (current_->records.size() == kBatchRecords) hand_over();
-    Record& r = current_->records.emplace_back();
-    r.kind = kind;
-    r.loc = loc;
-    r.t = t;
-    return r;
-  }
-  void hand_over();
+  static constexpr std::size_t kBatches = 16;
   void work();
-  void replay(const Batch& batch);
 
   EventSink& next_;
-  std::vector<std::unique_ptr<Batch>> pool_;
-  Batch* current_ = nullptr;
-  std::mutex mutex_;
-  std::condition_variable to_worker_, to_reader_;
-  std::deque<Batch*> full_, empty_;
-  bool done_ = false, stop_ = false;
-  std::exception_ptr error_;
+  BatchQueue queue_;
+  BatchWriter writer_;
+  bool finished_ = false;
   std::thread worker_;
 };
 

@@ -1,0 +1,149 @@
+// Every callback the archive reader makes, one line each with all its arguments, for
+// tests/reader_order_test.py: the sequence must not depend on how many threads decode the
+// archive, nor on whether the sink is a PipelinedSink (whose batches the reader fills itself).
+//   reader_dump ARCHIVE THREADS [--pipelined]
+// First a line per location ("location INDEX OTF2_ID RANK"), then "T LOC CALLBACK ARGS..." per
+// callback; then says on stderr how many threads read ("threads N").
+#include <fmt/core.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "tools/archive/archive_reader.hpp"
+#include "tools/archive/pipelined_sink.hpp"
+
+namespace {
+
+using namespace perusetrace::archive;
+
+class Dump final : public EventSink {
+ public:
+  explicit Dump(std::FILE* out) : out_(out) {}
+  void enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override {
+    line("enter", loc, t, fmt::format("{}", region));
+  }
+  void leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override {
+    line("leave", loc, t, fmt::format("{}", region));
+  }
+  void peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
+              const PeruseFields& f) override {
+    line("peruse", loc, t,
+         fmt::format("{} {} {} {} {} {} {}", region, f.request, f.peer, f.tag, f.bytes, f.operation,
+                     f.comm));
+  }
+  void send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
+            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override {
+    line("send", loc, t,
+         fmt::format("{} {} {} {} {} {}", peer, comm, tag, bytes, request, blocking));
+  }
+  void send_complete(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override {
+    line("send_complete", loc, t, fmt::format("{}", request));
+  }
+  void recv_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override {
+    line("recv_request", loc, t, fmt::format("{}", request));
+  }
+  void recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
+            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override {
+    line("recv", loc, t,
+         fmt::format("{} {} {} {} {} {}", peer, comm, tag, bytes, request, blocking));
+  }
+  void request_cancelled(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override {
+    line("cancelled", loc, t, fmt::format("{}", request));
+  }
+  void metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
+              std::int64_t value) override {
+    line("metric", loc, t, fmt::format("{} {}", metric, value));
+  }
+  void real_metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
+                   double value) override {
+    line("real_metric", loc, t, fmt::format("{} {}", metric, value));
+  }
+  void sample(std::uint32_t loc, std::uint64_t t, const Sample& s) override {
+    line("sample", loc, t,
+         fmt::format("{} {} {} {} {}", s.context, s.state, s.activity, s.mpi_function, s.weight));
+  }
+  void rma(std::uint32_t loc, std::uint64_t t, const RmaEvent& e) override {
+    line("rma", loc, t,
+         fmt::format("{} {} {} {} {} {} {} {} {}", static_cast<int>(e.kind), e.window, e.target,
+                     e.sent, e.received, e.matching, e.group, e.sync_level, e.exclusive));
+  }
+  void io_handle_created(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
+                         std::uint64_t size_at_open) override {
+    line("io_created", loc, t, fmt::format("{} {}", handle, size_at_open));
+  }
+  void io_handle_destroyed(std::uint32_t loc, std::uint64_t t, std::uint32_t handle) override {
+    line("io_destroyed", loc, t, fmt::format("{}", handle));
+  }
+  void io_begin(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
+                const IoBegin& op) override {
+    line("io_begin", loc, t,
+         fmt::format("{} {} {} {} {}", handle, static_cast<int>(op.mode), op.flags, op.bytes,
+                     op.matching));
+  }
+  void io_complete(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, std::uint64_t bytes,
+                   std::uint64_t matching) override {
+    line("io_complete", loc, t, fmt::format("{} {} {}", handle, bytes, matching));
+  }
+  void io_seek(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, std::int64_t offset,
+               IoSeekFrom from, std::uint64_t reached) override {
+    line("io_seek", loc, t,
+         fmt::format("{} {} {} {}", handle, offset, static_cast<int>(from), reached));
+  }
+  void io_resize(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, std::uint32_t region,
+                 std::uint64_t size) override {
+    line("io_resize", loc, t, fmt::format("{} {} {}", handle, region, size));
+  }
+  void io_delete(std::uint32_t loc, std::uint64_t t, std::uint32_t file) override {
+    line("io_delete", loc, t, fmt::format("{}", file));
+  }
+  void collective(std::uint32_t loc, std::uint64_t t, const Collective& c) override {
+    line("collective", loc, t,
+         fmt::format("{} {} {} {} {}", c.comm, c.root, c.sent, c.received, c.request));
+  }
+  void collective_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override {
+    line("collective_request", loc, t, fmt::format("{}", request));
+  }
+  void datatype_use(std::uint32_t loc, std::uint64_t t, std::uint32_t datatype, DatatypeUse use,
+                    std::uint64_t bytes) override {
+    line("datatype_use", loc, t, fmt::format("{} {} {}", datatype, static_cast<int>(use), bytes));
+  }
+
+ private:
+  void line(const char* what, std::uint32_t loc, std::uint64_t t, const std::string& rest) {
+    fmt::print(out_, "{} {} {} {}\n", t, loc, what, rest);
+  }
+  std::FILE* out_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: reader_dump ARCHIVE THREADS [--pipelined]\n");
+    return 2;
+  }
+  try {
+    ArchiveReader reader(argv[1]);
+    reader.set_reading_threads(static_cast<unsigned>(std::atoi(argv[2])));
+    for (std::size_t i = 0; i < reader.definitions().locations.size(); ++i) {
+      const LocationDef& l = reader.definitions().locations[i];
+      fmt::print("location {} {} {}\n", i, l.id, l.rank);
+    }
+    Dump dump(stdout);
+    auto quiet = [](std::uint64_t, std::uint64_t) {};
+    if (argc > 3 && std::strcmp(argv[3], "--pipelined") == 0) {
+      PipelinedSink pipeline(dump);
+      reader.read_events(pipeline, quiet);
+      pipeline.finish();
+    } else {
+      reader.read_events(dump, quiet);
+    }
+    std::fprintf(stderr, "threads %u\n", reader.reading_threads());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "reader_dump: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,71 @@
+#include "tools/archive/event_merge.hpp"
+
+#include <exception>
+
+namespace perusetrace::archive {
+
+namespace {
+
+struct Head {
+  BatchQueue* queue;
+  EventBatch* batch = nullptr;
+  const EventRecord* at = nullptr;
+  const EventRecord* end = nullptr;
+};
+
+// The stream's next batch; false when the stream ended (throws its error if it had one).
+bool refill(Head& h) {
+  if (h.batch != nullptr) h.queue->give_back(h.batch);
+  h.batch = h.queue->take();
+  if (h.batch == nullptr) {
+    if (std::exception_ptr error = h.queue->error()) std::rethrow_exception(error);
+    return false;
+  }
+  h.at = h.batch->records.data();
+  h.end = h.at + h.batch->records.size();
+  return true;
+}
+
+}  // namespace
+
+void merge_streams(const std::vector<BatchQueue*>& streams,
+                   const std::vector<std::uint64_t>& location_ids, EventSequencer& sequencer,
+                   BatchWriter& out, const std::function<void()>& now_and_then) {
+  std::vector<Head> live;
+  for (BatchQueue* q : streams) {
+    Head h{q};
+    if (refill(h)) live.push_back(h);
+  }
+  const std::uint64_t* id = location_ids.data();
+  auto before = [id](const EventRecord& a, std::uint64_t t, std::uint64_t loc_id) {
+    return a.t < t || (a.t == t && id[a.loc] < loc_id);
+  };
+  std::uint64_t copied = 0, next_call = 1 << 16;
+  while (!live.empty()) {
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < live.size(); ++i)
+      if (before(*live[i].at, live[best].at->t, id[live[best].at->loc])) best = i;
+    // The smallest of the other streams' next records: the best stream's records go out until
+    // one of them is not before it (two streams never share a location, so never a key).
+    std::uint64_t bound_t = ~std::uint64_t{0}, bound_id = ~std::uint64_t{0};
+    for (std::size_t i = 0; i < live.size(); ++i)
+      if (i != best && before(*live[i].at, bound_t, bound_id)) {
+        bound_t = live[i].at->t;
+        bound_id = id[live[i].at->loc];
+      }
+    Head& h = live[best];
+    const bool alone = live.size() == 1;
+    do {
+      sequencer.sequence(out.copy(*h.at, *h.batch));
+      ++h.at;
+      ++copied;
+    } while (h.at != h.end && (alone || before(*h.at, bound_t, bound_id)));
+    if (copied >= next_call) {
+      now_and_then();
+      next_call = copied + (1 << 16);
+    }
+    if (h.at == h.end && !refill(h)) live.erase(live.begin() + static_cast<std::ptrdiff_t>(best));
+  }
+}
+
+}  // namespace perusetrace::archive
