@@ -7,9 +7,12 @@ fills itself), and every callback with all its arguments (tests/reader_dump.cpp)
 same. The single thread's sequence is checked on its own too: times never go back, of equal
 times the smaller OTF2 location id comes first (OTF2's global event reader's order), exact
 message counts, and the datatypes of an MPI_Iallreduce and an MPI_File_iwrite_at started on one
-thread and completed on another reach their completion.
+thread and completed on another reach their completion. Then a trace whose one location holds
+every event (bench/stream, one rank, several chunks of events), which threads read chunk by
+chunk in turn: again the same sequence with 1, 2 and 3 threads.
 
     reader_order_test.py --mpirun MPIRUN --preload LIB --dump READER_DUMP --app THREADS_MIXED
+                         --stream STREAM
 """
 import argparse
 import os
@@ -21,6 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mpi_launch  # noqa: E402
 
 RANKS, THREADS, ROUNDS = 4, 3, 300
+STREAM_RECORDS = 300000  # about 730 000 events, 13 MiB: 13 chunks of OTF2's 1 MiB
 COLLECTIVE_SEND, FILE_WRITE = 2, 5  # archive::DatatypeUse
 
 
@@ -98,12 +102,52 @@ def check_single(lines):
     return len(events)
 
 
+def compare(opts, anchor, reference, cases):
+    for threads, pipelined in cases:
+        lines, used = dump(opts, anchor, threads, pipelined)
+        if used < 2:
+            fail(f"asked for {threads} reading threads, the reader used {used}")
+        if lines != reference:
+            at = next((i for i, (a, b) in enumerate(zip(lines, reference)) if a != b),
+                      min(len(lines), len(reference)))
+            fail(f"{used} threads{' into a PipelinedSink' if pipelined else ''}: callback "
+                 f"{at} differs from one thread's: {lines[at] if at < len(lines) else 'end'!r}"
+                 f" against {reference[at] if at < len(reference) else 'end'!r}")
+        print(f"{used} reading threads{', pipelined' if pipelined else ''}: the same "
+              f"{len(lines)} lines")
+
+
+def one_location(opts, work):
+    out = os.path.join(work, "stream")
+    cmd = mpi_launch.command(opts.mpirun, 1, {"MPITRACE_OUTPUT": out}) + [
+        opts.stream, str(STREAM_RECORDS)]
+    run = subprocess.run(cmd, env=mpi_launch.launcher_env(), capture_output=True, text=True,
+                         timeout=240)
+    if run.returncode != 0:
+        fail(f"bench/stream failed ({run.returncode}): {run.stderr[-1500:]}")
+    events = [f for f in os.listdir(os.path.join(out, "traces")) if f.endswith(".evt")]
+    chunks = os.path.getsize(os.path.join(out, "traces", events[0])) // 2**20 + 1
+    if len(events) != 1 or chunks < 3:
+        fail(f"the stream's trace has {len(events)} event files and {chunks} chunks, the test "
+             "needs one location with at least 3")
+    anchor = os.path.join(out, "traces.otf2")
+    reference, used = dump(opts, anchor, 1, False)
+    if used != 1:
+        fail(f"asked for one reading thread, the reader used {used}")
+    times = [int(line.split()[0]) for line in reference if not line.startswith("location")]
+    if len(times) < STREAM_RECORDS or any(b < a for a, b in zip(times, times[1:])):
+        fail(f"the stream's {len(times)} callbacks are fewer than its records or go back in time")
+    print(f"one location in {chunks} chunks: {len(times)} callbacks")
+    compare(opts, anchor, reference, ((2, False), (3, True)))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--mpirun", required=True)
     parser.add_argument("--preload", required=True)
     parser.add_argument("--dump", required=True)
     parser.add_argument("--app", required=True)
+    parser.add_argument("--stream", required=True)
     opts = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="perusetrace-reader-order-") as work:
         out = os.path.join(work, "trace")
@@ -121,18 +165,9 @@ def main():
         if used != 1:
             fail(f"asked for one reading thread, the reader used {used}")
         check_single(reference)
-        for threads, pipelined in ((2, False), (3, True), (4, False), (8, True), (0, False)):
-            lines, used = dump(opts, anchor, threads, pipelined)
-            if used < 2:
-                fail(f"asked for {threads} reading threads, the reader used {used}")
-            if lines != reference:
-                at = next((i for i, (a, b) in enumerate(zip(lines, reference)) if a != b),
-                          min(len(lines), len(reference)))
-                fail(f"{used} threads{' into a PipelinedSink' if pipelined else ''}: callback "
-                     f"{at} differs from one thread's: {lines[at] if at < len(lines) else 'end'!r}"
-                     f" against {reference[at] if at < len(reference) else 'end'!r}")
-            print(f"{used} reading threads{', pipelined' if pipelined else ''}: the same "
-                  f"{len(lines)} lines")
+        compare(opts, anchor, reference, ((2, False), (3, True), (4, False), (8, True),
+                                          (0, False)))
+        one_location(opts, work)
     print("every number of reading threads gives the same sequence")
 
 

@@ -94,8 +94,10 @@ constexpr unsigned char kEndOfFile = 2, kEndOfBuffer = 1;
 // chunk boundary it does so forever. It reads a definitions file whole, and one cut short by a
 // few bytes reads as a shorter, valid one. So the layout of both is checked before OTF2 reads
 // them: a chunk header at the start (and at every chunk of an event file, `chunk_size` > 0), and
-// the end marks of a file OTF2 closed. `what` says what the file holds, for the message.
-void check_file(const std::string& path, std::uint64_t chunk_size, const char* what) {
+// the end marks of a file OTF2 closed. `what` says what the file holds, for the message. With
+// `chunks`, an event file's chunk headers' event numbers, first and last, one pair per chunk.
+void check_file(const std::string& path, std::uint64_t chunk_size, const char* what,
+                std::vector<EventRange>* chunks = nullptr) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr)
     throw ArchiveError(fmt::format(
@@ -106,12 +108,32 @@ void check_file(const std::string& path, std::uint64_t chunk_size, const char* w
   const bool sized = ::fstat(::fileno(f), &st) == 0;
   const auto size = sized ? static_cast<std::uint64_t>(st.st_size) : 0;
   std::string problem;
-  unsigned char head[2] = {0, 0};
+  // A chunk header: its mark, the endianness mark and (event files) the numbers of its first
+  // and last event, 64 bits each.
+  unsigned char head[18] = {};
   if (!sized || size < 4) problem = "it is empty or shorter than an OTF2 file can be";
   for (std::uint64_t at = 0; problem.empty() && at < size; at += chunk_size) {
-    if (std::fseek(f, static_cast<long>(at), SEEK_SET) != 0 || std::fread(head, 1, 2, f) != 2 ||
-        head[0] != kChunkHeader || (head[1] != kBigEndian && head[1] != kLittleEndian))
+    const std::size_t want = chunks != nullptr && size - at >= sizeof head ? sizeof head : 2;
+    if (std::fseek(f, static_cast<long>(at), SEEK_SET) != 0 ||
+        std::fread(head, 1, want, f) != want || head[0] != kChunkHeader ||
+        (head[1] != kBigEndian && head[1] != kLittleEndian))
       problem = fmt::format("no OTF2 chunk header at byte {}", at);
+    if (problem.empty() && chunks != nullptr) {
+      auto number = [&](int from) {
+        std::uint64_t v = 0;
+        for (int i = 0; i < 8; ++i) {
+          const std::uint64_t byte = head[from + i];
+          v |= head[1] == kBigEndian ? byte << (8 * (7 - i)) : byte << (8 * i);
+        }
+        return v;
+      };
+      if (want == sizeof head) {
+        const std::uint64_t first = number(2), last = number(10);
+        chunks->push_back({first, last >= first ? last - first + 1 : 0});
+      } else {
+        chunks->push_back({0, 0});  // too short to say: the reading in chunks is not tried
+      }
+    }
     if (chunk_size == 0) break;
   }
   if (problem.empty() &&
@@ -994,13 +1016,21 @@ std::vector<std::vector<std::uint32_t>> share_locations(const Definitions& defs,
 // The reading threads' streams; stops and joins them however the merge ends.
 class ReadingThreads {
  public:
+  // What one thread reads: all events of `locations`, or only `ranges` of its one location.
+  struct Work {
+    std::vector<std::uint32_t> locations;
+    std::vector<EventRange> ranges;
+  };
   struct Stream {
-    Stream(const DecoderSetup& setup, std::vector<std::uint32_t> locations)
-        : queue(kBatchesPerThread), decoder(setup, std::move(locations)) {
+    Stream(const DecoderSetup& setup, Work work)
+        : queue(kBatchesPerThread),
+          decoder(setup, std::move(work.locations)),
+          ranges(std::move(work.ranges)) {
       writer.reset(queue.first(), &queue);
     }
     BatchQueue queue;
     EventDecoder decoder;
+    std::vector<EventRange> ranges;
     BatchWriter writer;
     std::atomic<std::uint64_t> read{0};
     std::thread thread;
@@ -1008,15 +1038,19 @@ class ReadingThreads {
   // Why a reading thread stops early: another one failed, or the sinks did.
   struct Stopped {};
 
-  ReadingThreads(const DecoderSetup& setup, std::vector<std::vector<std::uint32_t>> parts) {
-    for (auto& part : parts) streams_.push_back(std::make_unique<Stream>(setup, std::move(part)));
+  ReadingThreads(const DecoderSetup& setup, std::vector<Work> works) {
+    for (Work& work : works) streams_.push_back(std::make_unique<Stream>(setup, std::move(work)));
     for (auto& stream : streams_) {
       Stream* st = stream.get();
       st->thread = std::thread([st] {
         std::exception_ptr error;
         try {
-          st->decoder.run(st->writer,
-                          [st](std::uint64_t n) { st->read.store(n, std::memory_order_relaxed); });
+          auto count = [st](std::uint64_t n) { st->read.store(n, std::memory_order_relaxed); };
+          if (st->ranges.empty()) {
+            st->decoder.run(st->writer, count);
+          } else {
+            st->decoder.run_ranges(st->writer, st->ranges, count);
+          }
         } catch (...) {
           error = std::current_exception();
         }
@@ -1047,6 +1081,19 @@ class ReadingThreads {
   std::vector<std::unique_ptr<Stream>> streams_;
 };
 
+// A location's events as ranges of whole chunks, from its event file's chunk headers, when they
+// number its events 1, 2, ... up to its definition's count without a gap (else empty: the
+// location is read from its start, where OTF2 finds whatever damage there is).
+std::vector<EventRange> chunk_ranges(const std::vector<EventRange>& chunks, std::uint64_t events) {
+  std::uint64_t next = 1;
+  for (const EventRange& c : chunks) {
+    if (c.first != next || c.count == 0 || c.count > events) return {};
+    next += c.count;
+  }
+  if (next != events + 1) return {};
+  return chunks;
+}
+
 }  // namespace
 
 void ArchiveReader::read_events(EventSink& sink,
@@ -1068,8 +1115,10 @@ void ArchiveReader::read_events(EventSink& sink,
   if (OTF2_Reader_GetChunkSize(s.reader, &event_chunk, &definition_chunk) != OTF2_SUCCESS ||
       event_chunk == 0)
     incomplete("the anchor file gives no chunk size for the event files");
-  for (const LocationDef& l : defs_.locations) {
-    check_file(s.event_file(l.id), event_chunk, "events");
+  std::vector<std::vector<EventRange>> chunks(defs_.locations.size());
+  for (std::size_t i = 0; i < defs_.locations.size(); ++i) {
+    const LocationDef& l = defs_.locations[i];
+    check_file(s.event_file(l.id), event_chunk, "events", &chunks[i]);
     check_file(s.local_definitions_file(l.id), 0, "local definitions");
   }
 
@@ -1086,25 +1135,54 @@ void ArchiveReader::read_events(EventSink& sink,
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   const unsigned threads =
       std::min(s.reading_threads != 0 ? s.reading_threads : cores, kMaxReadingThreads);
-  std::vector<std::vector<std::uint32_t>> parts = share_locations(defs_, threads);
   const std::uint64_t total = defs_.total_events;
-  s.threads_used = static_cast<unsigned>(parts.size());
+  // The events of `locations` read on this thread: in the archive's order already.
+  auto read_here = [&](std::vector<std::uint32_t> locations) {
+    SequenceInPlace in_place(sequencer, next);
+    out.reset(out.batch(), &in_place);
+    struct Restore {
+      BatchWriter& out;
+      BatchConsumer& next;
+      ~Restore() { out.reset(out.batch(), &next); }
+    } restore{out, next};
+    EventDecoder decoder(s.setup, std::move(locations));
+    decoder.run(out, [&](std::uint64_t n) { progress(n, total); });
+    out.flush();
+  };
+  // Where one location holds every event (a single rank and thread), threads take its chunks
+  // in turn; else each reads a share of the locations.
+  std::vector<std::uint32_t> with_events, without_events;
+  for (std::uint32_t i = 0; i < defs_.locations.size(); ++i)
+    (defs_.locations[i].events > 0 ? with_events : without_events).push_back(i);
+  std::vector<EventRange> ranges;
+  if (threads > 1 && with_events.size() == 1)
+    ranges = chunk_ranges(chunks[with_events.front()], defs_.locations[with_events.front()].events);
+  if (ranges.size() < 2) ranges.clear();
+  std::vector<std::vector<std::uint32_t>> parts;
+  if (ranges.empty()) parts = share_locations(defs_, threads);
+  s.threads_used = static_cast<unsigned>(
+      ranges.empty() ? parts.size() : std::min<std::size_t>(threads, ranges.size()));
   progress(0, total);
   try {
-    if (parts.size() == 1) {
-      // One thread reads on this one: its records are in the archive's order already.
-      SequenceInPlace in_place(sequencer, next);
-      out.reset(out.batch(), &in_place);
-      struct Restore {
-        BatchWriter& out;
-        BatchConsumer& next;
-        ~Restore() { out.reset(out.batch(), &next); }
-      } restore{out, next};
-      EventDecoder decoder(s.setup, std::move(parts.front()));
-      decoder.run(out, [&](std::uint64_t n) { progress(n, total); });
+    if (!ranges.empty()) {
+      // Locations without events must have none: read before, they give no records.
+      if (!without_events.empty()) read_here(without_events);
+      std::vector<ReadingThreads::Work> works(s.threads_used);
+      for (std::size_t r = 0; r < ranges.size(); ++r) {
+        ReadingThreads::Work& work = works[r % works.size()];
+        work.locations = {with_events.front()};
+        work.ranges.push_back(ranges[r]);
+      }
+      ReadingThreads reading(s.setup, std::move(works));
+      concatenate_ranges(reading.queues(), ranges.size(), sequencer, out,
+                         [&] { progress(std::min(reading.read(), total), total); });
       out.flush();
+    } else if (parts.size() == 1) {
+      read_here(std::move(parts.front()));
     } else {
-      ReadingThreads reading(s.setup, std::move(parts));
+      std::vector<ReadingThreads::Work> works;
+      for (auto& part : parts) works.push_back({std::move(part), {}});
+      ReadingThreads reading(s.setup, std::move(works));
       std::vector<std::uint64_t> ids;
       for (const LocationDef& l : defs_.locations) ids.push_back(l.id);
       merge_streams(reading.queues(), ids, sequencer, out,

@@ -56,12 +56,14 @@ struct EventBatch {
   std::vector<EventRecord> records;
   std::vector<Sample> samples;
   std::vector<RmaEvent> rmas;
+  bool ends_range = false;  // the last batch of a range of events (EventDecoder::run_ranges)
   EventBatch() { records.reserve(kRecords); }
   bool full() const { return records.size() == kRecords; }
   void clear() {
     records.clear();
     samples.clear();
     rmas.clear();
+    ends_range = false;
   }
 };
 
@@ -105,6 +107,7 @@ class BatchWriter final : public EventSink {
   void flush() {
     if (!batch_->records.empty()) batch_ = consumer_->consume(batch_);
   }
+  void hand_over() { batch_ = consumer_->consume(batch_); }  // even when empty
 
   // A copy of `r`, whose sample or RMA event (if it has one) is in `from`.
   EventRecord& copy(const EventRecord& r, const EventBatch& from) {

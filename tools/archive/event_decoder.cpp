@@ -496,32 +496,6 @@ OTF2_CallbackCode on_rma_completion(OTF2_LocationRef l, OTF2_TimeStamp t, void* 
   return rma_event(d, l, t, Kind, win, [&](RmaEvent& e) { e.matching = matching; });
 }
 
-void set_rma_callbacks(OTF2_GlobalEvtReaderCallbacks* ec) {
-  OTF2_GlobalEvtReaderCallbacks_SetRmaWinCreateCallback(ec, on_rma_win_create);
-  OTF2_GlobalEvtReaderCallbacks_SetRmaWinDestroyCallback(ec, on_rma_win_destroy);
-  OTF2_GlobalEvtReaderCallbacks_SetRmaCollectiveBeginCallback(ec, on_rma_collective_begin);
-  OTF2_GlobalEvtReaderCallbacks_SetRmaCollectiveEndCallback(ec, on_rma_collective_end);
-  OTF2_GlobalEvtReaderCallbacks_SetRmaGroupSyncCallback(ec, on_rma_group_sync);
-  OTF2_GlobalEvtReaderCallbacks_SetRmaRequestLockCallback(ec,
-                                                          on_rma_lock<RmaEventKind::RequestLock>);
-  OTF2_GlobalEvtReaderCallbacks_SetRmaAcquireLockCallback(ec,
-                                                          on_rma_lock<RmaEventKind::AcquireLock>);
-  OTF2_GlobalEvtReaderCallbacks_SetRmaTryLockCallback(ec, on_rma_lock<RmaEventKind::TryLock>);
-  OTF2_GlobalEvtReaderCallbacks_SetRmaReleaseLockCallback(ec, on_rma_release_lock);
-  OTF2_GlobalEvtReaderCallbacks_SetRmaSyncCallback(ec, on_rma_sync);
-  OTF2_GlobalEvtReaderCallbacks_SetRmaWaitChangeCallback(ec, on_rma_wait_change);
-  OTF2_GlobalEvtReaderCallbacks_SetRmaPutCallback(ec, on_rma_put);
-  OTF2_GlobalEvtReaderCallbacks_SetRmaGetCallback(ec, on_rma_get);
-  OTF2_GlobalEvtReaderCallbacks_SetRmaAtomicCallback(ec, on_rma_atomic);
-  OTF2_GlobalEvtReaderCallbacks_SetRmaOpCompleteBlockingCallback(
-      ec, on_rma_completion<RmaEventKind::CompleteBlocking>);
-  OTF2_GlobalEvtReaderCallbacks_SetRmaOpCompleteNonBlockingCallback(
-      ec, on_rma_completion<RmaEventKind::CompleteNonBlocking>);
-  OTF2_GlobalEvtReaderCallbacks_SetRmaOpCompleteRemoteCallback(
-      ec, on_rma_completion<RmaEventKind::CompleteRemote>);
-  OTF2_GlobalEvtReaderCallbacks_SetRmaOpTestCallback(ec, on_rma_completion<RmaEventKind::Test>);
-}
-
 // A metric event gives one value per member of its class; the tools see each member's value
 // (metric ids are member ids).
 OTF2_CallbackCode on_metric(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
@@ -545,6 +519,85 @@ OTF2_CallbackCode on_metric(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_
   });
 }
 
+// Every event callback, as OTF2's global event reader calls it, and the name OTF2 gives its
+// kind (the setters of both readers' callback structures are named after it).
+#define PERUSETRACE_EVENT_CALLBACKS(X)                                              \
+  X(Enter, on_enter)                                                                \
+  X(Leave, on_leave)                                                                \
+  X(MpiSend, on_send)                                                               \
+  X(MpiIsend, on_isend)                                                             \
+  X(MpiIsendComplete, on_isend_complete)                                            \
+  X(MpiIrecvRequest, on_irecv_request)                                              \
+  X(MpiRecv, on_recv)                                                               \
+  X(MpiIrecv, on_irecv)                                                             \
+  X(MpiRequestCancelled, on_cancelled)                                              \
+  X(Metric, on_metric)                                                              \
+  X(CallingContextSample, on_sample)                                                \
+  X(IoCreateHandle, on_io_create)                                                   \
+  X(IoDestroyHandle, on_io_destroy)                                                 \
+  X(IoOperationBegin, on_io_begin)                                                  \
+  X(IoOperationComplete, on_io_complete)                                            \
+  X(MpiCollectiveEnd, on_collective_end)                                            \
+  X(NonBlockingCollectiveRequest, on_collective_request)                            \
+  X(NonBlockingCollectiveComplete, on_collective_complete)                          \
+  X(IoSeek, on_io_seek)                                                             \
+  X(IoDeleteFile, on_io_delete)                                                     \
+  X(RmaWinCreate, on_rma_win_create)                                                \
+  X(RmaWinDestroy, on_rma_win_destroy)                                              \
+  X(RmaCollectiveBegin, on_rma_collective_begin)                                    \
+  X(RmaCollectiveEnd, on_rma_collective_end)                                        \
+  X(RmaGroupSync, on_rma_group_sync)                                                \
+  X(RmaRequestLock, on_rma_lock<RmaEventKind::RequestLock>)                         \
+  X(RmaAcquireLock, on_rma_lock<RmaEventKind::AcquireLock>)                         \
+  X(RmaTryLock, on_rma_lock<RmaEventKind::TryLock>)                                 \
+  X(RmaReleaseLock, on_rma_release_lock)                                            \
+  X(RmaSync, on_rma_sync)                                                           \
+  X(RmaWaitChange, on_rma_wait_change)                                              \
+  X(RmaPut, on_rma_put)                                                             \
+  X(RmaGet, on_rma_get)                                                             \
+  X(RmaAtomic, on_rma_atomic)                                                       \
+  X(RmaOpCompleteBlocking, on_rma_completion<RmaEventKind::CompleteBlocking>)       \
+  X(RmaOpCompleteNonBlocking, on_rma_completion<RmaEventKind::CompleteNonBlocking>) \
+  X(RmaOpCompleteRemote, on_rma_completion<RmaEventKind::CompleteRemote>)           \
+  X(RmaOpTest, on_rma_completion<RmaEventKind::Test>)
+
+// A global reader's callback as a local reader's: the same, with the event's position in its
+// location (which the callbacks do not need) after the time.
+template <auto Global>
+struct Local;
+template <typename... Args, OTF2_CallbackCode (*Global)(OTF2_LocationRef, OTF2_TimeStamp, void*,
+                                                        OTF2_AttributeList*, Args...)>
+struct Local<Global> {
+  static OTF2_CallbackCode call(OTF2_LocationRef l, OTF2_TimeStamp t, uint64_t, void* d,
+                                OTF2_AttributeList* a, Args... args) {
+    return Global(l, t, d, a, args...);
+  }
+};
+
+using GlobalCallbacks =
+    std::unique_ptr<OTF2_GlobalEvtReaderCallbacks, void (*)(OTF2_GlobalEvtReaderCallbacks*)>;
+using LocalCallbacks = std::unique_ptr<OTF2_EvtReaderCallbacks, void (*)(OTF2_EvtReaderCallbacks*)>;
+
+GlobalCallbacks global_callbacks() {
+  GlobalCallbacks c(OTF2_GlobalEvtReaderCallbacks_New(), OTF2_GlobalEvtReaderCallbacks_Delete);
+  if (!c) throw std::bad_alloc();
+#define PERUSETRACE_SET_GLOBAL(kind, callback) \
+  OTF2_GlobalEvtReaderCallbacks_Set##kind##Callback(c.get(), callback);
+  PERUSETRACE_EVENT_CALLBACKS(PERUSETRACE_SET_GLOBAL)
+#undef PERUSETRACE_SET_GLOBAL
+  return c;
+}
+
+LocalCallbacks local_callbacks() {
+  LocalCallbacks c(OTF2_EvtReaderCallbacks_New(), OTF2_EvtReaderCallbacks_Delete);
+  if (!c) throw std::bad_alloc();
+#define PERUSETRACE_SET_LOCAL(kind, callback) \
+  OTF2_EvtReaderCallbacks_Set##kind##Callback(c.get(), &Local<callback>::call);
+  PERUSETRACE_EVENT_CALLBACKS(PERUSETRACE_SET_LOCAL)
+#undef PERUSETRACE_SET_LOCAL
+  return c;
+}
+
 constexpr std::uint64_t kEventsPerRead = 1 << 16;
 
 }  // namespace
@@ -557,17 +610,16 @@ EventDecoder::EventDecoder(const DecoderSetup& setup, std::vector<std::uint32_t>
   }
 }
 
-void EventDecoder::run(BatchWriter& out,
-                       const std::function<void(std::uint64_t)>& after_each_read) {
+[[noreturn]] void EventDecoder::incomplete(const std::string& what) const {
+  const std::string& otf2 = last_otf2_error();
+  throw ArchiveError(
+      fmt::format("{}: {}{}. The archive is incomplete or damaged; trace the program again.",
+                  setup_.anchor, what, otf2.empty() ? "" : " (" + otf2 + ")"));
+}
+
+EventDecoder::Reader EventDecoder::open() const {
   const Definitions& defs = *setup_.defs;
-  auto incomplete = [&](const std::string& what) {
-    const std::string& otf2 = last_otf2_error();
-    throw ArchiveError(
-        fmt::format("{}: {}{}. The archive is incomplete or damaged; trace the program again.",
-                    setup_.anchor, what, otf2.empty() ? "" : " (" + otf2 + ")"));
-  };
-  std::unique_ptr<OTF2_Reader, OTF2_ErrorCode (*)(OTF2_Reader*)> reader(
-      OTF2_Reader_Open(setup_.anchor.c_str()), OTF2_Reader_Close);
+  Reader reader(OTF2_Reader_Open(setup_.anchor.c_str()), OTF2_Reader_Close);
   if (!reader || OTF2_Reader_SetSerialCollectiveCallbacks(reader.get()) != OTF2_SUCCESS)
     incomplete("OTF2 cannot open it again to read the events");
   for (const std::uint32_t i : locations_)
@@ -597,45 +649,42 @@ void EventDecoder::run(BatchWriter& out,
       incomplete(fmt::format("{} cannot be opened", setup_.event_file(l.id)));
   }
   OTF2_Reader_CloseDefFiles(reader.get());
+  return reader;
+}
 
-  OTF2_GlobalEvtReader* events = OTF2_Reader_GetGlobalEvtReader(reader.get());
-  if (events == nullptr) incomplete("the events cannot be read");
-  std::unique_ptr<OTF2_GlobalEvtReaderCallbacks, void (*)(OTF2_GlobalEvtReaderCallbacks*)> ec(
-      OTF2_GlobalEvtReaderCallbacks_New(), OTF2_GlobalEvtReaderCallbacks_Delete);
-  if (!ec) throw std::bad_alloc();
-  OTF2_GlobalEvtReaderCallbacks_SetEnterCallback(ec.get(), on_enter);
-  OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback(ec.get(), on_leave);
-  OTF2_GlobalEvtReaderCallbacks_SetMpiSendCallback(ec.get(), on_send);
-  OTF2_GlobalEvtReaderCallbacks_SetMpiIsendCallback(ec.get(), on_isend);
-  OTF2_GlobalEvtReaderCallbacks_SetMpiIsendCompleteCallback(ec.get(), on_isend_complete);
-  OTF2_GlobalEvtReaderCallbacks_SetMpiIrecvRequestCallback(ec.get(), on_irecv_request);
-  OTF2_GlobalEvtReaderCallbacks_SetMpiRecvCallback(ec.get(), on_recv);
-  OTF2_GlobalEvtReaderCallbacks_SetMpiIrecvCallback(ec.get(), on_irecv);
-  OTF2_GlobalEvtReaderCallbacks_SetMpiRequestCancelledCallback(ec.get(), on_cancelled);
-  OTF2_GlobalEvtReaderCallbacks_SetMetricCallback(ec.get(), on_metric);
-  OTF2_GlobalEvtReaderCallbacks_SetCallingContextSampleCallback(ec.get(), on_sample);
-  set_rma_callbacks(ec.get());
-  OTF2_GlobalEvtReaderCallbacks_SetIoCreateHandleCallback(ec.get(), on_io_create);
-  OTF2_GlobalEvtReaderCallbacks_SetIoDestroyHandleCallback(ec.get(), on_io_destroy);
-  OTF2_GlobalEvtReaderCallbacks_SetIoOperationBeginCallback(ec.get(), on_io_begin);
-  OTF2_GlobalEvtReaderCallbacks_SetIoOperationCompleteCallback(ec.get(), on_io_complete);
-  OTF2_GlobalEvtReaderCallbacks_SetMpiCollectiveEndCallback(ec.get(), on_collective_end);
-  OTF2_GlobalEvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(ec.get(),
-                                                                        on_collective_request);
-  OTF2_GlobalEvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(ec.get(),
-                                                                         on_collective_complete);
-  OTF2_GlobalEvtReaderCallbacks_SetIoSeekCallback(ec.get(), on_io_seek);
-  OTF2_GlobalEvtReaderCallbacks_SetIoDeleteFileCallback(ec.get(), on_io_delete);
+void EventDecoder::run(BatchWriter& out,
+                       const std::function<void(std::uint64_t)>& after_each_read) {
+  const Definitions& defs = *setup_.defs;
+  Reader reader = open();
   State s{setup_, defs, &out, nullptr, {}};
   s.left.assign(defs.locations.size(), 0);
   for (const std::uint32_t i : locations_) s.left[i] = defs.locations[i].events;
-  if (OTF2_Reader_RegisterGlobalEvtCallbacks(reader.get(), events, ec.get(), &s) != OTF2_SUCCESS)
-    incomplete("the events cannot be read");
+  // One location needs no merging: its own reader hands its events over as they are, without
+  // the global reader's queue.
+  OTF2_GlobalEvtReader* global = nullptr;
+  OTF2_EvtReader* local = nullptr;
+  GlobalCallbacks gc(nullptr, OTF2_GlobalEvtReaderCallbacks_Delete);
+  LocalCallbacks lc(nullptr, OTF2_EvtReaderCallbacks_Delete);
+  if (locations_.size() == 1) {
+    local = OTF2_Reader_GetEvtReader(reader.get(), defs.locations[locations_.front()].id);
+    lc = local_callbacks();
+    if (local == nullptr ||
+        OTF2_Reader_RegisterEvtCallbacks(reader.get(), local, lc.get(), &s) != OTF2_SUCCESS)
+      incomplete("the events cannot be read");
+  } else {
+    global = OTF2_Reader_GetGlobalEvtReader(reader.get());
+    if (global == nullptr) incomplete("the events cannot be read");
+    gc = global_callbacks();
+    if (OTF2_Reader_RegisterGlobalEvtCallbacks(reader.get(), global, gc.get(), &s) != OTF2_SUCCESS)
+      incomplete("the events cannot be read");
+  }
   std::uint64_t total = 0;
   for (;;) {
     std::uint64_t read = 0;
     const OTF2_ErrorCode rc =
-        OTF2_Reader_ReadGlobalEvents(reader.get(), events, kEventsPerRead, &read);
+        local != nullptr
+            ? OTF2_Reader_ReadLocalEvents(reader.get(), local, kEventsPerRead, &read)
+            : OTF2_Reader_ReadGlobalEvents(reader.get(), global, kEventsPerRead, &read);
     if (s.failure) std::rethrow_exception(s.failure);
     if (rc != OTF2_SUCCESS)
       throw EventFilesDamaged(fmt::format("reading the events failed after {} of {} ({})", total,
@@ -656,7 +705,49 @@ void EventDecoder::run(BatchWriter& out,
         fmt::format("the event files end after {} of the {} events the "
                     "definitions announce",
                     total, announced_));
-  OTF2_Reader_CloseGlobalEvtReader(reader.get(), events);
+  if (global != nullptr) OTF2_Reader_CloseGlobalEvtReader(reader.get(), global);
+  if (local != nullptr) OTF2_Reader_CloseEvtReader(reader.get(), local);
+  OTF2_Reader_CloseEvtFiles(reader.get());
+}
+
+void EventDecoder::run_ranges(BatchWriter& out, const std::vector<EventRange>& ranges,
+                              const std::function<void(std::uint64_t)>& after_each_read) {
+  const Definitions& defs = *setup_.defs;
+  if (locations_.size() != 1) throw std::logic_error("run_ranges reads one location");
+  const LocationDef& l = defs.locations[locations_.front()];
+  Reader reader = open();
+  State s{setup_, defs, &out, nullptr, {}};
+  s.left.assign(defs.locations.size(), 0);
+  s.left[locations_.front()] = l.events;
+  OTF2_EvtReader* local = OTF2_Reader_GetEvtReader(reader.get(), l.id);
+  LocalCallbacks lc = local_callbacks();
+  if (local == nullptr ||
+      OTF2_Reader_RegisterEvtCallbacks(reader.get(), local, lc.get(), &s) != OTF2_SUCCESS)
+    incomplete("the events cannot be read");
+  std::uint64_t total = 0;
+  for (const EventRange& range : ranges) {
+    if (OTF2_EvtReader_Seek(local, range.first) != OTF2_SUCCESS)
+      throw EventFilesDamaged(fmt::format("OTF2 cannot find event {} of location {} ({})",
+                                          range.first, l.id, last_otf2_error()));
+    for (std::uint64_t left = range.count; left > 0;) {
+      std::uint64_t read = 0;
+      const OTF2_ErrorCode rc =
+          OTF2_Reader_ReadLocalEvents(reader.get(), local, std::min(left, kEventsPerRead), &read);
+      if (s.failure) std::rethrow_exception(s.failure);
+      if (rc != OTF2_SUCCESS || read == 0)
+        throw EventFilesDamaged(fmt::format(
+            "reading the events of location {} failed after {} of the {} from event {}{}", l.id,
+            range.count - left + read, range.count, range.first,
+            rc != OTF2_SUCCESS ? " (" + last_otf2_error() + ")" : ""));
+      left -= std::min(left, read);
+      total += read;
+      after_each_read(total);
+    }
+    // The range's end, even when its events gave no records: the merge moves to the next range.
+    out.batch()->ends_range = true;
+    out.hand_over();
+  }
+  OTF2_Reader_CloseEvtReader(reader.get(), local);
   OTF2_Reader_CloseEvtFiles(reader.get());
 }
 

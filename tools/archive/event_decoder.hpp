@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -59,6 +60,12 @@ struct DecoderSetup {
   std::string local_definitions_file(OTF2_LocationRef l) const;
 };
 
+// Events first, first + 1, ... of one location, `count` of them (OTF2 numbers a location's
+// events from 1; each chunk of its event file says which it holds).
+struct EventRange {
+  std::uint64_t first = 0, count = 0;
+};
+
 class EventDecoder {
  public:
   // `locations` are indices into Definitions::locations.
@@ -69,11 +76,22 @@ class EventDecoder {
   // ArchiveError (worded for the user) or EventFilesDamaged.
   void run(BatchWriter& out, const std::function<void(std::uint64_t)>& after_each_read);
 
+  // Reads only `ranges` of its one location, one after the other, each starting where a chunk
+  // of its event file starts. The batch holding a range's last records is handed over marked
+  // EventBatch::ends_range, also when the range gave no records.
+  void run_ranges(BatchWriter& out, const std::vector<EventRange>& ranges,
+                  const std::function<void(std::uint64_t)>& after_each_read);
+
   std::uint64_t announced() const { return announced_; }  // events the definitions announce
 
   struct State;  // what the OTF2 callbacks see
 
  private:
+  using Reader = std::unique_ptr<OTF2_Reader, OTF2_ErrorCode (*)(OTF2_Reader*)>;
+  // A reader of its own with the locations selected, their local definitions read.
+  Reader open() const;
+  [[noreturn]] void incomplete(const std::string& what) const;
+
   const DecoderSetup& setup_;
   std::vector<std::uint32_t> locations_;
   std::uint64_t announced_ = 0;

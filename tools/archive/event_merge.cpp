@@ -68,4 +68,28 @@ void merge_streams(const std::vector<BatchQueue*>& streams,
   }
 }
 
+void concatenate_ranges(const std::vector<BatchQueue*>& streams, std::size_t ranges,
+                        EventSequencer& sequencer, BatchWriter& out,
+                        const std::function<void()>& now_and_then) {
+  std::uint64_t copied = 0, next_call = 1 << 16;
+  for (std::size_t r = 0; r < ranges; ++r) {
+    BatchQueue& q = *streams[r % streams.size()];
+    for (bool end = false; !end;) {
+      EventBatch* batch = q.take();
+      if (batch == nullptr) {
+        if (std::exception_ptr error = q.error()) std::rethrow_exception(error);
+        throw ArchiveError("a reading thread ended before its range of events did");
+      }
+      for (const EventRecord& r : batch->records) sequencer.sequence(out.copy(r, *batch));
+      copied += batch->records.size();
+      end = batch->ends_range;
+      q.give_back(batch);
+      if (copied >= next_call) {
+        now_and_then();
+        next_call = copied + (1 << 16);
+      }
+    }
+  }
+}
+
 }  // namespace perusetrace::archive

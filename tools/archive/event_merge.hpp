@@ -25,4 +25,11 @@ void merge_streams(const std::vector<BatchQueue*>& streams,
                    const std::vector<std::uint64_t>& location_ids, EventSequencer& sequencer,
                    BatchWriter& out, const std::function<void()>& now_and_then);
 
+// One location read in ranges by several threads in turn (EventDecoder::run_ranges): range r
+// by stream r % streams.size(). The records of `ranges` ranges in their order, sequenced, to
+// `out`; a stream's error is thrown where its range would have come.
+void concatenate_ranges(const std::vector<BatchQueue*>& streams, std::size_t ranges,
+                        EventSequencer& sequencer, BatchWriter& out,
+                        const std::function<void()>& now_and_then);
+
 }  // namespace perusetrace::archive

@@ -1,9 +1,11 @@
 #include "tools/report/archive_analysis.hpp"
 
 #include <optional>
+#include <vector>
 
 #include "tools/archive/archive_reader.hpp"
 #include "tools/archive/clock_repair.hpp"
+#include "tools/archive/fan_out_sink.hpp"
 #include "tools/archive/pipelined_sink.hpp"
 #include "tools/report/analysis.hpp"
 #include "tools/report/context_analysis.hpp"
@@ -25,23 +27,19 @@ Report analyse_archive(const std::string& path, const std::string& by, archive::
   ContextAnalyses context_analysis(reader.definitions(), by, result);
   RmaAnalysis rma_analysis(reader.definitions(), result);
   IoAnalysis io_analysis(reader.definitions(), result);
-  archive::TeeSink first_two(peruse_analysis, mpit_analysis);
-  archive::TeeSink first_three(first_two, rma_analysis);
-  archive::TeeSink first_four(first_three, io_analysis);
   DatatypeAnalysis datatype_analysis(reader.definitions(), result);
-  archive::TeeSink first_five(first_four, datatype_analysis);
-  archive::TeeSink all_six(first_five, context_analysis);
-  // The page's timeline sees each event after the analyses: it keeps detail around the cases
-  // they find.
+  // Every analysis sees each event, in this order; the page's timeline last, after the
+  // analyses: it keeps detail around the cases they find.
+  std::vector<archive::EventSink*> analyses = {&peruse_analysis,   &mpit_analysis,
+                                               &rma_analysis,      &io_analysis,
+                                               &datatype_analysis, &context_analysis};
   std::optional<timeline::TimelineBuilder> builder;
-  std::optional<archive::TeeSink> with_timeline;
   if (timeline != nullptr) {
     builder.emplace(reader.definitions(), result);
     peruse_analysis.listen(*builder);
-    with_timeline.emplace(all_six, *builder);
+    analyses.push_back(&*builder);
   }
-  archive::EventSink& analysis = with_timeline ? static_cast<archive::EventSink&>(*with_timeline)
-                                               : static_cast<archive::EventSink&>(all_six);
+  archive::FanOutSink analysis(analyses);
   auto progress = [&](std::uint64_t done, std::uint64_t total) { bar(done, total); };
   // The clock condition is counted by the controlled logical clock's replay
   // (archive/clock_repair.hpp). On several clocks it runs as a first pass and the analysis sees
@@ -56,11 +54,12 @@ Report analyse_archive(const std::string& path, const std::string& by, archive::
     bar.restart();
   }
   archive::RepairedSink repaired(repair.shifts(), analysis);
-  archive::TeeSink counted(repair, analysis);
+  analyses.insert(analyses.begin(), &repair);
+  archive::FanOutSink counted(analyses);
   archive::EventSink& sink = !several_clocks         ? static_cast<archive::EventSink&>(counted)
                              : repair.repaired() > 0 ? static_cast<archive::EventSink&>(repaired)
                                                      : analysis;
-  // The analyses run on a second thread while this one decodes the archive.
+  // The analyses run on a thread of their own while others decode the archive.
   archive::PipelinedSink pipeline(sink);
   reader.read_events(pipeline, progress);
   pipeline.finish();
