@@ -109,7 +109,7 @@ std::vector<EventRecord> merged(const std::vector<std::vector<EventRecord>>& str
   BatchWriter writer(&batch, &collect);
   std::exception_ptr failure;
   try {
-    merge_streams(pointers, ids, sequencer, writer, [] {});
+    merge_streams(pointers, ids, sequencer, MergedOutput{&writer, nullptr}, [] {});
     writer.flush();
   } catch (...) {
     failure = std::current_exception();

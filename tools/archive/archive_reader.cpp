@@ -944,7 +944,7 @@ ArchiveReader::ArchiveReader(const std::string& path) : impl_(std::make_unique<I
   require_perusetrace_marks(s, anchor_, defs_.creator);
   require_dense_ids(s, global_defs);
   build_definitions(s, defs_, global_defs);
-  s.setup.index_locations();
+  s.setup.prepare();
   s.strings.clear();
 }
 
@@ -1162,6 +1162,21 @@ void ArchiveReader::read_events(EventSink& sink,
   if (ranges.empty()) parts = share_locations(defs_, threads);
   s.threads_used = static_cast<unsigned>(
       ranges.empty() ? parts.size() : std::min<std::size_t>(threads, ranges.size()));
+  // With reading threads, this thread hands the records on in order: replayed into the sink
+  // here, or copied into a PipelinedSink's batches for its thread. When that thread would find
+  // no core of its own (the reading threads and this one take them all), this one replays into
+  // the pipeline's sink itself: no copy, and one thread fewer to share the cores.
+  auto merged_output = [&] {
+    MergedOutput merged;
+    if (pipeline == nullptr) {
+      merged.sink = &sink;
+    } else if (s.threads_used + 2 > cores && pipeline->untouched()) {
+      merged.sink = &pipeline->next();
+    } else {
+      merged.out = &out;
+    }
+    return merged;
+  };
   progress(0, total);
   try {
     if (!ranges.empty()) {
@@ -1174,7 +1189,7 @@ void ArchiveReader::read_events(EventSink& sink,
         work.ranges.push_back(ranges[r]);
       }
       ReadingThreads reading(s.setup, std::move(works));
-      concatenate_ranges(reading.queues(), ranges.size(), sequencer, out,
+      concatenate_ranges(reading.queues(), ranges.size(), sequencer, merged_output(),
                          [&] { progress(std::min(reading.read(), total), total); });
       out.flush();
     } else if (parts.size() == 1) {
@@ -1185,7 +1200,7 @@ void ArchiveReader::read_events(EventSink& sink,
       ReadingThreads reading(s.setup, std::move(works));
       std::vector<std::uint64_t> ids;
       for (const LocationDef& l : defs_.locations) ids.push_back(l.id);
-      merge_streams(reading.queues(), ids, sequencer, out,
+      merge_streams(reading.queues(), ids, sequencer, merged_output(),
                     [&] { progress(std::min(reading.read(), total), total); });
       out.flush();
     }

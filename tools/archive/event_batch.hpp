@@ -74,8 +74,9 @@ class BatchConsumer {
   virtual EventBatch* consume(EventBatch* full) = 0;
 };
 
-// Hands every record of `batch` to `sink` as the callback it stands for.
+// Hands every record of `batch` to `sink` as the callback it stands for; or one record of it.
 void replay(const EventBatch& batch, EventSink& sink);
+void replay(const EventRecord& r, const EventBatch& batch, EventSink& sink);
 
 // A BatchConsumer that replays each batch into a sink on the calling thread.
 class ReplayInto final : public BatchConsumer {
@@ -123,7 +124,7 @@ class BatchWriter final : public EventSink {
     return c;
   }
 
-  EventRecord& add(RecordKind kind, std::uint32_t loc, std::uint64_t t) {
+  [[gnu::always_inline]] EventRecord& add(RecordKind kind, std::uint32_t loc, std::uint64_t t) {
     if (batch_->full()) batch_ = consumer_->consume(batch_);
     EventRecord& r = batch_->records.emplace_back();
     r.kind = kind;

@@ -8,6 +8,7 @@
 #include <new>
 #include <utility>
 
+#include "otf2_writer/peruse_fields.hpp"
 #include "tools/archive/event_sequencer.hpp"
 
 namespace perusetrace::archive {
@@ -15,6 +16,26 @@ namespace perusetrace::archive {
 std::string& last_otf2_error() {
   thread_local std::string text;
   return text;
+}
+
+void DecoderSetup::prepare() {
+  peruse_region.clear();
+  for (const RegionDef& r : defs->regions) peruse_region.push_back(r.kind == RegionKind::Peruse);
+  field_of_attribute.clear();
+  const std::pair<OTF2_AttributeRef, unsigned> fields[] = {{attr_request, trace::kFieldRequest},
+                                                           {attr_peer, trace::kFieldPeer},
+                                                           {attr_tag, trace::kFieldTag},
+                                                           {attr_bytes, trace::kFieldBytes},
+                                                           {attr_operation, trace::kFieldOperation},
+                                                           {attr_comm, trace::kFieldComm}};
+  // perusetrace numbers its attributes from 0: a table of a few entries (a damaged archive's
+  // larger ids simply name no field: the table stops at 2^16).
+  for (const auto& [id, field] : fields) {
+    if (id >= (1u << 16)) continue;
+    if (field_of_attribute.size() <= id) field_of_attribute.resize(id + 1, 0);
+    if (field_of_attribute[id] == 0) field_of_attribute[id] = static_cast<std::uint8_t>(field);
+  }
+  index_locations();
 }
 
 void DecoderSetup::index_locations() {
@@ -121,48 +142,70 @@ OTF2_CallbackCode located(void* data, OTF2_LocationRef l, OTF2_TimeStamp t, Body
 OTF2_CallbackCode on_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList* a,
                            OTF2_RegionRef region) {
   return located(d, l, t, [&](State& s, std::uint32_t i, std::uint64_t ts) {
-    if (region >= s.defs.regions.size()) return;
-    if (s.defs.regions[region].kind == RegionKind::Peruse) {
-      // Archives of earlier versions wrote the fields a request repeats once: the sequencer
-      // completes them (otf2_writer/peruse_fields.hpp) from the fields `present`.
-      trace::PeruseFieldValues v;
-      v.comm = kNoComm;
-      unsigned present = 0;
-      // One pass over the attributes the record has: asking OTF2 for each field by id makes
-      // it build and format an error message for every absent one, a quarter of a
-      // conversion's instructions. Taking each from the list's head (OTF2 empties the list
-      // after the callback anyway) saves walking it from the start for every index. A field of
-      // the wrong type counts as absent.
-      const std::uint32_t n = a == nullptr ? 0 : OTF2_AttributeList_GetNumberOfElements(a);
-      for (std::uint32_t k = 0; k < n; ++k) {
-        OTF2_AttributeRef id;
-        OTF2_Type type;
-        OTF2_AttributeValue value;
-        if (OTF2_AttributeList_PopAttribute(a, &id, &type, &value) != OTF2_SUCCESS) break;
-        // The attribute is the field with this id and type: the field is present.
-        auto is = [&](OTF2_AttributeRef want, OTF2_Type want_type, unsigned field) {
-          if (id != want || type != want_type) return false;
-          present |= field;
-          return true;
-        };
-        if (is(s.setup.attr_request, OTF2_TYPE_UINT64, trace::kFieldRequest))
-          v.request = value.uint64;
-        else if (is(s.setup.attr_peer, OTF2_TYPE_INT32, trace::kFieldPeer))
-          v.peer = value.int32;
-        else if (is(s.setup.attr_tag, OTF2_TYPE_INT32, trace::kFieldTag))
-          v.tag = value.int32;
-        else if (is(s.setup.attr_bytes, OTF2_TYPE_UINT64, trace::kFieldBytes))
-          v.bytes = value.uint64;
-        else if (is(s.setup.attr_operation, OTF2_TYPE_UINT8, trace::kFieldOperation))
-          v.operation = value.uint8;
-        else if (is(s.setup.attr_comm, OTF2_TYPE_COMM, trace::kFieldComm))
-          v.comm = value.commRef == OTF2_UNDEFINED_COMM ? kNoComm : value.commRef;
-      }
-      s.out->peruse(i, ts, region, v);
-      s.out->last().aux = static_cast<std::uint8_t>(present);
-    } else {
+    if (region >= s.setup.peruse_region.size()) return;
+    if (!s.setup.peruse_region[region]) {
       s.out->enter(i, ts, region);
+      return;
     }
+    // Archives of earlier versions wrote the fields a request repeats once: the sequencer
+    // completes them (otf2_writer/peruse_fields.hpp) from the fields `present`.
+    EventRecord& r = s.out->add(RecordKind::Peruse, i, ts);  // as BatchWriter::peruse packs
+    const trace::PeruseFieldValues defaults;
+    r.a = static_cast<std::uint32_t>(region);
+    r.b = static_cast<std::uint32_t>(defaults.peer);
+    r.c = static_cast<std::uint32_t>(defaults.tag);
+    r.d = kNoComm;
+    r.x = defaults.request;
+    r.y = defaults.bytes;
+    r.flag = defaults.operation;
+    unsigned present = 0;
+    // One pass over the attributes the record has: asking OTF2 for each field by id makes it
+    // build and format an error message for every absent one, a quarter of a conversion's
+    // instructions. Taking each from the list's head (OTF2 empties the list after the callback
+    // anyway) saves walking it from the start for every index. A field of the wrong type counts
+    // as absent.
+    const std::uint32_t n = a == nullptr ? 0 : OTF2_AttributeList_GetNumberOfElements(a);
+    for (std::uint32_t k = 0; k < n; ++k) {
+      OTF2_AttributeRef id;
+      OTF2_Type type;
+      OTF2_AttributeValue value;
+      if (OTF2_AttributeList_PopAttribute(a, &id, &type, &value) != OTF2_SUCCESS) break;
+      switch (s.setup.peruse_field(id)) {
+        case trace::kFieldRequest:
+          if (type != OTF2_TYPE_UINT64) continue;
+          r.x = value.uint64;
+          present |= trace::kFieldRequest;
+          break;
+        case trace::kFieldPeer:
+          if (type != OTF2_TYPE_INT32) continue;
+          r.b = static_cast<std::uint32_t>(value.int32);
+          present |= trace::kFieldPeer;
+          break;
+        case trace::kFieldTag:
+          if (type != OTF2_TYPE_INT32) continue;
+          r.c = static_cast<std::uint32_t>(value.int32);
+          present |= trace::kFieldTag;
+          break;
+        case trace::kFieldBytes:
+          if (type != OTF2_TYPE_UINT64) continue;
+          r.y = value.uint64;
+          present |= trace::kFieldBytes;
+          break;
+        case trace::kFieldOperation:
+          if (type != OTF2_TYPE_UINT8) continue;
+          r.flag = value.uint8;
+          present |= trace::kFieldOperation;
+          break;
+        case trace::kFieldComm:
+          if (type != OTF2_TYPE_COMM) continue;
+          r.d = value.commRef == OTF2_UNDEFINED_COMM ? kNoComm : value.commRef;
+          present |= trace::kFieldComm;
+          break;
+        default:
+          break;
+      }
+    }
+    r.aux = static_cast<std::uint8_t>(present);
   });
 }
 OTF2_CallbackCode on_sample(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList* a,

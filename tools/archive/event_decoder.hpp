@@ -55,7 +55,16 @@ struct DecoderSetup {
   std::vector<std::uint32_t> location_table;
   std::unordered_map<OTF2_LocationRef, std::uint32_t> location_map;
 
-  void index_locations();  // from defs->locations
+  // Which regions are Peruse events (by region id), and which Peruse field (trace::PeruseField,
+  // 0 for none) each attribute id is, from the definitions.
+  std::vector<std::uint8_t> peruse_region;
+  std::vector<std::uint8_t> field_of_attribute;
+  unsigned peruse_field(OTF2_AttributeRef id) const {
+    return id < field_of_attribute.size() ? field_of_attribute[id] : 0;
+  }
+
+  void prepare();          // the tables above, from defs and the attribute ids
+  void index_locations();  // location_table or location_map, from defs->locations
   std::string event_file(OTF2_LocationRef l) const;
   std::string local_definitions_file(OTF2_LocationRef l) const;
 };

@@ -9,9 +9,20 @@ namespace {
 struct Head {
   BatchQueue* queue;
   EventBatch* batch = nullptr;
-  const EventRecord* at = nullptr;
-  const EventRecord* end = nullptr;
+  EventRecord* at = nullptr;
+  EventRecord* end = nullptr;
 };
+
+// A record of `batch` (the merge's until given back), sequenced where it is, on its way.
+inline void emit(EventRecord& r, const EventBatch& batch, EventSequencer& sequencer,
+                 const MergedOutput& out) {
+  sequencer.sequence(r);
+  if (out.sink != nullptr) {
+    replay(r, batch, *out.sink);
+  } else {
+    out.out->copy(r, batch);
+  }
+}
 
 // The stream's next batch; false when the stream ended (throws its error if it had one).
 bool refill(Head& h) {
@@ -30,7 +41,7 @@ bool refill(Head& h) {
 
 void merge_streams(const std::vector<BatchQueue*>& streams,
                    const std::vector<std::uint64_t>& location_ids, EventSequencer& sequencer,
-                   BatchWriter& out, const std::function<void()>& now_and_then) {
+                   MergedOutput out, const std::function<void()>& now_and_then) {
   std::vector<Head> live;
   for (BatchQueue* q : streams) {
     Head h{q};
@@ -56,7 +67,7 @@ void merge_streams(const std::vector<BatchQueue*>& streams,
     Head& h = live[best];
     const bool alone = live.size() == 1;
     do {
-      sequencer.sequence(out.copy(*h.at, *h.batch));
+      emit(*h.at, *h.batch, sequencer, out);
       ++h.at;
       ++copied;
     } while (h.at != h.end && (alone || before(*h.at, bound_t, bound_id)));
@@ -69,7 +80,7 @@ void merge_streams(const std::vector<BatchQueue*>& streams,
 }
 
 void concatenate_ranges(const std::vector<BatchQueue*>& streams, std::size_t ranges,
-                        EventSequencer& sequencer, BatchWriter& out,
+                        EventSequencer& sequencer, MergedOutput out,
                         const std::function<void()>& now_and_then) {
   std::uint64_t copied = 0, next_call = 1 << 16;
   for (std::size_t r = 0; r < ranges; ++r) {
@@ -80,7 +91,7 @@ void concatenate_ranges(const std::vector<BatchQueue*>& streams, std::size_t ran
         if (std::exception_ptr error = q.error()) std::rethrow_exception(error);
         throw ArchiveError("a reading thread ended before its range of events did");
       }
-      for (const EventRecord& r : batch->records) sequencer.sequence(out.copy(r, *batch));
+      for (EventRecord& r : batch->records) emit(r, *batch, sequencer, out);
       copied += batch->records.size();
       end = batch->ends_range;
       q.give_back(batch);

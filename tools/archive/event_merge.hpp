@@ -17,19 +17,26 @@
 
 namespace perusetrace::archive {
 
+// Where the records go once sequenced: copied into `out`'s batches (for a thread that replays
+// them), or, with `sink`, replayed into it here, from the reading threads' own batches.
+struct MergedOutput {
+  BatchWriter* out = nullptr;
+  EventSink* sink = nullptr;
+};
+
 // Until every stream has ended, each record in order, sequenced, to `out`; `now_and_then` is
 // called every 2^16 records. `location_ids` gives the OTF2 location id of each location index.
 // A stream that ended with an error stops the merge where its next record would have been
 // needed: its error is thrown.
 void merge_streams(const std::vector<BatchQueue*>& streams,
                    const std::vector<std::uint64_t>& location_ids, EventSequencer& sequencer,
-                   BatchWriter& out, const std::function<void()>& now_and_then);
+                   MergedOutput out, const std::function<void()>& now_and_then);
 
 // One location read in ranges by several threads in turn (EventDecoder::run_ranges): range r
 // by stream r % streams.size(). The records of `ranges` ranges in their order, sequenced, to
 // `out`; a stream's error is thrown where its range would have come.
 void concatenate_ranges(const std::vector<BatchQueue*>& streams, std::size_t ranges,
-                        EventSequencer& sequencer, BatchWriter& out,
+                        EventSequencer& sequencer, MergedOutput out,
                         const std::function<void()>& now_and_then);
 
 }  // namespace perusetrace::archive

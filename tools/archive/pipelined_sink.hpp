@@ -102,7 +102,14 @@ class PipelinedSink : public EventSink, public BatchConsumer {
   // The batches themselves: the archive reader writes its records straight into them (and
   // hands full ones on through consume()), without a call per event.
   BatchWriter& writer() { return writer_; }
-  EventBatch* consume(EventBatch* full) override { return queue_.consume(full); }
+  EventBatch* consume(EventBatch* full) override {
+    handed_over_ = true;
+    return queue_.consume(full);
+  }
+  // The sink the events go to, and whether none has been given yet: then the archive reader
+  // may call it itself, on its own thread, when this one would have no core to run on.
+  EventSink& next() { return next_; }
+  bool untouched() const { return !handed_over_ && writer_.batch()->records.empty(); }
 
   // After the last event: waits until `next` has seen every event; rethrows what it threw.
   void finish();
@@ -114,7 +121,7 @@ class PipelinedSink : public EventSink, public BatchConsumer {
   EventSink& next_;
   BatchQueue queue_;
   BatchWriter writer_;
-  bool finished_ = false;
+  bool finished_ = false, handed_over_ = false;
   std::thread worker_;
 };
 
