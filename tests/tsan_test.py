@@ -1,7 +1,10 @@
 #!/usr/bin/python3
 """ThreadSanitizer on perusetrace's own code: the library built with -fsanitize=thread in a
 build directory of its own, preloaded into the 8-thread communicator test and the 8-thread
-annotation test (also instrumented) under the Peruse Open MPI, which is not instrumented. Open MPI's internals race as far as TSan
+annotation test (also instrumented) under the Peruse Open MPI, which is not instrumented; and
+the archive reader's decoding threads, merge and pipeline (tests/reader_dump, instrumented)
+reading the communicator test's archive with 4 threads, whose every callback must equal a
+one-thread read's. Open MPI's internals race as far as TSan
 can tell (it cannot see their atomics), so a report counts against us only when one of its
 racing accesses, or a lock it names, is in libperusetrace.
 
@@ -48,6 +51,29 @@ def own_reports(stderr):
     return own, total
 
 
+def read_in_threads(build, archive):
+    """Failures of the instrumented reader_dump on `archive`: a TSan report (all its code is
+    ours or OTF2's, each thread with a reader of its own), or a 4-thread read, plain or into a
+    PipelinedSink, whose callbacks differ from one thread's."""
+    failures, lines = [], {}
+    env = dict(os.environ, TSAN_OPTIONS="exitcode=0 history_size=4")
+    for threads, pipelined in ((1, False), (4, False), (4, True)):
+        cmd = [os.path.join(build, "tests", "reader_dump"), archive, str(threads)]
+        done = subprocess.run(cmd + (["--pipelined"] if pipelined else []), env=env,
+                              capture_output=True, text=True, timeout=600)
+        what = f"reader_dump with {threads} threads{', pipelined' if pipelined else ''}"
+        reports = done.stderr.count("WARNING: ThreadSanitizer")
+        print(f"{what}: {reports} ThreadSanitizer reports, {len(done.stdout.splitlines())} lines")
+        if done.returncode != 0:
+            failures.append(f"{what} failed (exit {done.returncode}):\n{done.stderr[-2000:]}")
+        elif reports:
+            failures.append(f"{what}: a race in the archive reader:\n{done.stderr[:4000]}")
+        lines[(threads, pipelined)] = done.stdout
+    if len(set(lines.values())) != 1:
+        failures.append("reader_dump's callbacks differ between 1 and 4 threads under TSan")
+    return failures
+
+
 def main():
     source, build_root, prefix = sys.argv[1:4]
     runs = int(sys.argv[4]) if len(sys.argv) > 4 else 3
@@ -55,7 +81,7 @@ def main():
         sys.exit(f"{LIBTSAN} is missing: apt-get install libtsan2 (tools/setup does)")
     build = sanitized_build.build(source, build_root, "tsan", prefix, "thread",
                                   ["lib/libperusetrace.so", "tests/comm_threads",
-                                   "tests/annotated_threads"])
+                                   "tests/annotated_threads", "tests/reader_dump"])
     library = os.path.join(build, "lib", "libperusetrace.so")
     failures = []
     with tempfile.TemporaryDirectory(prefix="perusetrace-tsan-") as work:
@@ -91,6 +117,8 @@ def main():
                                     "recorded: the reads were not exercised")
             for report in own[:3]:
                 failures.append(f"run {run + 1}: a race in perusetrace:\n{report}")
+            if run == 0 and os.path.exists(archive):
+                failures += read_in_threads(build, archive)
         # Annotations from 8 threads at once: the first uses of each pair (the registry's lock)
         # race with the other threads' cache hits, next to a process-scope value.
         env = {"MPITRACE_OUTPUT": os.path.join(work, "annotated"),
