@@ -40,6 +40,32 @@ std::uint64_t bytes(int count, MPI_Datatype type) noexcept {
   return count > 0 ? static_cast<std::uint64_t>(count) * type_size(type) : 0;
 }
 
+// One side of a w collective, whose peers each have a type: every type that moved bytes is
+// unwrapped (the archive defines each type a call used), and the collective names the one
+// definition they all share; none when they differ, since one record holds one type per side.
+struct PeerTypes {
+  std::uint32_t id = trace::kNoDatatype;
+  bool seen = false, mixed = false;
+
+  std::uint64_t add(int count, MPI_Datatype type) noexcept {
+    const std::uint64_t n = bytes(count, type);
+    if (n == 0) return 0;
+    const std::uint32_t t = g_datatypes.id_of(type);
+    if (!seen) {
+      id = t;
+      seen = true;
+    } else if (t != id) {
+      mixed = true;
+    }
+    return n;
+  }
+  std::uint32_t common() const noexcept { return mixed ? trace::kNoDatatype : id; }
+};
+
+struct WTypes {
+  PeerTypes send, recv;
+};
+
 // A communicator's process-local id and how its peers count in OTF2 (see CommEntry).
 struct CommRef {
   std::uint32_t id = kCommUnknown;
@@ -322,7 +348,7 @@ bool neighbours_of(MPI_Comm comm, Neighbours& n) noexcept {
 // Neighbourhood collectives (OTF2 has no operation for them): what this rank sends to its
 // out-neighbours and receives from its in-neighbours.
 void neighbour_bytes(const char* name, const CollArgs& a, std::uint64_t& sent,
-                     std::uint64_t& received) noexcept {
+                     std::uint64_t& received, WTypes& wtypes) noexcept {
   Neighbours n;
   if (!neighbours_of(a.comm, n)) return;
   const bool v =
@@ -332,7 +358,7 @@ void neighbour_bytes(const char* name, const CollArgs& a, std::uint64_t& sent,
   for (int i = 0; i < n.outdegree; ++i) {
     if (!n.out[static_cast<std::size_t>(i)]) continue;
     if (w)
-      sent += a.sendcounts && a.sendtypes ? bytes(a.sendcounts[i], a.sendtypes[i]) : 0;
+      sent += a.sendcounts && a.sendtypes ? wtypes.send.add(a.sendcounts[i], a.sendtypes[i]) : 0;
     else if (v && to_each)
       sent += a.sendcounts ? bytes(a.sendcounts[i], a.sendtype) : 0;
     else
@@ -341,7 +367,8 @@ void neighbour_bytes(const char* name, const CollArgs& a, std::uint64_t& sent,
   for (int i = 0; i < n.indegree; ++i) {
     if (!n.in[static_cast<std::size_t>(i)]) continue;
     if (w)
-      received += a.recvcounts && a.recvtypes ? bytes(a.recvcounts[i], a.recvtypes[i]) : 0;
+      received +=
+          a.recvcounts && a.recvtypes ? wtypes.recv.add(a.recvcounts[i], a.recvtypes[i]) : 0;
     else if (v)
       received += a.recvcounts ? bytes(a.recvcounts[i], a.recvtype) : 0;
     else
@@ -350,7 +377,7 @@ void neighbour_bytes(const char* name, const CollArgs& a, std::uint64_t& sent,
 }
 
 void collective_bytes(const Call& call, const CollArgs& a, std::uint64_t& sent,
-                      std::uint64_t& received) noexcept {
+                      std::uint64_t& received, WTypes& wtypes) noexcept {
   int size = 0, rank = 0, inter = 0;
   PMPI_Comm_test_inter(a.comm, &inter);
   if (inter) {
@@ -437,18 +464,20 @@ void collective_bytes(const Call& call, const CollArgs& a, std::uint64_t& sent,
     case trace::CollectiveOp::Alltoallw: {
       // Per-peer counts and types; MPI_IN_PLACE sends what it receives.
       for (int i = 0; i < size && a.recvcounts && a.recvtypes; ++i)
-        if (i != rank) received += bytes(a.recvcounts[i], a.recvtypes[i]);
+        if (i != rank) received += wtypes.recv.add(a.recvcounts[i], a.recvtypes[i]);
       if (in_place) {
         sent = received;
+        wtypes.send = wtypes.recv;
       } else {
         for (int i = 0; i < size && a.sendcounts && a.sendtypes; ++i)
-          if (i != rank) sent += bytes(a.sendcounts[i], a.sendtypes[i]);
+          if (i != rank) sent += wtypes.send.add(a.sendcounts[i], a.sendtypes[i]);
       }
       break;
     }
     default: {  // Barrier moves no data; the neighbourhood collectives have no OTF2 operation
       const char* name = kMpiFunctions[static_cast<std::size_t>(call.fn())].name;
-      if (std::strstr(name, "eighbor_") != nullptr) neighbour_bytes(name, a, sent, received);
+      if (std::strstr(name, "eighbor_") != nullptr)
+        neighbour_bytes(name, a, sent, received, wtypes);
       break;
     }
   }
@@ -456,10 +485,12 @@ void collective_bytes(const Call& call, const CollArgs& a, std::uint64_t& sent,
 
 // The datatypes of a collective's send and receive buffers, as a datatype_pair. A type is looked
 // up only where it moved bytes: the others may be insignificant (a non-root's receive type) and
-// hold anything. The w variants have a type per peer: none is recorded for them.
-std::uint64_t collective_types(const CollArgs& a, std::uint64_t sent,
-                               std::uint64_t received) noexcept {
-  if (a.sendtypes != nullptr || a.recvtypes != nullptr) return 0;
+// hold anything. The w variants' come from their peers' (WTypes).
+std::uint64_t collective_types(const CollArgs& a, std::uint64_t sent, std::uint64_t received,
+                               const WTypes& wtypes) noexcept {
+  if (a.sendtypes != nullptr || a.recvtypes != nullptr)
+    return trace::datatype_pair(sent > 0 ? wtypes.send.common() : trace::kNoDatatype,
+                                received > 0 ? wtypes.recv.common() : trace::kNoDatatype);
   const MPI_Datatype recv = a.recvtype != MPI_DATATYPE_NULL ? a.recvtype : a.datatype;
   MPI_Datatype send = a.sendtype != MPI_DATATYPE_NULL ? a.sendtype : a.datatype;
   if (a.sendbuf == MPI_IN_PLACE) send = recv;  // what is sent lies in the receive buffer
@@ -471,12 +502,13 @@ std::uint64_t collective_types(const CollArgs& a, std::uint64_t sent,
 
 void on_collective_end(Call& call, int rc, const CollArgs& args) noexcept {
   std::uint64_t sent = 0, received = 0;
-  if (rc == MPI_SUCCESS) collective_bytes(call, args, sent, received);
+  WTypes wtypes;
+  if (rc == MPI_SUCCESS) collective_bytes(call, args, sent, received, wtypes);
   int root = args.root;
   if (root == MPI_ROOT || root == MPI_PROC_NULL) root = -1;
   call.at_leave(Record{0, RecordKind::CollectiveEnd, 0, static_cast<std::uint16_t>(call.fn()),
                        g_comms.id_of(args.comm), root, 0, sent,
-                       collective_types(args, sent, received), received});
+                       collective_types(args, sent, received, wtypes), received});
 }
 
 void on_icollective(Call& call, int rc, const CollArgs& args, const MPI_Request* request) noexcept {
@@ -490,11 +522,12 @@ void on_icollective(Call& call, int rc, const CollArgs& args, const MPI_Request*
   info.comm = g_comms.id_of(args.comm);
   info.peer = args.root == MPI_ROOT || args.root == MPI_PROC_NULL ? -1 : args.root;
   info.tag = static_cast<std::int32_t>(call.fn());
-  collective_bytes(call, args, info.bytes, info.received);
+  WTypes wtypes;
+  collective_bytes(call, args, info.bytes, info.received, wtypes);
   const std::uint64_t id = g_requests.activate(key);
   slot->publish(info);
   call.at_leave(Record{0, RecordKind::NbCollectiveRequest, 0, 0, 0, 0, 0, 0, id,
-                       collective_types(args, info.bytes, info.received)});
+                       collective_types(args, info.bytes, info.received, wtypes)});
 }
 
 void on_comm_created(const Call& call, int rc, MPI_Comm parent, MPI_Comm comm) noexcept {

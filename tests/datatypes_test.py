@@ -194,6 +194,8 @@ def check_trace(opts, archive):
     two_columns = find("CONTIGUOUS", [2], ["column"])  # nesting: a type of a derived type
     pairs = find("VECTOR", [2, 1, 2], ["MPI_INT"])
     triple = find("CONTIGUOUS", [3], ["MPI_SHORT"])
+    strided = find("VECTOR", [2, 1, 3], ["MPI_INT"])
+    two_shorts = find("CONTIGUOUS", [2], ["MPI_SHORT"])
 
     uses, seen = uses_of(archive)
     # What tests/apps/datatypes.c moves through each type, summed over its 4 ranks.
@@ -207,7 +209,11 @@ def check_trace(opts, archive):
         pairs: {"sent": 8},
         triple: {"sent": 6},
         short: {"received": 6},
-        integer: {"received": 8, "file": 4 * 32},
+        # the first MPI_Alltoallw's 2 ints from 3 peers on 4 ranks; the second's ints on ranks
+        # 0 and 2 (its sends differ by peer: no type named for them)
+        integer: {"received": 8, "file": 4 * 32, "coll_received": 4 * 3 * 8 + 2 * 3 * 4},
+        strided: {"coll_sent": 4 * 3 * 8},
+        two_shorts: {"coll_received": 2 * 3 * 4},
         tile: {"coll_sent": 4 * 3 * 64},
         flt: {"coll_received": 4 * 3 * 64},
         spaced: {"coll_sent": 3 * 12, "coll_received": 3 * 12},

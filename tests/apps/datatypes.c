@@ -1,9 +1,9 @@
 /* Derived datatypes with known bytes per type, on 4 ranks (tests/datatypes_test.py knows the
  * numbers): a ring of sends and receives with vector, indexed, struct, resized, dup'd and
  * nested types, two of them named, a freed type whose handle may come back as another one,
- * an MPI_Allgather of a subarray, an MPI_Bcast of a resized type, and MPI-IO writes of a
- * contiguous type. `datatypes hang` says "pid PID" after the first ring and waits to be killed,
- * for the recovery test. */
+ * an MPI_Allgather of a subarray, an MPI_Bcast of a resized type, two MPI_Alltoallw (one type
+ * for all peers; types that differ by peer), and MPI-IO writes of a contiguous type. `datatypes
+ * hang` says "pid PID" after the first ring and waits to be killed, for the recovery test. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,6 +122,33 @@ int main(int argc, char** argv) {
   if (rank == 0) spread[4] = 42;
   MPI_Bcast(spread, 3, spaced, 0, MPI_COMM_WORLD);
   check(spread[4] == 42, "spaced ints broadcast wrong");
+
+  /* MPI_Alltoallw, one type for every peer: 2 strided ints to each other rank (8 bytes), taken
+   * in as 2 ints. */
+  MPI_Datatype strided;
+  MPI_Type_vector(2, 1, 3, MPI_INT, &strided);
+  MPI_Type_commit(&strided);
+  int scounts[4], rcounts[4], sdispls[4], rdispls[4], w_in[8] = {0};
+  MPI_Datatype stypes[4], rtypes[4];
+  for (int i = 0; i < 4; ++i) {
+    scounts[i] = i == rank ? 0 : 1, sdispls[i] = 0, stypes[i] = strided;
+    rcounts[i] = i == rank ? 0 : 2, rdispls[i] = 8 * i, rtypes[i] = MPI_INT;
+  }
+  MPI_Alltoallw(ints, scounts, sdispls, stypes, w_in, rcounts, rdispls, rtypes, MPI_COMM_WORLD);
+  check(w_in[2 * prev + 1] == prev * 100 + 3, "strided ints exchanged wrong");
+  /* Types that differ by peer: an int to even ranks, two shorts (of the same 4 bytes) to odd
+   * ones, so each rank receives one kind only and sends both. */
+  MPI_Datatype two_shorts;
+  MPI_Type_contiguous(2, MPI_SHORT, &two_shorts);
+  MPI_Type_commit(&two_shorts);
+  for (int i = 0; i < 4; ++i) {
+    scounts[i] = rcounts[i] = i == rank ? 0 : 1, sdispls[i] = 0, rdispls[i] = 4 * i;
+    stypes[i] = i % 2 == 0 ? MPI_INT : two_shorts;
+    rtypes[i] = rank % 2 == 0 ? MPI_INT : two_shorts;
+  }
+  MPI_Alltoallw(ints, scounts, sdispls, stypes, w_in, rcounts, rdispls, rtypes, MPI_COMM_WORLD);
+  MPI_Type_free(&strided);
+  MPI_Type_free(&two_shorts);
 
   /* MPI-IO: two quads per rank, written collectively, read back as 8 ints. */
   char path[256];
