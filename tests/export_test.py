@@ -25,6 +25,12 @@ CASE:
              thread t of rank 1 ping-pong on tag t): one thread track per archive location, each
              its own tid and named, the structure above on every track, and every message's
              arrow between the one pair of threads of its tag.
+  rma_io     tests/apps/rma and tests/apps/file_io on 4 ranks, sampled every 200 us: one async
+             slice (b/e, category rma or io) per RmaPut/RmaGet/RmaAtomic and per
+             IoOperationBegin of the archive, each ended once, not before it began, by its
+             local completion (IoOperationComplete with its bytes); the slices' bytes sum to
+             the archive's per kind; per thread, the "MPI state" counter steps through the
+             archive's sampled states exactly (a step where the state changes).
   bad_input  a missing archive, no format, an unknown option and an output that cannot be
              written: one clear message and exit code 1 or 2, no output file left behind.
 
@@ -46,6 +52,7 @@ import report_test  # noqa: E402  (its JSON Schema validator)
 import trace_checks  # noqa: E402
 
 RANKS = 4
+UNKNOWN_SIZE = 2**64 - 1  # OTF2_UNDEFINED_UINT64
 SENDS, FLOOD = 100, 20  # tests/apps/mpit_counts' arguments
 THREADS, THREAD_MESSAGES = 4, 400  # tests/apps/threads' arguments
 MPIT_ENV = {"OMPI_MCA_mpi_spc_attach": "all", "MPITRACE_PVARS": "runtime_spc_*,pml_ob1_*"}
@@ -77,6 +84,8 @@ def export(opts, trace_dir):
     failures = [f"schema: {e}" for e in report_test.validate(data, schema, schema)[:10]]
     for e in data["traceEvents"]:
         part = {"i": "peruse_args", "s": "flow_args", "f": "flow_args"}.get(e["ph"])
+        if e["ph"] == "b":
+            part = {"io": "io_args", "rma": "rma_args"}.get(e.get("cat"))
         if part:
             failures += [f"schema ({e['ph']} args): {x}" for x in report_test.validate(
                 e.get("args"), schema["$defs"][part], schema)[:3]]
@@ -283,6 +292,93 @@ def case_threads(opts, work):
     return f
 
 
+def operation_slices(events, cat):
+    """(failures, [(b, e)]) for the async slices of category `cat`: each id one b, then one e."""
+    f, by_id = [], collections.defaultdict(list)
+    for e in events:
+        if e["ph"] in "be" and e.get("cat") == cat:
+            by_id[(e["pid"], e["id"])].append(e)
+    pairs = []
+    for key, ends in by_id.items():
+        if [e["ph"] for e in ends] != ["b", "e"] or ends[1]["ts"] < ends[0]["ts"]:
+            f.append(f"{cat} slice {key}: {ends}, expected a b and a later e")
+        else:
+            pairs.append(tuple(ends))
+    return f, pairs
+
+
+def sampled_states(tr):
+    """Per (rank, thread): the sampled MPI states, one entry per change."""
+    states = {}
+    for loc, events in tr.events.items():
+        seq = []
+        for e in events:
+            if e.kind == "CallingContextSample":
+                attrs = {a.name: v for a, v in (e.raw.attributes or {}).items()}
+                if not seq or seq[-1] != attrs["mpi_state"]:
+                    seq.append(attrs["mpi_state"])
+        states[loc] = seq
+    return states
+
+
+def case_rma_io(opts, work):
+    f = []
+    env = {"MPITRACE_SAMPLING": "200us"}
+    for name, program in (("rma", [opts.rma]), ("io", [opts.file_io])):
+        trace_dir = trace(opts, work, name, program, env=env)
+        data, _, more = export(opts, trace_dir)
+        f += more
+        events = data["traceEvents"]
+        f += structure(events)[0]
+        tr = trace_checks.load(os.path.join(trace_dir, "traces.otf2"))
+        if name == "rma":
+            more, pairs = operation_slices(events, "rma")
+            f += more
+            ops = [e for kind in ("RmaPut", "RmaGet", "RmaAtomic") for _, e in tr.of_kind(kind)]
+            sent = sum(e.raw.bytes for e in ops if e.kind == "RmaPut") + \
+                sum(e.raw.bytes_sent for e in ops if e.kind == "RmaAtomic")
+            received = sum(e.raw.bytes for e in ops if e.kind == "RmaGet") + \
+                sum(e.raw.bytes_received for e in ops if e.kind == "RmaAtomic")
+            got = (len(pairs), sum(b["args"]["sent"] for b, _ in pairs),
+                   sum(b["args"]["received"] for b, _ in pairs))
+            print(f"rma: {got[0]} operation slices, {got[1]} B sent, {got[2]} B received; "
+                  f"archive {len(ops)}, {sent}, {received}")
+            if got != (len(ops), sent, received) or len(ops) < 71:
+                f.append(f"RMA slices (count, sent, received) {got}, archive "
+                         f"{(len(ops), sent, received)}")
+            if any(not b["args"]["window"] or b["args"]["target"] not in range(RANKS)
+                   for b, _ in pairs):
+                f.append("an RMA slice without its window's name or a world rank as target")
+        else:
+            more, pairs = operation_slices(events, "io")
+            f += more
+            begins = tr.of_kind("IoOperationBegin")
+            done = sum(e.raw.bytes_result for _, e in tr.of_kind("IoOperationComplete")
+                       if e.raw.bytes_result != UNKNOWN_SIZE)  # a sync moves no bytes
+            got = (len(pairs), sum(e.get("args", {}).get("bytes", 0) for _, e in pairs))
+            print(f"io: {got[0]} operation slices, {got[1]} B; archive {len(begins)}, {done}")
+            if got != (len(begins), done) or not begins:
+                f.append(f"I/O slices (count, bytes) {got}, archive {(len(begins), done)}")
+            if any(not b["args"]["file"] for b, _ in pairs):
+                f.append("an I/O slice without its file's name")
+        # The sampled MPI state, per thread track, as the archive's samples change it.
+        tids = {}
+        for e in events:
+            if e["ph"] == "M" and e["name"] == "thread_name":
+                rank, thread = (int(x) for x in e["args"]["name"].split()[1::2])
+                tids[(e["pid"], e["tid"])] = (rank, thread)
+        shown = collections.defaultdict(list)
+        for e in events:
+            if e["ph"] == "C" and e["name"].startswith("MPI state (sampled"):
+                (value,) = e["args"].values()
+                shown[tids[(e["pid"], e["tid"])]].append(value)
+        want = {loc: seq for loc, seq in sampled_states(tr).items() if seq}
+        print(f"{name}: MPI state changes per thread {dict((k, len(v)) for k, v in shown.items())}")
+        if dict(shown) != want or not want:
+            f.append(f"{name}: sampled MPI states exported {dict(shown)}, archive {want}")
+    return f
+
+
 def case_bad_input(opts, work):
     f = []
     exe = opts.perusetrace
@@ -313,7 +409,7 @@ def main():
     import argparse
     parser = argparse.ArgumentParser()
     for name in ("--mpirun", "--preload", "--perusetrace", "--scenarios", "--mpit-counts",
-                 "--threads", "--schema"):
+                 "--threads", "--rma", "--file-io", "--schema"):
         parser.add_argument(name, required=True)
     parser.add_argument("case", choices=sorted(CASES))
     opts = parser.parse_args()

@@ -31,8 +31,10 @@ constexpr Format kFormats[] = {
      "Chrome's trace-event JSON, which ui.perfetto.dev and chrome://tracing open:\n"
      "ranks as processes (named with their host), threads as threads, MPI calls as\n"
      "slices, Peruse events as instants with their fields, messages as arrows from\n"
-     "the sending call to the receiving one, queue depths, bytes in flight and MPI_T\n"
-     "values as counter tracks. Default output: TRACE-DIR.perfetto.json",
+     "the sending call to the receiving one, MPI-IO and one-sided operations as\n"
+     "async slices from start to completion, queue depths, bytes in flight, MPI_T\n"
+     "values and the sampled MPI state as counter tracks. Default output:\n"
+     "TRACE-DIR.perfetto.json",
      export_perfetto},
     {"--hdtrace",
      "HDTrace's XML, which PIOsim reads: PROGRAM_HOST_RANK_THREAD.trc per thread (an\n"

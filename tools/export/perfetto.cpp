@@ -8,8 +8,10 @@
 #include <cstdint>
 #include <deque>
 #include <iterator>
+#include <map>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "tools/archive/archive_reader.hpp"
@@ -38,6 +40,8 @@ class ChromeTrace : public archive::EventSink {
  public:
   struct Counts {
     std::uint64_t slices = 0, instants = 0, flows = 0, counter_values = 0;
+    std::uint64_t io_operations = 0, rma_operations = 0, state_changes = 0;
+    std::uint64_t unfinished_operations = 0;  // begun, never completed in the trace
     std::uint64_t unmatched_sends = 0, unmatched_receives = 0;
     // With processes of other MPI jobs (MPI_Comm_spawn): their other half is in those jobs' own
     // archives, so they get no arrow.
@@ -63,6 +67,12 @@ class ChromeTrace : public archive::EventSink {
   void metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
               std::int64_t value) override;
   void real_metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric, double value) override;
+  void sample(std::uint32_t loc, std::uint64_t t, const archive::Sample& s) override;
+  void rma(std::uint32_t loc, std::uint64_t t, const archive::RmaEvent& e) override;
+  void io_begin(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
+                const archive::IoBegin& op) override;
+  void io_complete(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, std::uint64_t bytes,
+                   std::uint64_t matching) override;
 
  private:
   struct Track {
@@ -87,6 +97,18 @@ class ChromeTrace : public archive::EventSink {
   bool other_job(std::uint32_t comm, std::uint32_t peer) const;
   void flow(bool start, std::uint32_t loc, std::uint64_t t, std::uint64_t id, std::int32_t peer,
             std::uint32_t comm, std::uint32_t tag, std::uint64_t bytes);
+  // An operation's async slice: "b" opens it (the caller adds "args" and the '}'), "e" ends it.
+  // A rank's operations are keyed by their matching id (one namespace for I/O, one for RMA).
+  struct OpenOperation {
+    std::uint64_t id;
+    const char* name;
+  };
+  using OperationKey = std::pair<std::uint32_t, std::uint64_t>;  // rank, matching id
+  void begin_operation(std::map<OperationKey, OpenOperation>& open_ops, const char* cat,
+                       const char* name, std::uint32_t loc, std::uint64_t t,
+                       std::uint64_t matching);
+  bool end_operation(std::map<OperationKey, OpenOperation>& open_ops, const char* cat,
+                     std::uint32_t loc, std::uint64_t t, std::uint64_t matching);
 
   const Definitions& defs_;
   OutputStream& out_;
@@ -101,6 +123,9 @@ class ChromeTrace : public archive::EventSink {
   std::vector<std::vector<double>> shown_;   // [loc][metric]: the value last written, NaN first
   std::unordered_map<archive::MessageChannel, Pending, archive::MessageChannelHash> pending_;
   std::uint64_t next_flow_ = 1;
+  std::map<OperationKey, OpenOperation> io_open_, rma_open_;
+  std::uint64_t next_operation_ = 1;
+  std::vector<int> state_shown_;  // [loc]: the MPI state last written, -2 before the first
   Counts counts_;
 };
 
@@ -138,6 +163,7 @@ ChromeTrace::ChromeTrace(const Definitions& defs, OutputStream& out)
                             archive::json_string(m.unit.empty() ? "value" : m.unit) + ":");
   totals_.resize(defs.locations.size());
   shown_.resize(defs.locations.size());
+  state_shown_.assign(defs.locations.size(), -2);
 }
 
 void ChromeTrace::open(const char* phase, std::uint32_t loc, std::uint64_t t) {
@@ -185,6 +211,7 @@ void ChromeTrace::finish(const std::string& archive) {
     counts_.unmatched_sends += p.sends.size();
     counts_.unmatched_receives += p.receives.size();
   }
+  counts_.unfinished_operations = io_open_.size() + rma_open_.size();
   // After the events: a viewer that does not know "otherData" has read them all by then.
   fmt::format_to(std::back_inserter(buf_),
                  "\n],\n"
@@ -364,6 +391,98 @@ void ChromeTrace::real_metric(std::uint32_t loc, std::uint64_t t, std::uint32_t 
   counter(loc, t, metric, value);
 }
 
+// ---- MPI-IO and one-sided operations: async slices from start to completion ----------------
+
+// An operation may complete in another call than the one that started it (nonblocking and split
+// collective I/O; puts and gets completed by a fence, an unlock, a flush or a Wait), even on
+// another thread: an async slice of the rank spans exactly that. Their ids have a namespace of
+// their own per category, apart from the messages' flow ids.
+void ChromeTrace::begin_operation(std::map<OperationKey, OpenOperation>& open_ops, const char* cat,
+                                  const char* name, std::uint32_t loc, std::uint64_t t,
+                                  std::uint64_t matching) {
+  const std::uint64_t id = next_operation_++;
+  open_ops[{tracks_[loc].rank, matching}] = {id, name};
+  open("b", loc, t);
+  fmt::format_to(std::back_inserter(buf_), R"(,"name":"{}","cat":"{}","id":{})", name, cat, id);
+}
+
+bool ChromeTrace::end_operation(std::map<OperationKey, OpenOperation>& open_ops, const char* cat,
+                                std::uint32_t loc, std::uint64_t t, std::uint64_t matching) {
+  const auto it = open_ops.find({tracks_[loc].rank, matching});
+  if (it == open_ops.end()) return false;
+  open("e", loc, t);
+  fmt::format_to(std::back_inserter(buf_), R"(,"name":"{}","cat":"{}","id":{})", it->second.name,
+                 cat, it->second.id);
+  open_ops.erase(it);
+  return true;
+}
+
+void ChromeTrace::io_begin(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
+                           const archive::IoBegin& op) {
+  const char* name = op.mode == archive::IoMode::Read    ? "MPI-IO read"
+                     : op.mode == archive::IoMode::Write ? "MPI-IO write"
+                                                         : "MPI-IO sync";
+  begin_operation(io_open_, "io", name, loc, t, op.matching);
+  buf_ += R"(,"args":{"file":)";
+  buf_ += archive::json_string(handle < defs_.io_handles.size() ? defs_.io_handles[handle].name
+                                                                : std::string());
+  if (op.bytes != archive::kUnknownSize)
+    fmt::format_to(std::back_inserter(buf_), R"(,"requested":{})", op.bytes);
+  fmt::format_to(std::back_inserter(buf_), R"(,"collective":{},"nonblocking":{}}})",
+                 (op.flags & archive::kIoCollective) != 0,
+                 (op.flags & archive::kIoNonBlocking) != 0);
+  close();
+  ++counts_.io_operations;
+}
+
+void ChromeTrace::io_complete(std::uint32_t loc, std::uint64_t t, std::uint32_t,
+                              std::uint64_t bytes, std::uint64_t matching) {
+  if (!end_operation(io_open_, "io", loc, t, matching)) return;
+  if (bytes != archive::kUnknownSize)
+    fmt::format_to(std::back_inserter(buf_), R"(,"args":{{"bytes":{}}})", bytes);
+  close();
+}
+
+void ChromeTrace::rma(std::uint32_t loc, std::uint64_t t, const archive::RmaEvent& e) {
+  using Kind = archive::RmaEventKind;
+  if (e.kind == Kind::Put || e.kind == Kind::Get || e.kind == Kind::Atomic) {
+    const char* name = e.kind == Kind::Put   ? "RMA put"
+                       : e.kind == Kind::Get ? "RMA get"
+                                             : "RMA atomic";
+    begin_operation(rma_open_, "rma", name, loc, t, e.matching);
+    const bool known = e.window < defs_.windows.size();
+    const std::uint32_t comm = known ? defs_.windows[e.window].comm : archive::kNoComm;
+    buf_ += R"(,"args":{"window":)";
+    buf_ += archive::json_string(known ? defs_.windows[e.window].name : std::string());
+    fmt::format_to(std::back_inserter(buf_), R"(,"target":{},"sent":{},"received":{}}})",
+                   world_rank(comm, e.target, tracks_[loc].rank), e.sent, e.received);
+    close();
+    ++counts_.rma_operations;
+  } else if (e.kind == Kind::CompleteBlocking || e.kind == Kind::CompleteNonBlocking) {
+    // Local completion ends the slice: the origin's buffer is free again. The remote completion
+    // (the data at the target) adds no event.
+    if (end_operation(rma_open_, "rma", loc, t, e.matching)) close();
+  }
+}
+
+// ---- samples: the sampled MPI state as a counter track per thread ------------------------------
+
+void ChromeTrace::sample(std::uint32_t loc, std::uint64_t t, const archive::Sample& s) {
+  const int state = s.state <= 2 ? s.state : -1;
+  if (state_shown_[loc] == state) return;
+  state_shown_[loc] = state;
+  open("C", loc, t);
+  const Track& track = tracks_[loc];
+  const std::string name = track.thread == 0
+                               ? std::string("MPI state (sampled)")
+                               : fmt::format("MPI state (sampled, thread {})", track.thread);
+  fmt::format_to(std::back_inserter(buf_),
+                 R"(,"name":{},"args":{{"0 outside MPI, 1 MPI work, 2 MPI stall":{}}}}})",
+                 archive::json_string(name), state);
+  out_.flush_if_full();
+  ++counts_.state_changes;
+}
+
 }  // namespace
 
 int export_perfetto(const ExportRequest& request) {
@@ -401,6 +520,12 @@ int export_perfetto(const ExportRequest& request) {
                "(cancelled, on ranks not traced, or the program stopped first): they have half "
                "an arrow, which viewers do not draw.\n",
                c.unmatched_sends, c.unmatched_receives);
+  if (c.unfinished_operations > 0)
+    fmt::print(stderr,
+               "perusetrace export: {} MPI-IO or RMA operations never completed in the trace (the "
+               "program stopped first, or freed a request it never completed): their slices have "
+               "no end, which viewers show as not ended.\n",
+               c.unfinished_operations);
   if (c.with_other_jobs > 0) {
     std::string jobs;
     for (const archive::JobDef& job : defs.jobs) {
@@ -424,12 +549,17 @@ int export_perfetto(const ExportRequest& request) {
   if (!request.quiet) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    // What only some traces hold is named only when there.
+    std::string more;
+    if (c.io_operations > 0) more += fmt::format(", {} MPI-IO operations", c.io_operations);
+    if (c.rma_operations > 0) more += fmt::format(", {} RMA operations", c.rma_operations);
+    if (c.state_changes > 0) more += fmt::format(", {} sampled MPI state changes", c.state_changes);
     fmt::print(stderr,
                "perusetrace export: {}: {} slices, {} Peruse events, {} messages, {} counter "
-               "values from {} archive events in {:.1f} s ({:.1f} MB); open it in "
+               "values{} from {} archive events in {:.1f} s ({:.1f} MB); open it in "
                "ui.perfetto.dev or chrome://tracing\n",
                path == "-" ? std::string("standard output") : path, c.slices, c.instants, c.flows,
-               c.counter_values, defs.total_events, seconds,
+               c.counter_values, more, defs.total_events, seconds,
                static_cast<double>(out.bytes()) / 1e6);
   }
   return 0;
