@@ -34,3 +34,77 @@ def without_tracer_settings():
     inherit mpirun's environment, so a setting left in the shell would reach every rank and
     change what is measured without a word."""
     return {k: v for k, v in os.environ.items() if not k.startswith("MPITRACE_")}
+
+
+def _descendants(pid):
+    """`pid` and every process below it, from /proc."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        found.append(p)
+        todo += children.get(p, [])
+    return found
+
+
+def _stacks(pids):
+    """Every thread's stack of each process, by gdb when there is one, else the kernel's view
+    (where each thread sleeps)."""
+    import shutil
+    import subprocess
+    out = []
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                name = f.read().replace(b"\0", b" ").decode(errors="replace")[:200]
+        except OSError:
+            continue
+        out.append(f"== pid {pid}: {name}")
+        if shutil.which("gdb"):
+            run = subprocess.run(["gdb", "-p", str(pid), "-batch", "-ex", "thread apply all bt"],
+                                 capture_output=True, text=True, timeout=60)
+            out += [line for line in run.stdout.splitlines()
+                    if line.startswith(("#", "Thread "))][:200]
+        else:
+            for tid in sorted(os.listdir(f"/proc/{pid}/task")):
+                try:
+                    with open(f"/proc/{pid}/task/{tid}/wchan") as f:
+                        out.append(f"thread {tid}: waits in {f.read().strip() or '(running)'}")
+                except OSError:
+                    pass
+    return "\n".join(out)
+
+
+def run(cmd, timeout, **kwargs):
+    """subprocess.run(cmd, capture_output=True, text=True, ...), but a run still going after
+    `timeout` seconds is a hang to diagnose, not only to kill: every process of it has its
+    threads' stacks printed (gdb) before it is killed; the result then has returncode None
+    and says so in its stderr. Keep `timeout` below the test's own, or meson kills first."""
+    import signal
+    import subprocess
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            **kwargs)
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout)
+        return subprocess.CompletedProcess(cmd, proc.returncode, stdout, stderr)
+    except subprocess.TimeoutExpired:
+        pids = _descendants(proc.pid)
+        print(f"HANG: {' '.join(cmd[:1] + cmd[-3:])} still running after {timeout} s; the "
+              f"stacks of its {len(pids)} processes:\n{_stacks(pids)}", flush=True)
+        # The ranks are in process groups of their own (Open MPI's launcher puts them there).
+        for pid in _descendants(proc.pid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        stdout, stderr = proc.communicate()
+        return subprocess.CompletedProcess(
+            cmd, None, stdout, stderr + f"\n(hung: killed after {timeout} s; stacks above)")
