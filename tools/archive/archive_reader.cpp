@@ -30,12 +30,14 @@
 #include <thread>
 #include <atomic>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "otf2_writer/archive_schema.hpp"
 #include "tools/archive/event_decoder.hpp"
 #include "tools/archive/event_merge.hpp"
 #include "tools/archive/event_sequencer.hpp"
+#include "tools/archive/otf2_callback.hpp"
 #include "tools/archive/pipelined_sink.hpp"
 
 namespace perusetrace::archive {
@@ -360,14 +362,7 @@ using Impl = ArchiveReader::Impl;
 // Runs a callback's body; an exception becomes OTF2_CALLBACK_INTERRUPT (see Impl::failure).
 template <class Body>
 OTF2_CallbackCode guarded(void* data, Body&& body) {
-  Impl& s = *static_cast<Impl*>(data);
-  try {
-    body(s);
-    return OTF2_CALLBACK_SUCCESS;
-  } catch (...) {
-    if (!s.failure) s.failure = std::current_exception();
-    return OTF2_CALLBACK_INTERRUPT;
-  }
+  return guarded_callback<Impl>(data, std::forward<Body>(body));
 }
 
 // ---- global definitions ------------------------------------------------------------------

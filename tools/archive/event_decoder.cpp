@@ -10,6 +10,7 @@
 
 #include "otf2_writer/peruse_fields.hpp"
 #include "tools/archive/event_sequencer.hpp"
+#include "tools/archive/otf2_callback.hpp"
 
 namespace perusetrace::archive {
 
@@ -120,14 +121,7 @@ using State = EventDecoder::State;
 // Runs a callback's body; an exception becomes OTF2_CALLBACK_INTERRUPT (see State::failure).
 template <class Body>
 OTF2_CallbackCode guarded(void* data, Body&& body) {
-  State& s = *static_cast<State*>(data);
-  try {
-    body(s);
-    return OTF2_CALLBACK_SUCCESS;
-  } catch (...) {
-    if (!s.failure) s.failure = std::current_exception();
-    return OTF2_CALLBACK_INTERRUPT;
-  }
+  return guarded_callback<State>(data, std::forward<Body>(body));
 }
 
 // An event of a location this reader knows: body(s, location index, OTF2 timestamp). Events of
