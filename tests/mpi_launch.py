@@ -1,5 +1,8 @@
 """How the tests start real ranks: one place that knows each mpirun's options."""
 import os
+import shutil
+import signal
+import subprocess
 
 # Containers forbid the cross-memory attach Open MPI's shared memory uses by default.
 RANK_ENV = {"OMPI_MCA_btl_vader_single_copy_mechanism": "none"}
@@ -58,8 +61,6 @@ def _descendants(pid):
 def _stacks(pids):
     """Every thread's stack of each process, by gdb when there is one, else the kernel's view
     (where each thread sleeps)."""
-    import shutil
-    import subprocess
     out = []
     for pid in pids:
         try:
@@ -88,8 +89,6 @@ def run(cmd, timeout, **kwargs):
     `timeout` seconds is a hang to diagnose, not only to kill: every process of it has its
     threads' stacks printed (gdb) before it is killed; the result then has returncode None
     and says so in its stderr. Keep `timeout` below the test's own, or meson kills first."""
-    import signal
-    import subprocess
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             **kwargs)
     try:

@@ -21,7 +21,6 @@ CASE:
 import collections
 import os
 import re
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -36,9 +35,8 @@ def case_external_sampler(opts, work):
     env = {"MPITRACE_OUTPUT": os.path.join(work, "trace"), "MPITRACE_PERUSE_EVENTS": "all"}
     sampler = os.path.join(opts.build, "tests", "libstate_sampler.so")
     command = mpi_launch.command(opts.mpirun, 2, env, f"{opts.preload}:{sampler}")
-    run = subprocess.run(command + [os.path.join(opts.build, "tests", "state_phases"), "300",
-                                    "32"], env=mpi_launch.launcher_env(env), cwd=work,
-                         capture_output=True, text=True, timeout=300)
+    run = mpi_launch.run(command + [os.path.join(opts.build, "tests", "state_phases"), "300",
+                                    "32"], timeout=200, env=mpi_launch.launcher_env(env), cwd=work)
     counts = [tuple(map(int, m)) for m in COUNTS.findall(run.stderr)]
     if run.returncode != 0 or len(counts) != 2:
         return [f"the run failed (exit {run.returncode}) or not both ranks reported: "
@@ -84,7 +82,8 @@ def run_phases(opts, work, name, env, args=("600", "64")):
     env = dict({"MPITRACE_OUTPUT": out, "MPITRACE_PERUSE_EVENTS": "all",
                 "MPITRACE_SAMPLING": "1ms"}, **env)
     command = mpi_launch.command(opts.mpirun, 2, env, opts.preload)
-    # Its stacks if it hangs (once seen in CI, not reproduced), before meson's 300 s run out.
+    # Its stacks if it hangs (once seen in CI, not reproduced), before meson's 300 s run out:
+    # the test's other runs take their shares of the 300 s too.
     run = mpi_launch.run(command + [os.path.join(opts.build, "tests", "state_phases"), *args],
                          timeout=200, env=mpi_launch.launcher_env(env), cwd=work)
     phases = {int(m[0]): list(map(float, m[1:])) for m in PHASES.findall(run.stdout)}
@@ -141,9 +140,8 @@ def case_sample_mode(opts, work):
         env = {"MPITRACE_OUTPUT": ring_out, "MPITRACE_PERUSE_EVENTS": "all",
                "MPITRACE_SAMPLING": "1ms", "MPITRACE_MODE": mode}
         command = mpi_launch.command(opts.mpirun, 4, env, opts.preload)
-        ring = subprocess.run(command + [os.path.join(opts.build, "tests", "ring"), "-i", "5000"],
-                              env=mpi_launch.launcher_env(env), cwd=work, capture_output=True,
-                              text=True, timeout=300)
+        ring = mpi_launch.run(command + [os.path.join(opts.build, "tests", "ring"), "-i", "5000"],
+                              timeout=100, env=mpi_launch.launcher_env(env), cwd=work)
         if ring.returncode != 0:
             return failures + [f"the {mode} ring failed: {ring.stderr[-800:]}"]
         sizes[mode] = archive_bytes(ring_out)
