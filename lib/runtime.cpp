@@ -156,9 +156,12 @@ void on_init(int rc, Fn fn, std::uint64_t start, int provided) {
   measure_clock();
 
   g_group_mask = settings.group_mask;
-  std::string sampling_problem;
-  if (!sampling::configure(settings.sampling_period_ns, sampling_problem) && g_run.rank == 0)
+  std::string sampling_problem, sampling_notice;
+  if (!sampling::configure(settings.sampling_period_ns, sampling_problem, sampling_notice) &&
+      g_run.rank == 0)
     std::fprintf(stderr, "perusetrace: %s; the run is not sampled.\n", sampling_problem.c_str());
+  else if (!sampling_notice.empty() && g_run.rank == 0)
+    std::fprintf(stderr, "perusetrace: %s.\n", sampling_notice.c_str());
   configure_buffers(settings.buffer_bytes);
   g_comms.start();
   rma_groups::start();

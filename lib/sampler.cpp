@@ -4,7 +4,6 @@
 #include <libunwind.h>
 #include <dlfcn.h>
 #include <signal.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -15,6 +14,7 @@
 
 #include "lib/journal.hpp"
 #include "lib/journal_format.hpp"
+#include "lib/loader_lock.hpp"
 #include "lib/mpi_handlers.hpp"
 #include "lib/mpi_state.hpp"
 #include "lib/sample_file.hpp"
@@ -35,6 +35,7 @@ struct ThreadSamples {
   // Taken by the handler, and by whoever writes the buffer out at the end; never waited for.
   std::atomic<bool> busy{false};
   int fd = -1;
+  pid_t tid = 0;
   timer_t timer{};
   bool has_timer = false;
   std::size_t used = 0;
@@ -72,7 +73,9 @@ void on_sample(int, siginfo_t*, void*) {
   // libunwind walks through the signal frame into the interrupted code, with its per-thread
   // cache of unwind tables (no lock, no allocation once warm). glibc's backtrace cost 26 us a
   // sample (docs/performance.md, Sampling): it looks up every frame's unwind table afresh.
-  const int n = g_walk_stacks ? unw_backtrace(frames, kMaxFrames) : 0;
+  // Not while this thread may hold the dynamic loader's lock: the walk would wait for it.
+  const int n =
+      g_walk_stacks && !loader::may_hold_lock(s->tid) ? unw_backtrace(frames, kMaxFrames) : 0;
   const std::uint64_t time = now_ticks();
   const std::size_t bytes = sizeof(SampleHeader) + sizeof(std::uint64_t) * n;
   if (s->used + bytes > kBufferBytes) write_out(*s);
@@ -109,10 +112,16 @@ void finish(std::uint32_t index) noexcept {
 
 }  // namespace
 
-bool configure(std::uint64_t period_ns, std::string& error) {
+bool configure(std::uint64_t period_ns, std::string& error, std::string& notice) {
   g_period_ns = period_ns;
   if (period_ns == 0) return true;
   g_walk_stacks = ::dlsym(RTLD_DEFAULT, "__tsan_init") == nullptr;
+  std::string why;
+  if (g_walk_stacks && !loader::find_lock(why)) {
+    g_walk_stacks = false;
+    notice = "samples are taken without their stacks (" + why +
+             "): walking a stack while the program loads a library could hang it";
+  }
   unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
   void* warm[4];
   unw_backtrace(warm, 4);
@@ -142,7 +151,8 @@ void start_thread(std::uint32_t index) noexcept {
   std::memset(&ev, 0, sizeof ev);
   ev.sigev_notify = SIGEV_THREAD_ID;
   ev.sigev_signo = sample_signal();
-  ev._sigev_un._tid = static_cast<pid_t>(::syscall(SYS_gettid));
+  s->tid = ::gettid();
+  ev._sigev_un._tid = s->tid;
   s->has_timer = ::timer_create(CLOCK_MONOTONIC, &ev, &s->timer) == 0;
   t_samples = s;
   g_threads[index].store(s);

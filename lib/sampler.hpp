@@ -12,8 +12,8 @@
 namespace perusetrace::sampling {
 
 // At MPI_Init, before any thread records: `period_ns` 0 means off. False with `error` when the
-// signal cannot be taken.
-bool configure(std::uint64_t period_ns, std::string& error);
+// signal cannot be taken; `notice` says why samples will have no stacks, if they will not.
+bool configure(std::uint64_t period_ns, std::string& error, std::string& notice);
 // A thread's first record (thread_buffer.cpp): its timer and its buffer.
 void start_thread(std::uint32_t thread_index) noexcept;
 // The thread ends: its timer goes, its samples are written.
