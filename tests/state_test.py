@@ -17,6 +17,12 @@ CASE:
                     archive at least 20 times smaller than its full trace.
   selection         MPITRACE_RANKS=1 samples rank 1 only; MPI_Pcontrol(0)/(1) around the
                     transfers leaves none of their samples.
+  loader_churn      tests/apps/loader_churn on 2 ranks sampled at 10 kHz for 2 s: dlopen,
+                    dlclose and dl_iterate_phdr without pause, the dynamic loader's lock taken
+                    and freed tens of thousands of times a second. The run ends (a stack walk
+                    that waits for the lock its own thread is taking hangs it: it did, every
+                    time, until lib/loader_lock.cpp), each rank has the samples of its 2 s, and
+                    most of them have their stack, through the program's churn loop.
 """
 import collections
 import os
@@ -181,6 +187,52 @@ def case_ground_truth(opts, work):
     if run.returncode != 0 or sorted(phases) != [0, 1]:
         return [f"the run failed (exit {run.returncode}): {run.stderr[-1500:]}"]
     check_phases(os.path.join(out, "traces.otf2"), phases, failures)
+    return failures
+
+
+def churn_samples(archive):
+    """Per rank: (samples, by weight; those whose stack shows the function `churn`)."""
+    import otf2
+    counts = collections.defaultdict(lambda: [0, 0])
+    with otf2.reader.open(archive) as trace:
+        for location, event in trace.events:
+            if not isinstance(event, otf2.events.CallingContextSample):
+                continue
+            rank = int(location.group.name.split()[-1])
+            weight = {k.name: v for k, v in (event.attributes or {}).items()}.get(
+                "sample_weight", 1)
+            counts[rank][0] += weight
+            context = event.calling_context
+            while context is not None and context.region.name != "churn":
+                context = context.parent
+            counts[rank][1] += weight if context is not None else 0
+    return counts
+
+
+def case_loader_churn(opts, work):
+    seconds, period_us = 2.0, 100
+    out = os.path.join(work, "trace")
+    env = {"MPITRACE_OUTPUT": out, "MPITRACE_SAMPLING": f"{period_us}us"}
+    command = mpi_launch.command(opts.mpirun, 2, env, opts.preload)
+    run = mpi_launch.run(command + [os.path.join(opts.build, "tests", "loader_churn"),
+                                    str(seconds), os.path.join(opts.build, "tests",
+                                                               "libloader_churn_module.so")],
+                         timeout=90, env=mpi_launch.launcher_env(env), cwd=work)
+    cycles = re.findall(r"loader_churn rank \d+: cycles (\d+)", run.stdout)
+    if run.returncode != 0 or len(cycles) != 2:
+        return [f"the run failed (exit {run.returncode}): {run.stderr[-3000:]}"]
+    failures = []
+    expected = seconds * 1e6 / period_us
+    for rank, (samples, in_churn) in sorted(churn_samples(os.path.join(out, "traces.otf2"))
+                                            .items()):
+        print(f"rank {rank}: {samples} samples (a {seconds} s loop at {period_us} us: "
+              f"{expected:.0f}), {in_churn} with the churn loop in their stack")
+        # The loop is most of the run: every period of it is a sample, by weight.
+        if samples < 0.9 * expected:
+            failures.append(f"rank {rank}: {samples} samples, expected {expected:.0f} or more")
+        if in_churn < 0.8 * expected:
+            failures.append(f"rank {rank}: only {in_churn} samples show the churn loop in their "
+                            f"stack, expected most of {expected:.0f}: stacks were dropped")
     return failures
 
 
