@@ -22,6 +22,8 @@ import mpi_launch  # noqa: E402
 import trace_checks  # noqa: E402
 
 SKIP = 77  # a program's and Meson's "this test cannot run here"
+# A run still going after this is a hang: its stacks are printed before meson's 180 s are up.
+RUN_TIMEOUT = 75
 
 
 def main():
@@ -55,9 +57,8 @@ def main():
     if opts.baseline:
         untraced = mpi_launch.command(opts.mpirun, opts.np, dict(ranks, MPITRACE_ENABLED="0"),
                                       opts.preload, opts.style)
-        baseline = subprocess.run(untraced + command, env=env, cwd=work, capture_output=True,
-                                  text=True)
-    run = subprocess.run(args + command, env=env, cwd=work, capture_output=True, text=True)
+        baseline = mpi_launch.run(untraced + command, timeout=RUN_TIMEOUT, env=env, cwd=work)
+    run = mpi_launch.run(args + command, timeout=RUN_TIMEOUT, env=env, cwd=work)
     sys.stdout.write(run.stdout)
     sys.stderr.write(run.stderr)
     if run.returncode == SKIP and opts.expect_exit != SKIP:
