@@ -147,6 +147,12 @@ void start_thread(std::uint32_t index) noexcept {
     delete s;
     return;
   }
+  // libunwind sets up this thread's caches on its first walk (memory, a pthread key's value):
+  // here, not in the first sample's handler, which may have interrupted malloc.
+  if (g_walk_stacks) {
+    void* warm[4];
+    unw_backtrace(warm, 4);
+  }
   struct sigevent ev;
   std::memset(&ev, 0, sizeof ev);
   ev.sigev_notify = SIGEV_THREAD_ID;
