@@ -77,6 +77,11 @@ def report(opts, trace_dir, html):
     return wall, cpu, max(threads.values(), default=cpu), events
 
 
+def rate(events, seconds):
+    """M events/s; "-" for a time under the clock's 10 ms tick (a small smoke-test trace)."""
+    return f"{events / seconds / 1e6:.2f}" if seconds > 0 else "-"
+
+
 def page_figures(path):
     with open(path, encoding="utf-8") as f:
         text = f.read()
@@ -124,7 +129,7 @@ def main():
             for label, out in (("report", None), ("report --html", html)):
                 wall, cpu, busiest, events = report(opts, trace_dir, out)
                 print(f"{label:<14}{wall:>8.2f}{cpu:>8.2f}{busiest:>18.2f}"
-                      f"{events / wall / 1e6:>12.2f}{events / busiest / 1e6:>11.2f}")
+                      f"{rate(events, wall):>12}{rate(events, busiest):>11}")
         size, data = page_figures(html)
         print(f"{events} events; page {size / 2**20:.2f} MiB; summary {data['buckets']} buckets "
               f"x {len(data['rows'])} rows; detail {data['items_kept']} of {data['items_seen']} "

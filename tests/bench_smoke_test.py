@@ -129,7 +129,8 @@ for trace, events in (("stream", "200000"), ("ping-pong", "100000")):
 # 2000 round trips: few enough events for the page to keep them all.
 out = run("run_timeline.py", "--mpirun", mpirun, "--rounds", "2000", "--runs", "1")
 for label in ("report", "report --html"):
-    expect("run_timeline.py", out, rf"^{label}\s+(\d+\.\d\d\s+){{3}}\d+\.\d\d\s+\d+\.\d\d$",
+    # The busiest thread's CPU time can be under the 10 ms tick here: its rate is then "-".
+    expect("run_timeline.py", out, rf"^{label}\s+(\d+\.\d\d\s+){{3}}\d+\.\d\d\s+(\d+\.\d\d|-)$",
            f"'{label}' row")
 expect("run_timeline.py", out, r"^\d+ events; page \d+\.\d\d MiB; .* \(whole trace\), 1 covered",
        "page line keeping the whole trace")
