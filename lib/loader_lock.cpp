@@ -60,8 +60,9 @@ bool find_lock(std::string& why) noexcept {
   Search s{static_cast<const unsigned char*>(global), static_cast<const ElfW(Sym)*>(entry)->st_size,
            ::gettid(), nullptr, 0};
   ::dl_iterate_phdr(scan_while_held, &s);
-  // Exactly one mutex held by this thread during the walk, free after it: that is the lock.
-  if (s.matches != 1 || s.found->lock != 0 || s.found->owner != 0) {
+  // Exactly one mutex held by this thread during the walk, and no longer after it (another
+  // thread may have taken it since): that is the lock.
+  if (s.matches != 1 || __atomic_load_n(&s.found->owner, __ATOMIC_RELAXED) == s.tid) {
     why = "the lock of glibc's dynamic loader was not found";
     return false;
   }
