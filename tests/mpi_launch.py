@@ -3,6 +3,7 @@ import os
 import shutil
 import signal
 import subprocess
+import threading
 
 # Containers forbid the cross-memory attach Open MPI's shared memory uses by default.
 RANK_ENV = {"OMPI_MCA_btl_vader_single_copy_mechanism": "none"}
@@ -84,26 +85,52 @@ def _stacks(pids):
     return "\n".join(out)
 
 
+def start(cmd, timeout, **kwargs):
+    """subprocess.Popen(cmd, stdout=PIPE, stderr=PIPE, text=True, ...) for a caller that acts on
+    the run while it goes (reads its output, signals a rank), then calls finish(). A run still
+    going `timeout` seconds after it started is ended as run() ends one, even while the caller
+    is blocked reading its output (a watchdog thread)."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            **kwargs)
+    proc.hung_after = None
+    proc.watchdog = threading.Timer(timeout, _end_hung, (proc, timeout))
+    proc.watchdog.daemon = True
+    proc.watchdog.start()
+    return proc
+
+
+def _end_hung(proc, timeout):
+    if proc.poll() is not None:
+        return
+    proc.hung_after = timeout
+    pids = _descendants(proc.pid)
+    cmd = list(proc.args)
+    print(f"HANG: {' '.join(cmd[:1] + cmd[-3:])} still running after {timeout} s; the "
+          f"stacks of its {len(pids)} processes:\n{_stacks(pids)}", flush=True)
+    # The ranks are in process groups of their own (Open MPI's launcher puts them there).
+    for pid in _descendants(proc.pid):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def finish(proc):
+    """The end of a run from start(), as a CompletedProcess; returncode None if it hung (its
+    stacks printed, its processes killed), which its stderr then says."""
+    stdout, stderr = proc.communicate()
+    proc.watchdog.cancel()
+    proc.watchdog.join()  # a hang being diagnosed is printed and killed first
+    if proc.hung_after is None:
+        return subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
+    return subprocess.CompletedProcess(
+        proc.args, None, stdout,
+        stderr + f"\n(hung: killed after {proc.hung_after} s; stacks above)\n")
+
+
 def run(cmd, timeout, **kwargs):
     """subprocess.run(cmd, capture_output=True, text=True, ...), but a run still going after
     `timeout` seconds is a hang to diagnose, not only to kill: every process of it has its
     threads' stacks printed (gdb) before it is killed; the result then has returncode None
     and says so in its stderr. Keep `timeout` below the test's own, or meson kills first."""
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            **kwargs)
-    try:
-        stdout, stderr = proc.communicate(timeout=timeout)
-        return subprocess.CompletedProcess(cmd, proc.returncode, stdout, stderr)
-    except subprocess.TimeoutExpired:
-        pids = _descendants(proc.pid)
-        print(f"HANG: {' '.join(cmd[:1] + cmd[-3:])} still running after {timeout} s; the "
-              f"stacks of its {len(pids)} processes:\n{_stacks(pids)}", flush=True)
-        # The ranks are in process groups of their own (Open MPI's launcher puts them there).
-        for pid in _descendants(proc.pid):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
-        stdout, stderr = proc.communicate()
-        return subprocess.CompletedProcess(
-            cmd, None, stdout, stderr + f"\n(hung: killed after {timeout} s; stacks above)")
+    return finish(start(cmd, timeout, **kwargs))
