@@ -1,21 +1,30 @@
 #!/usr/bin/python3
 """Runs PROGRAM on NP ranks with the tests' mpirun line (mpi_launch.command), untraced, and
-exits as mpirun did: for the tests whose check is the program's own exit code.
+exits as mpirun did: for the tests whose check is the program's own exit code. A run that
+hangs has its stacks printed and exits 124.
 
     mpi_run.py MPIRUN NP PROGRAM [ARGS...]
 """
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mpi_launch  # noqa: E402
 
+# A run still going after this is a hang: its stacks are printed before meson's 120 s are up.
+RUN_TIMEOUT = 60
+HUNG = 124  # the exit status of timeout(1) for a command it stopped
+
 
 def main():
     mpirun, np, program = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
-    done = subprocess.run(mpi_launch.command(mpirun, np) + program,
+    done = mpi_launch.run(mpi_launch.command(mpirun, np) + program, timeout=RUN_TIMEOUT,
                           env=mpi_launch.launcher_env())
+    sys.stdout.write(done.stdout)
+    sys.stderr.write(done.stderr)
+    if done.returncode is None:
+        print(f"{os.path.basename(program[0])} hung on {np} ranks (stacks above)", file=sys.stderr)
+        sys.exit(HUNG)
     sys.exit(done.returncode)
 
 
