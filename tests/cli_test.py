@@ -15,6 +15,9 @@ import mpi_launch  # noqa: E402
 import trace_checks  # noqa: E402
 
 ENV = mpi_launch.launcher_env()
+# A run still going after this is a hang (the longest, the full-disk case's, takes about 22 s):
+# its stacks are printed before meson's 180 s are up.
+RUN_TIMEOUT = 75
 
 
 class Context:
@@ -25,13 +28,16 @@ class Context:
         self.launcher = os.path.join(build, "tools", "perusetrace")
 
     def mpirun_traced(self, env_vars, args, np=2):
-        return subprocess.run(mpi_launch.command(self.mpirun, np, env_vars, self.library) + args,
-                              env=ENV, cwd=self.work, capture_output=True, text=True,
-                              timeout=120)
+        run = mpi_launch.run(mpi_launch.command(self.mpirun, np, env_vars, self.library) + args,
+                             timeout=RUN_TIMEOUT, env=ENV, cwd=self.work)
+        expect(run.returncode is not None, "the run hung", run)
+        return run
 
     def launch(self, args):
-        return subprocess.run([self.launcher] + args, env=ENV, cwd=self.work,
-                              capture_output=True, text=True, timeout=120)
+        """`perusetrace ARGS`; `run` starts mpirun."""
+        run = mpi_launch.run([self.launcher] + args, timeout=RUN_TIMEOUT, env=ENV, cwd=self.work)
+        expect(run.returncode is not None, f"perusetrace {args[0]} hung", run)
+        return run
 
 
 def expect(condition, message, run=None):
@@ -149,21 +155,21 @@ def remove_output_during_run(c, name, rounds, appears, then_wait=0.0, watch=Fals
     out = os.path.join(c.work, name)
     args = mpi_launch.command(c.mpirun, 2, {"MPITRACE_OUTPUT": out,
                                             "MPITRACE_BUFFER_SIZE": "64K"}, c.library)
-    program = subprocess.Popen(args + [os.path.join(c.build, "tests", "many_events"), str(rounds)]
+    program = mpi_launch.start(args + [os.path.join(c.build, "tests", "many_events"), str(rounds)]
                                + ([out] if watch else []),
-                               env=ENV, cwd=c.work, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 60
+                               timeout=RUN_TIMEOUT, env=ENV, cwd=c.work)
+    # A run hung before APPEARS shows up is ended (with its stacks) by mpi_launch's watchdog.
     while program.poll() is None and not os.path.isdir(os.path.join(out, appears)):
-        expect(time.time() < deadline, f"{appears}/ never appeared in the output directory")
         time.sleep(0.002)
+    appeared = os.path.isdir(os.path.join(out, appears))
     time.sleep(then_wait)
     # The journal first: a rank that finds the archive's directory gone then also finds the
     # journal gone, whatever order rmtree would have taken (the messages name what is left).
     shutil.rmtree(os.path.join(out, "journal"), ignore_errors=True)
     shutil.rmtree(out, ignore_errors=True)
-    stdout, stderr = program.communicate(timeout=120)
-    run = subprocess.CompletedProcess(args, program.returncode, stdout, stderr)
+    run = mpi_launch.finish(program)
+    expect(run.returncode is not None,
+           "the run hung" + ("" if appeared else f" before {appears}/ appeared"), run)
     expect(run.returncode == 0, f"the program failed (exit {run.returncode})", run)
     expect(run.stdout.count("peak_kib") == 2, "the ranks did not run to their end", run)
     return run
@@ -227,9 +233,8 @@ GARBAGE = {
 def case_garbage_settings_are_refused(c):
     for name, values in GARBAGE.items():
         for value in values:
-            run = subprocess.run([c.launcher, "run", "-np", "2", "--", c.scenarios, "late-sender"],
-                                 env={**ENV, name: value}, cwd=c.work, capture_output=True,
-                                 text=True, timeout=60)
+            run = mpi_launch.run([c.launcher, "run", "-np", "2", "--", c.scenarios, "late-sender"],
+                                 timeout=RUN_TIMEOUT, env={**ENV, name: value}, cwd=c.work)
             what = f"{name}={value!r}"
             expect(run.returncode == 2, f"{what}: exit {run.returncode}, expected 2", run)
             expect(name in run.stderr and "nothing started" in run.stderr,
@@ -259,9 +264,10 @@ def case_misspelt_variable_is_named(c):
            "the misspelt variable is not named once", run)
     expect("did you mean MPITRACE_BUFFER_SIZE?" in run.stderr, "no suggestion", run)
     expect(os.path.exists(os.path.join(out, "traces.otf2")), "no trace written", run)
-    run = subprocess.run([c.launcher, "run", "-o", os.path.join(c.work, "o2"), "-np", "1", "--",
-                          c.scenarios, "late-sender"], env={**ENV, "MPITRACE_GRUOPS": "p2p"},
-                         cwd=c.work, capture_output=True, text=True, timeout=120)
+    run = mpi_launch.run([c.launcher, "run", "-o", os.path.join(c.work, "o2"), "-np", "1", "--",
+                          c.scenarios, "late-sender"], timeout=RUN_TIMEOUT,
+                         env={**ENV, "MPITRACE_GRUOPS": "p2p"}, cwd=c.work)
+    expect(run.returncode is not None, "the launched run hung", run)
     expect("did you mean MPITRACE_GROUPS?" in run.stderr, "the launcher says nothing", run)
 
 
