@@ -19,6 +19,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mpi_launch  # noqa: E402
 
 TIMEOUT = 30  # seconds: far beyond what an intact trace of this size needs (< 1 s)
+# A traced run still going after this is a hang: its stacks are printed before meson's 300 s.
+RUN_TIMEOUT = 100
 
 
 def make_trace(opts, work):
@@ -26,9 +28,8 @@ def make_trace(opts, work):
     cmd = mpi_launch.command(opts.mpirun, 2, {"MPITRACE_OUTPUT": out,
                                               "MPITRACE_PERUSE_EVENTS": "all",
                                               "MPITRACE_SAMPLING": "1ms"}, opts.library)
-    run = subprocess.run(cmd + [os.path.join(opts.build, "examples", "scenarios"), "all", "-d",
-                                "5"], env=mpi_launch.launcher_env(), capture_output=True,
-                         text=True, timeout=120)
+    run = mpi_launch.run(cmd + [os.path.join(opts.build, "examples", "scenarios"), "all", "-d",
+                                "5"], timeout=RUN_TIMEOUT, env=mpi_launch.launcher_env())
     if run.returncode != 0 or not os.path.exists(os.path.join(out, "traces.otf2")):
         sys.exit(f"could not make the trace to damage:\n{run.stderr[-2000:]}")
     return out
@@ -39,8 +40,10 @@ def make_journal(opts, work):
     out = os.path.join(work, "died")
     cmd = mpi_launch.command(opts.mpirun, 2, {"MPITRACE_OUTPUT": out,
                                               "MPITRACE_BUFFER_SIZE": "64K"}, opts.library)
-    subprocess.run(cmd + [os.path.join(opts.build, "tests", "dies"), "segv", "1000"],
-                   env=mpi_launch.launcher_env(), capture_output=True, text=True, timeout=120)
+    run = mpi_launch.run(cmd + [os.path.join(opts.build, "tests", "dies"), "segv", "1000"],
+                         timeout=RUN_TIMEOUT, env=mpi_launch.launcher_env())
+    if run.returncode is None:
+        sys.exit(f"the dying run hung:\n{run.stderr[-2000:]}")
     if not os.path.isdir(os.path.join(out, "journal")):
         sys.exit(f"the dying run left no journal in {out}")
     return out

@@ -23,6 +23,9 @@ import trace_checks  # noqa: E402
 
 MESSAGES = 3000
 BUFFER = "64K"  # 1365 records: the journal is written to about 30 times per rank
+# A run still going after this is a hang, not the death it waits for: its stacks are printed
+# before meson's 180 s are up.
+RUN_TIMEOUT = 90
 
 
 def expect(condition, message, run=None):
@@ -36,15 +39,14 @@ def run_dying(c, mode, kill=None):
     args = mpi_launch.command(c.mpirun, 2, {"MPITRACE_OUTPUT": out, "MPITRACE_BUFFER_SIZE": BUFFER},
                               c.library) + [os.path.join(c.build, "tests", "dies"), mode,
                                             str(MESSAGES)]
-    program = subprocess.Popen(args, env=mpi_launch.launcher_env(), cwd=c.work,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    program = mpi_launch.start(args, timeout=RUN_TIMEOUT, env=mpi_launch.launcher_env(),
+                               cwd=c.work)
     if kill is not None:  # rank 1 says its pid once the messages are exchanged
-        for line in program.stdout:
+        for line in program.stdout:  # (ends early if the run hangs: the watchdog kills it)
             if line.startswith("pid "):
                 os.kill(int(line.split()[1]), kill)
                 break
-    stdout, stderr = program.communicate(timeout=120)
-    return out, subprocess.CompletedProcess(args, program.returncode, stdout, stderr)
+    return out, mpi_launch.finish(program)
 
 
 def launcher(c, *args):
@@ -54,6 +56,7 @@ def launcher(c, *args):
 
 def check(c, mode, ended, kill=None, exact=(True, True)):
     out, run = run_dying(c, mode, kill)
+    expect(run.returncode is not None, "the run hung instead of dying", run)
     expect(run.returncode != 0, "mpirun reported success for a job that died", run)
     expect(os.path.isdir(os.path.join(out, "journal")), "no journal was left behind", run)
     expect(not os.path.exists(os.path.join(out, "traces.otf2")), "an archive appeared by itself")
@@ -107,8 +110,8 @@ def check_comm_threads(c):
              "MPITRACE_PERUSE_EVENTS": "all"}
     args = mpi_launch.command(c.mpirun, 2, ranks, c.library) + [
         os.path.join(c.build, "tests", "comm_threads"), "8", "6", "20", "exit"]
-    run = subprocess.run(args, env=mpi_launch.launcher_env(), cwd=c.work, capture_output=True,
-                         text=True, timeout=300)
+    run = mpi_launch.run(args, timeout=RUN_TIMEOUT, env=mpi_launch.launcher_env(), cwd=c.work)
+    expect(run.returncode is not None, "the run hung instead of ending", run)
     expect(run.returncode != 0, "mpirun reported success for ranks that never finalized", run)
     recovered = launcher(c, "recover", out)
     expect(recovered.returncode == 0, f"recover failed (exit {recovered.returncode})", recovered)
@@ -134,8 +137,8 @@ def check_rma_epoch(c):
     out = os.path.join(c.work, "rma")
     args = mpi_launch.command(c.mpirun, 4, {"MPITRACE_OUTPUT": out}, c.library) + [
         os.path.join(c.build, "tests", "rma"), "die-in-epoch"]
-    run = subprocess.run(args, env=mpi_launch.launcher_env(), cwd=c.work, capture_output=True,
-                         text=True, timeout=300)
+    run = mpi_launch.run(args, timeout=RUN_TIMEOUT, env=mpi_launch.launcher_env(), cwd=c.work)
+    expect(run.returncode is not None, "the run hung instead of ending", run)
     expect(run.returncode != 0, "mpirun reported success for a job that died", run)
     recovered = launcher(c, "recover", out)
     expect(recovered.returncode == 0, f"recover failed (exit {recovered.returncode})", recovered)
@@ -172,8 +175,8 @@ def check_file_io_exit(c):
     ranks = {"MPITRACE_OUTPUT": out, "MPITRACE_BUFFER_SIZE": BUFFER}
     args = mpi_launch.command(c.mpirun, 4, ranks, c.library) + [
         os.path.join(c.build, "tests", "file_io"), "exit"]
-    run = subprocess.run(args, env=mpi_launch.launcher_env(), cwd=c.work, capture_output=True,
-                         text=True, timeout=300)
+    run = mpi_launch.run(args, timeout=RUN_TIMEOUT, env=mpi_launch.launcher_env(), cwd=c.work)
+    expect(run.returncode is not None, "the run hung instead of ending", run)
     expect(run.returncode != 0, "mpirun reported success for ranks that never finalized", run)
     expect(run.stdout.count("\nio ") + run.stdout.startswith("io ") == 4,
            "not every rank printed its tally", run)

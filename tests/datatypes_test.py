@@ -34,6 +34,8 @@ import mpi_launch  # noqa: E402
 import otf2  # noqa: E402  (Debian's python3-otf2)
 
 FAILURES = []
+# A run still going after this is a hang: its stacks are printed before meson's 300 s are up.
+RUN_TIMEOUT = 120
 
 
 def expect(ok, what):
@@ -48,8 +50,8 @@ def run_traced(opts, work, program, args, np, env=None):
     ranks = {"MPITRACE_OUTPUT": trace, **(env or {})}
     lib = os.path.join(opts.build, "lib", "libperusetrace.so")
     command = mpi_launch.command(opts.mpirun, np, ranks, lib) + [program] + args
-    run = subprocess.run(command, env=mpi_launch.launcher_env(ranks), cwd=work,
-                         capture_output=True, text=True, timeout=300)
+    run = mpi_launch.run(command, timeout=RUN_TIMEOUT, env=mpi_launch.launcher_env(ranks),
+                         cwd=work)
     sys.stdout.write(run.stdout[-2000:])
     sys.stderr.write(run.stderr[-2000:])
     if not expect(run.returncode == 0, f"the traced run exited {run.returncode}"):
@@ -425,17 +427,19 @@ def case_recover(opts, work):
     ranks = {"MPITRACE_OUTPUT": trace}
     lib = os.path.join(opts.build, "lib", "libperusetrace.so")
     command = mpi_launch.command(opts.mpirun, 4, ranks, lib) + [program, "hang"]
-    job = subprocess.Popen(command, env=mpi_launch.launcher_env(ranks), cwd=work,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    job = mpi_launch.start(command, timeout=RUN_TIMEOUT, env=mpi_launch.launcher_env(ranks),
+                           cwd=work)
     pids = []
-    for line in job.stdout:
+    for line in job.stdout:  # (ends early if the run hangs: the watchdog kills it)
         if line.startswith("pid "):
             pids.append(int(line.split()[1]))
             if len(pids) == 4:
                 break
-    for pid in pids:
+    for pid in pids if len(pids) == 4 else []:  # fewer: the run is over
         os.kill(pid, signal.SIGTERM)
-    job.communicate(timeout=120)
+    run = mpi_launch.finish(job)
+    if not expect(run.returncode is not None, f"the run hung: {run.stderr[-1500:]}"):
+        sys.exit(1)
     expect(os.path.isdir(os.path.join(trace, "journal")), "no journal left by the killed run")
     recovered = tool(opts, "recover", trace)
     expect(recovered.returncode == 0, f"recover failed: {recovered.stderr[-500:]}")
