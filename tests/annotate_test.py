@@ -56,6 +56,8 @@ SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs",
                       "report.schema.json")
 
 ITERATIONS, MESSAGES, LATE_NS, THREADS = 6, 20, 200e6, 4
+# A run still going after this is a hang: its stacks are printed before meson's 300 s are up.
+RUN_TIMEOUT = 120
 
 
 def run_app(opts, work, extra=(), preload=True, settings=None):
@@ -65,10 +67,9 @@ def run_app(opts, work, extra=(), preload=True, settings=None):
     env = {"MPITRACE_OUTPUT": out, "MPITRACE_PERUSE_EVENTS": "all",
            "OMPI_MCA_mpi_yield_when_idle": "1", **(settings or {})}
     command = mpi_launch.command(opts.mpirun, 2, env, opts.preload if preload else None)
-    run = subprocess.run(command + [os.path.join(opts.build, "tests", "annotated_phases"),
+    run = mpi_launch.run(command + [os.path.join(opts.build, "tests", "annotated_phases"),
                                     str(ITERATIONS), str(MESSAGES), *extra],
-                         env=mpi_launch.launcher_env(env), cwd=work, capture_output=True,
-                         text=True, timeout=300)
+                         timeout=RUN_TIMEOUT, env=mpi_launch.launcher_env(env), cwd=work)
     return run, out
 
 
@@ -271,6 +272,8 @@ def case_no_tracer(opts, work):
 
 def case_recover(opts, work):
     run, archive = run_app(opts, work, ["die"])
+    if run.returncode is None:
+        return [f"the run that exits without MPI_Finalize hung: {run.stderr[-1500:]}"]
     if run.returncode == 0:
         return ["the run that exits without MPI_Finalize exited 0"]
     recovered = subprocess.run([opts.perusetrace, "recover", archive], capture_output=True,
@@ -293,10 +296,9 @@ def case_threads(opts, work):
     env = {"MPITRACE_OUTPUT": out, "MPITRACE_PERUSE_EVENTS": "all",
            "OMPI_MCA_mpi_yield_when_idle": "1"}
     command = mpi_launch.command(opts.mpirun, 2, env, opts.preload)
-    run = subprocess.run(command + [os.path.join(opts.build, "tests", "annotated_threads"),
+    run = mpi_launch.run(command + [os.path.join(opts.build, "tests", "annotated_threads"),
                                     str(THREADS)],
-                         env=mpi_launch.launcher_env(env), cwd=work, capture_output=True,
-                         text=True, timeout=300)
+                         timeout=RUN_TIMEOUT, env=mpi_launch.launcher_env(env), cwd=work)
     if run.returncode != 0 or "annotated_threads: done" not in run.stdout:
         return [f"the run failed (exit {run.returncode}): {run.stderr[-1500:]}"]
     if "perusetrace: annotation" in run.stderr:
@@ -318,9 +320,8 @@ def case_bench(opts, work):
     # The cost per annotation (bench/annotations.cpp) on a short run: its output, not its speed.
     env = {"MPITRACE_OUTPUT": os.path.join(work, "trace")}
     command = mpi_launch.command(opts.mpirun, 1, env)
-    run = subprocess.run(command + [os.path.join(opts.build, "bench", "annotations"), "100"],
-                         env=mpi_launch.launcher_env(env), cwd=work, capture_output=True,
-                         text=True, timeout=300)
+    run = mpi_launch.run(command + [os.path.join(opts.build, "bench", "annotations"), "100"],
+                         timeout=RUN_TIMEOUT, env=mpi_launch.launcher_env(env), cwd=work)
     if run.returncode != 0:
         return [f"bench/annotations failed (exit {run.returncode}): {run.stderr[-1500:]}"]
     failures = []
@@ -338,10 +339,9 @@ def case_python(opts, work):
     out = os.path.join(work, "trace")
     env = {"MPITRACE_OUTPUT": out, "MPITRACE_PERUSE_EVENTS": "all", "PYTHONPATH": module}
     command = mpi_launch.command(opts.mpirun, 2, env, opts.preload)
-    run = subprocess.run(command + ["/usr/bin/python3",
+    run = mpi_launch.run(command + ["/usr/bin/python3",
                                     os.path.join(here, "apps", "annotated_python.py"), "5"],
-                         env=mpi_launch.launcher_env(env), cwd=work, capture_output=True,
-                         text=True, timeout=300)
+                         timeout=RUN_TIMEOUT, env=mpi_launch.launcher_env(env), cwd=work)
     if run.returncode != 0 or "done, tracer present" not in run.stdout or \
             "trace written" not in run.stderr:
         return [f"the Python run failed (exit {run.returncode}): {run.stdout[-500:]} "
@@ -369,10 +369,9 @@ def case_example(opts, work):
     out = os.path.join(work, "trace")
     env = {"MPITRACE_OUTPUT": out}
     stencil = os.path.join(opts.build, "examples", "annotated_stencil")
-    run = subprocess.run(mpi_launch.command(opts.mpirun, 2, env, opts.preload) + [stencil, "10",
+    run = mpi_launch.run(mpi_launch.command(opts.mpirun, 2, env, opts.preload) + [stencil, "10",
                                                                                   "1000"],
-                         env=mpi_launch.launcher_env(env), cwd=work, capture_output=True,
-                         text=True, timeout=300)
+                         timeout=RUN_TIMEOUT, env=mpi_launch.launcher_env(env), cwd=work)
     if run.returncode != 0 or "10 iterations" not in run.stdout:
         return [f"the traced example failed (exit {run.returncode}): {run.stderr[-1500:]}"]
     failures = otf2_print(out)
@@ -381,9 +380,8 @@ def case_example(opts, work):
     # Each rank posts 2 sends per iteration, in the library's "post" inside the program's "halo".
     if sent != {("halo", "post"): 2 * 2 * 10}:
         failures.append(f"the example's sends by context: {sent}")
-    bare = subprocess.run(mpi_launch.command(opts.mpirun, 2) + [stencil, "3", "1000"],
-                          env=mpi_launch.launcher_env(), cwd=work, capture_output=True,
-                          text=True, timeout=300)
+    bare = mpi_launch.run(mpi_launch.command(opts.mpirun, 2) + [stencil, "3", "1000"],
+                          timeout=RUN_TIMEOUT, env=mpi_launch.launcher_env(), cwd=work)
     if bare.returncode != 0 or "3 iterations" not in bare.stdout:
         failures.append(f"the example without the tracer failed (exit {bare.returncode})")
     return failures

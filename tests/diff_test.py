@@ -33,6 +33,8 @@ import mpi_launch  # noqa: E402
 import report_test  # noqa: E402  (its JSON Schema validator)
 
 RANKS = 4
+# A run still going after this is a hang: its stacks are printed before meson's 300 s are up.
+RUN_TIMEOUT = 120
 
 
 class Case:
@@ -43,9 +45,9 @@ class Case:
         out = os.path.join(self.work, name)
         env = {"MPITRACE_OUTPUT": out, "MPITRACE_PERUSE_EVENTS": "all"}
         cmd = mpi_launch.command(self.opts.mpirun, RANKS, env, self.opts.preload)
-        run = subprocess.run(cmd + [self.opts.scenarios, "late-sender", "-d", str(delay_ms)],
-                             env=mpi_launch.launcher_env(env), cwd=self.work,
-                             capture_output=True, text=True, timeout=300)
+        run = mpi_launch.run(cmd + [self.opts.scenarios, "late-sender", "-d", str(delay_ms)],
+                             timeout=RUN_TIMEOUT, env=mpi_launch.launcher_env(env),
+                             cwd=self.work)
         if run.returncode != 0 or not os.path.exists(os.path.join(out, "traces.otf2")):
             raise SystemExit(f"the traced run failed ({run.returncode}):\n{run.stdout}\n"
                              f"{run.stderr}")

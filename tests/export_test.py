@@ -56,14 +56,16 @@ UNKNOWN_SIZE = 2**64 - 1  # OTF2_UNDEFINED_UINT64
 SENDS, FLOOD = 100, 20  # tests/apps/mpit_counts' arguments
 THREADS, THREAD_MESSAGES = 4, 400  # tests/apps/threads' arguments
 MPIT_ENV = {"OMPI_MCA_mpi_spc_attach": "all", "MPITRACE_PVARS": "runtime_spc_*,pml_ob1_*"}
+# A run still going after this is a hang: its stacks are printed before meson's 300 s are up.
+RUN_TIMEOUT = 120
 
 
 def trace(opts, work, name, program, env=None, ranks=RANKS):
     out = os.path.join(work, name)
     env = dict(env or {}, MPITRACE_OUTPUT=out, MPITRACE_PERUSE_EVENTS="all")
     cmd = mpi_launch.command(opts.mpirun, ranks, env, opts.preload)
-    run = subprocess.run(cmd + program, env=mpi_launch.launcher_env(env), cwd=work,
-                         capture_output=True, text=True, timeout=300)
+    run = mpi_launch.run(cmd + program, timeout=RUN_TIMEOUT, env=mpi_launch.launcher_env(env),
+                         cwd=work)
     if run.returncode != 0 or not os.path.exists(os.path.join(out, "traces.otf2")):
         raise SystemExit(f"the traced run failed ({run.returncode}):\n{run.stdout}\n{run.stderr}")
     return out

@@ -44,6 +44,8 @@ import trace_checks  # noqa: E402
 
 SKIP = 77
 RANKS = 4
+# A run still going after this is a hang: its stacks are printed before meson's 3000 s are up.
+RUN_TIMEOUT = 120
 STATE_WAIT_MESSAGE = "Waiting a message"
 PERUSE_EACH_FIRST = 64000200  # tools/prv/prv_codes.hpp: a type per Peruse event
 PERUSE_EXAMPLE = (64000209, "MSG_ARRIVED")  # the type peruse_event_count.cfg counts
@@ -58,9 +60,8 @@ class Run:
         trace_dir = os.path.join(self.work, name)
         env = {"MPITRACE_OUTPUT": trace_dir, "MPITRACE_PERUSE_EVENTS": "all"}
         command = mpi_launch.command(self.opts.mpirun, RANKS, env, self.opts.preload)
-        run = subprocess.run(command + [self.opts.scenarios] + args,
-                             env=mpi_launch.launcher_env(env), cwd=self.work,
-                             capture_output=True, text=True)
+        run = mpi_launch.run(command + [self.opts.scenarios] + args, timeout=RUN_TIMEOUT,
+                             env=mpi_launch.launcher_env(env), cwd=self.work)
         archive = os.path.join(trace_dir, "traces.otf2")
         if run.returncode != 0 or not os.path.exists(archive):
             raise SystemExit(f"the traced run failed ({run.returncode}): {run.stderr[-2000:]}")

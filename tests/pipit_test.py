@@ -38,6 +38,8 @@ SKIP = 77
 TARBALL = "pipit-05d95634b225.tar.xz"
 SCENARIOS = ["late-sender", "late-receiver", "late-wait", "long-message", "flood", "all"]
 COUNTERS = ["posted queue depth", "unexpected queue depth", "bytes in flight"]
+# A run still going after this is a hang: its stacks are printed before meson's 600 s are up.
+RUN_TIMEOUT = 120
 RING_RANKS, RING_ITERATIONS, RING_BYTES = 4, 40, 64
 
 
@@ -99,8 +101,8 @@ class Run:
         trace_dir = os.path.join(self.work, name)
         env = {"MPITRACE_OUTPUT": trace_dir, "MPITRACE_PERUSE_EVENTS": "all"}
         args = mpi_launch.command(self.opts.mpirun, np, env, self.opts.preload)
-        run = subprocess.run(args + command, env=mpi_launch.launcher_env(env), cwd=self.work,
-                             capture_output=True, text=True)
+        run = mpi_launch.run(args + command, timeout=RUN_TIMEOUT,
+                             env=mpi_launch.launcher_env(env), cwd=self.work)
         if run.returncode != 0 or not os.path.exists(os.path.join(trace_dir, "traces.otf2")):
             return None, [f"{name}: the traced run failed (exit {run.returncode}): "
                           f"{run.stderr.strip()[-2000:]}"]

@@ -33,6 +33,8 @@ STATE_FRAMES = ("not in MPI", "work", "work message", "work transfer", "work col
                 "work io", "stall", "stall message", "stall transfer", "stall collective",
                 "stall io", "unknown state")
 FOLDED_LINE = re.compile(r"^(?:[^;\n]+;)*\[(" + "|".join(STATE_FRAMES) + r")\] (\d+)$")
+# A run still going after this is a hang: its stacks are printed before meson's 300 s are up.
+RUN_TIMEOUT = 120
 TOLERANCE = 5.0  # percentage points of the rank's sampled run, as state_test.py ground_truth
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
         "track", "wbr"}
@@ -44,9 +46,8 @@ def trace(opts, work, sampling, args):
     if sampling:
         env["MPITRACE_SAMPLING"] = sampling
     command = mpi_launch.command(opts.mpirun, 2, env, opts.preload)
-    run = subprocess.run(command + [os.path.join(opts.build, "tests", "state_phases")] + args,
-                         env=mpi_launch.launcher_env(env), cwd=work, capture_output=True,
-                         text=True, timeout=300)
+    run = mpi_launch.run(command + [os.path.join(opts.build, "tests", "state_phases")] + args,
+                         timeout=RUN_TIMEOUT, env=mpi_launch.launcher_env(env), cwd=work)
     return out, run
 
 

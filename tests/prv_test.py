@@ -58,6 +58,9 @@ EXTRAE_MPI_FIRST, EXTRAE_MPI_LAST = 50000001, 50000005  # tools/prv/extrae_mpi.h
 RSS_BOUND_KIB = 64 * 1024
 # n log n from 2.6e5 to 1.04e6 events would be ~1.11x per event, n^2 about 4x.
 PER_EVENT_GROWTH_BOUND = 1.25
+# A run still going after this is a hang: its stacks are printed before meson's 180 s are up
+# (600 s for case scaling, whose runs of 10^7 events have a timeout of their own).
+RUN_TIMEOUT, SCALING_RUN_TIMEOUT = 90, 240
 
 
 class Run:
@@ -65,13 +68,13 @@ class Run:
         self.opts = opts
         self.work = work
 
-    def trace(self, name, command, env=(), ranks=2):
+    def trace(self, name, command, env=(), ranks=2, timeout=RUN_TIMEOUT):
         """Runs COMMAND on `ranks` ranks under the tracer; returns the trace directory."""
         trace_dir = os.path.join(self.work, name)
         ranks_env = dict(env, MPITRACE_OUTPUT=trace_dir)
         args = mpi_launch.command(self.opts.mpirun, ranks, ranks_env, self.opts.preload)
-        run = subprocess.run(args + command, env=mpi_launch.launcher_env(ranks_env),
-                             cwd=self.work, capture_output=True, text=True)
+        run = mpi_launch.run(args + command, timeout=timeout,
+                             env=mpi_launch.launcher_env(ranks_env), cwd=self.work)
         if run.returncode != 0 or not os.path.exists(os.path.join(trace_dir, "traces.otf2")):
             raise SystemExit(f"the traced run failed ({run.returncode}):\n{run.stdout}\n"
                              f"{run.stderr}")
@@ -362,7 +365,8 @@ def case_scaling(run, command):
     rounds = int(command[-1])
     f = []
     env = [("MPITRACE_BUFFER_SIZE", "4M")]
-    archive = run.trace("scaling_large", command[:-1] + [str(rounds)], env)
+    archive = run.trace("scaling_large", command[:-1] + [str(rounds)], env,
+                        timeout=SCALING_RUN_TIMEOUT)
     prefix = os.path.join(run.work, "scaling_large")
     stderr, seconds, rss = run.converted(archive, prefix)
     events = events_of(stderr)
@@ -382,7 +386,8 @@ def case_scaling(run, command):
                     "valgrind): the growth check counts instructions with callgrind"]
     per_event = {}
     for label, n in (("small", rounds // 40), ("medium", rounds // 10)):
-        archive = run.trace(f"scaling_{label}", command[:-1] + [str(n)], env)
+        archive = run.trace(f"scaling_{label}", command[:-1] + [str(n)], env,
+                            timeout=SCALING_RUN_TIMEOUT)
         prefix = os.path.join(run.work, f"scaling_{label}")
         stderr, instructions = run.converted_counting(archive, prefix)
         events = events_of(stderr)

@@ -26,6 +26,8 @@ import mpi_launch  # noqa: E402
 RANKS, THREADS, ROUNDS = 4, 3, 300
 STREAM_RECORDS = 300000  # about 730 000 events, 13 MiB: 13 chunks of OTF2's 1 MiB
 COLLECTIVE_SEND, FILE_WRITE = 2, 5  # archive::DatatypeUse
+# A run still going after this is a hang: its stacks are printed before meson's 300 s are up.
+RUN_TIMEOUT = 100
 
 
 def fail(message):
@@ -121,8 +123,7 @@ def one_location(opts, work):
     out = os.path.join(work, "stream")
     cmd = mpi_launch.command(opts.mpirun, 1, {"MPITRACE_OUTPUT": out}) + [
         opts.stream, str(STREAM_RECORDS)]
-    run = subprocess.run(cmd, env=mpi_launch.launcher_env(), capture_output=True, text=True,
-                         timeout=240)
+    run = mpi_launch.run(cmd, timeout=RUN_TIMEOUT, env=mpi_launch.launcher_env())
     if run.returncode != 0:
         fail(f"bench/stream failed ({run.returncode}): {run.stderr[-1500:]}")
     events = [f for f in os.listdir(os.path.join(out, "traces")) if f.endswith(".evt")]
@@ -156,8 +157,7 @@ def main():
                "MPITRACE_SAMPLING": "1ms", "OMPI_MCA_osc": "sm"}
         cmd = mpi_launch.command(opts.mpirun, RANKS, env, opts.preload) + [
             opts.app, os.path.join(work, "written.dat"), str(THREADS), str(ROUNDS)]
-        run = subprocess.run(cmd, env=mpi_launch.launcher_env(), capture_output=True, text=True,
-                             timeout=240)
+        run = mpi_launch.run(cmd, timeout=RUN_TIMEOUT, env=mpi_launch.launcher_env())
         if run.returncode != 0:
             fail(f"threads_mixed failed ({run.returncode}): {run.stderr[-1500:]}")
         anchor = os.path.join(out, "traces.otf2")

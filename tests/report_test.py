@@ -62,6 +62,8 @@ import trace_checks  # noqa: E402
 PLOTS = ("plot-bandwidth", "plot-fragment-intervals", "plot-queue-depth", "plot-matrix")
 SENDS, FLOOD, MPIT_RANKS = 100, 20, 4  # tests/apps/mpit_counts' arguments, and its ranks
 IO_RANKS = 4  # tests/apps/file_io's
+# A run still going after this is a hang: its stacks are printed before meson's 180 s are up.
+RUN_TIMEOUT = 90
 MPIT_ENV = {"OMPI_MCA_mpi_spc_attach": "all", "MPITRACE_PVARS": "runtime_spc_*,pml_ob1_*"}
 
 
@@ -121,8 +123,8 @@ class Case:
         """Runs `program` on `ranks` ranks under the tracer; the trace directory, or the run's
         failure as the test's."""
         cmd = mpi_launch.command(self.opts.mpirun, ranks, env, preload)
-        run = subprocess.run(cmd + program, env=mpi_launch.launcher_env(env), cwd=self.work,
-                             capture_output=True, text=True)
+        run = mpi_launch.run(cmd + program, timeout=RUN_TIMEOUT, env=mpi_launch.launcher_env(env),
+                             cwd=self.work)
         if run.returncode != 0 or not os.path.exists(os.path.join(trace_dir, "traces.otf2")):
             raise SystemExit(f"the traced run failed ({run.returncode}):\n{run.stdout}\n"
                              f"{run.stderr}")
@@ -838,8 +840,8 @@ def case_io(c):
     trace_dir = os.path.join(c.work, "io")
     env = {"MPITRACE_OUTPUT": trace_dir}
     cmd = mpi_launch.command(c.opts.mpirun, IO_RANKS, env, c.opts.preload)
-    run = subprocess.run(cmd + [c.opts.file_io], env=mpi_launch.launcher_env(env), cwd=c.work,
-                         capture_output=True, text=True)
+    run = mpi_launch.run(cmd + [c.opts.file_io], timeout=RUN_TIMEOUT,
+                         env=mpi_launch.launcher_env(env), cwd=c.work)
     if run.returncode != 0:
         raise SystemExit(f"the traced run failed ({run.returncode}):\n{run.stdout}\n{run.stderr}")
     program = trace_checks.program_io(run.stdout)

@@ -62,14 +62,16 @@ SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs",
                       "report.schema.json")
 CHILDREN, TO_CHILD, TO_PARENT, AMONG, BYTES = 2, 3, 2, 4, 32  # tests/apps/spawn.c
 INTER_NAME = {"parent": "MPI_Comm_spawn", "child": "MPI_COMM_PARENT"}
+# A run still going after this is a hang: its stacks are printed before meson's 300 s are up.
+RUN_TIMEOUT = 120
 
 
 def run(opts, work, parents, args, trace=None):
     trace = trace or os.path.join(work, "trace")
     env = {"MPITRACE_OUTPUT": trace}
     command = mpi_launch.command(opts.mpirun, parents, env, opts.preload)
-    done = subprocess.run(command + [opts.app, *args], env=mpi_launch.launcher_env(env),
-                          cwd=work, capture_output=True, text=True, timeout=300)
+    done = mpi_launch.run(command + [opts.app, *args], timeout=RUN_TIMEOUT,
+                          env=mpi_launch.launcher_env(env), cwd=work)
     return done, trace
 
 
@@ -330,6 +332,8 @@ def case_untraced_children(opts, work):
 
 def case_recover(opts, work):
     done, trace_dir = run(opts, work, 1, ["single", "children-exit"])
+    if done.returncode is None:
+        return [f"the run hung: {done.stderr[-800:]}"]
     if "spawn child ranks" not in done.stdout:
         return [f"the children did not finish their part: {done.stdout!r} {done.stderr[-800:]}"]
     f = []

@@ -34,6 +34,8 @@ import trace_checks  # noqa: E402
 SKIP = 77
 VITE = "/usr/bin/vite"
 SCENARIOS = ["late-sender", "late-receiver", "late-wait", "long-message", "flood", "all"]
+# A run still going after this is a hang: its stacks are printed before meson's 300 s are up.
+RUN_TIMEOUT = 120
 # ViTE's SVG export: container boxes left of x = 160, the timeline right of it.
 TIMELINE_X = 160.0
 NUMBER = r"(-?[0-9.e+-]+)"
@@ -49,8 +51,8 @@ class Run:
         env = {"MPITRACE_OUTPUT": trace_dir, "MPITRACE_PERUSE_EVENTS": "all",
                "MPITRACE_OTF2_COMMS": layout}
         args = mpi_launch.command(self.opts.mpirun, np, env, self.opts.preload)
-        run = subprocess.run(args + command, env=mpi_launch.launcher_env(env), cwd=self.work,
-                             capture_output=True, text=True)
+        run = mpi_launch.run(args + command, timeout=RUN_TIMEOUT,
+                             env=mpi_launch.launcher_env(env), cwd=self.work)
         archive = os.path.join(trace_dir, "traces.otf2")
         if run.returncode != 0 or not os.path.exists(archive):
             return None, [f"{name}: the traced run failed (exit {run.returncode}): "
