@@ -17,9 +17,14 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mpi_launch  # noqa: E402
+
 SKIP = 77
 HOSTS = {"h1": 0.0, "h2": 5000.0, "h3": -1234.5}
 TOLERANCE = 0.5  # seconds: barrier exits on an oversubscribed machine are far closer
+# A job still going after this is a hang: its stacks are printed before meson's 300 s are up.
+RUN_TIMEOUT = 90
 LINE = re.compile(r"^rank (\d+) host (\S+) monotonic_offset_vs_rank0 (-?\d+\.\d+)$", re.M)
 SCRATCH_LINE = re.compile(r"^rank (\d+) scratch_entries (\d+) foreign (\d+)$", re.M)
 
@@ -38,9 +43,10 @@ def network_state():
             sorted(re.findall(r"^\d+: ([^:@]+)", links, re.M)))
 
 
-def fake_cluster(a, args, timeout=240):
-    run = subprocess.run([a.fake_cluster, "--mpirun", a.mpirun] + args, capture_output=True,
-                         text=True, timeout=timeout, env=a.env)
+def fake_cluster(a, args):
+    run = mpi_launch.run([a.fake_cluster, "--mpirun", a.mpirun] + args, timeout=RUN_TIMEOUT,
+                         env=a.env)
+    expect(run.returncode is not None, "the job hung", run)
     if run.returncode == SKIP:
         print(run.stderr.strip())
         sys.exit(SKIP)
@@ -91,18 +97,14 @@ def failure_case(a):
 
 def sigterm_case(a):
     """Stopped mid-job, it still ends the job and takes the cluster down."""
-    job = subprocess.Popen([a.fake_cluster, "--mpirun", a.mpirun, "--", "-np", "4", "sleep",
-                            "300"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           env=a.env)
+    job = mpi_launch.start([a.fake_cluster, "--mpirun", a.mpirun, "--", "-np", "4", "sleep",
+                            "300"], timeout=5 + 60, env=a.env)
     time.sleep(5)
     job.send_signal(signal.SIGTERM)
-    try:
-        out, err = job.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        job.kill()
-        raise AssertionError("fake-cluster did not end within 60 s of SIGTERM")
-    expect(job.returncode == 128 + signal.SIGTERM,
-           f"exit {job.returncode} after SIGTERM\n{err}")
+    run = mpi_launch.finish(job)
+    expect(run.returncode is not None, "fake-cluster did not end within 60 s of SIGTERM", run)
+    expect(run.returncode == 128 + signal.SIGTERM,
+           f"exit {run.returncode} after SIGTERM\n{run.stderr}")
 
 
 def leftover_processes(work):

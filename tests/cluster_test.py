@@ -36,6 +36,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_result  # noqa: E402
 import export_test  # noqa: E402  (the Perfetto export's structural checks)
+import mpi_launch  # noqa: E402
 import prv_check  # noqa: E402
 import trace_checks  # noqa: E402
 
@@ -45,6 +46,8 @@ STATE_WAIT_MESSAGE = 3  # tools/prv/prv_codes.hpp
 # Four hosts: the fourth host's leader is measured against the second's, whose offset to rank
 # 0's host was measured first (clock_sync.cpp's tree), so offsets and errors add up on its path.
 FOUR_HOSTS = {"h1": 0.0, "h2": 5000.0, "h3": -1234.5, "h4": 60.25}
+# A job still going after this is a hang: its stacks are printed before meson's 300 s are up.
+RUN_TIMEOUT = 120
 
 
 class Cluster:
@@ -64,10 +67,11 @@ class Cluster:
         cmd += ["--", "-np", str(np)]
         for k, v in ranks.items():
             cmd += ["-x", f"{k}={v}"]
-        run = subprocess.run(cmd + program, cwd=self.work, capture_output=True, text=True,
-                             timeout=240)
+        run = mpi_launch.run(cmd + program, timeout=RUN_TIMEOUT, cwd=self.work)
         sys.stdout.write(run.stdout)
         sys.stderr.write(run.stderr)
+        if run.returncode is None:
+            raise SystemExit(f"the traced run {name} hung (stacks above)")
         if run.returncode == SKIP and "fake-cluster: cannot run" in run.stderr:
             print("skipped: " + run.stderr.strip().splitlines()[-1])
             sys.exit(SKIP)
