@@ -8,17 +8,20 @@ check. Leak checking is off: Open MPI does not free everything at MPI_Finalize.
     asan_test.py SOURCE_DIR BUILD_ROOT MPI_PREFIX
 """
 import os
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import mpi_launch  # noqa: E402
 import sanitized_build  # noqa: E402
 LIBASAN = "/usr/lib/x86_64-linux-gnu/libasan.so.8"
 OPTIONS = ["ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:abort_on_error=0",
            "UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1"]
 TARGETS = ["lib/libperusetrace.so", "examples/scenarios", "tests/ring", "tests/known_counts",
            "tests/comm_threads", "tests/file_io", "tests/rma"]
+# run_traced.py prints the stacks of its MPI run if that hangs (after 75 s); this catches a
+# check hung anywhere else, with the stacks of all its processes.
+CHECK_TIMEOUT = 240
 
 
 def main():
@@ -55,10 +58,12 @@ def main():
 
 
 def passes(name, command):
-    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    done = mpi_launch.run(command, timeout=CHECK_TIMEOUT)
     print(f"{name}: {'passed' if done.returncode == 0 else 'FAILED'}")
     if done.returncode != 0:
-        print(f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}", file=sys.stderr)
+        # All of it when a run hung: the stacks come first.
+        stdout = done.stdout if "HANG: " in done.stdout else done.stdout[-3000:]
+        print(f"{stdout}\n{done.stderr[-3000:]}", file=sys.stderr)
     return done.returncode == 0
 
 

@@ -8,9 +8,14 @@ judge speed); the shape of the output and the figures that do not depend on timi
 """
 import os
 import re
-import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mpi_launch  # noqa: E402
+
+# Each benchmark starts MPI jobs: one still going after this is a hang, its stacks printed
+# before meson's 300 s are up.
+RUN_TIMEOUT = 120
 bench, build, mpirun = sys.argv[1:4]
 prefix = os.path.dirname(os.path.dirname(os.path.realpath(mpirun)))
 failures = []
@@ -20,8 +25,12 @@ def run(script, *args):
     # A bad tracer setting in the caller's environment must not reach the benchmarks' ranks
     # (each script starts them without MPITRACE_*): every traced run would fail on it.
     env = dict(os.environ, MPITRACE_PERUSE_EVENTS="NOT_AN_EVENT")
-    done = subprocess.run(["/usr/bin/python3", os.path.join(bench, script), "--build", build]
-                          + list(args), capture_output=True, text=True, env=env, timeout=600)
+    done = mpi_launch.run(["/usr/bin/python3", os.path.join(bench, script), "--build", build]
+                          + list(args), timeout=RUN_TIMEOUT, env=env)
+    if done.returncode is None:  # no time left for the others: what failed so far, and this
+        print("\n\n".join(failures + [f"{script} {' '.join(args)}: hung\n"
+                                       f"{done.stdout[-1500:]}\n{done.stderr[-1500:]}"]))
+        sys.exit(1)
     if done.returncode != 0:
         failures.append(f"{script} {' '.join(args)}: exit {done.returncode}\n"
                         f"{done.stdout[-1500:]}\n{done.stderr[-1500:]}")

@@ -13,6 +13,14 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mpi_launch  # noqa: E402
+
+# run_traced.py prints the stacks of its MPI run if that hangs (after 75 s); this catches it
+# hung anywhere else. Each run still going after its timeout is a hang: its stacks are printed
+# before meson's 600 s are up (the build first takes a share of them).
+TRACED_TIMEOUT = 240
+RUN_TIMEOUT = 120
 FLAVOURS = {  # Debian's stock MPIs: the compiler wrapper, the launcher, its option style
     "openmpi": ("/usr/bin/mpicc.openmpi", "/usr/bin/mpirun.openmpi", "openmpi"),
     "mpich": ("/usr/bin/mpicc.mpich", "/usr/bin/mpiexec.hydra", "mpich"),
@@ -34,28 +42,29 @@ def main():
     subprocess.run(["ninja", "-C", build, "lib/libperusetrace.so", "tests/known_counts",
                     "tests/trace_counts", "tests/mpit_counts"], check=True,
                    stdout=subprocess.DEVNULL)
-    run = subprocess.run(
+    run = mpi_launch.run(
         ["/usr/bin/python3", os.path.join(source, "tests", "run_traced.py"), "--mpirun", mpirun,
          "--style", style, "--preload", os.path.join(build, "lib", "libperusetrace.so"),
          "--env", "MPITRACE_PERUSE_EVENTS=all", "--check", "known_counts_pmpi_only", "-np", "4",
-         "--", os.path.join(build, "tests", "known_counts")])
+         "--", os.path.join(build, "tests", "known_counts")], timeout=TRACED_TIMEOUT)
+    sys.stdout.write(run.stdout)
+    sys.stderr.write(run.stderr)
+    if run.returncode is None:
+        sys.exit("run_traced.py hung (stacks above)")
     if run.returncode != 0:
         sys.exit(run.returncode)
     sys.exit(check_mpit(build, mpirun, style, flavour))
 
 
 def check_mpit(build, mpirun, style, flavour):
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import mpi_launch
     import trace_checks
     with tempfile.TemporaryDirectory(prefix="perusetrace-other-mpit-") as work:
         out = os.path.join(work, "trace")
         env = {"MPITRACE_OUTPUT": out, "MPITRACE_PVARS": "all"}
         command = mpi_launch.command(mpirun, 4, env, os.path.join(build, "lib",
                                      "libperusetrace.so"), style=style)
-        run = subprocess.run(command + [os.path.join(build, "tests", "mpit_counts")],
-                             env=mpi_launch.launcher_env(env), capture_output=True, text=True,
-                             timeout=300)
+        run = mpi_launch.run(command + [os.path.join(build, "tests", "mpit_counts")],
+                             timeout=RUN_TIMEOUT, env=mpi_launch.launcher_env(env))
         failures = []
         archive = os.path.join(out, "traces.otf2")
         if run.returncode != 0 or not os.path.exists(archive):

@@ -21,6 +21,9 @@ import mpi_launch  # noqa: E402
 import sanitized_build  # noqa: E402
 
 LIBTSAN = "/usr/lib/x86_64-linux-gnu/libtsan.so.2"
+# A run still going after this is a hang: its stacks are printed before meson's 900 s are up
+# (after the build and the other runs).
+RUN_TIMEOUT = 150
 ACCESS = re.compile(r"^  (Read|Write|Atomic read|Atomic write|Previous read|Previous write|"
                     r"Previous atomic read|Previous atomic write|Mutex) .*$")
 
@@ -96,9 +99,9 @@ def main():
                    "TSAN_OPTIONS": "exitcode=0 report_signal_unsafe=0 history_size=4"}
             cmd = mpi_launch.command(os.path.join(prefix, "bin", "mpirun"), 2, env,
                                      f"{LIBTSAN}:{library}")
-            done = subprocess.run(cmd + [os.path.join(build, "tests", "comm_threads"), "8", "6",
-                                         "20"], env=mpi_launch.launcher_env(),
-                                  capture_output=True, text=True, timeout=300)
+            done = mpi_launch.run(cmd + [os.path.join(build, "tests", "comm_threads"), "8", "6",
+                                         "20"], timeout=RUN_TIMEOUT,
+                                  env=mpi_launch.launcher_env())
             own, total = own_reports(done.stderr)
             print(f"run {run + 1}: {total} ThreadSanitizer reports, {len(own)} in perusetrace")
             if done.returncode != 0 or "expect messages" not in done.stdout:
@@ -125,9 +128,8 @@ def main():
                "TSAN_OPTIONS": "exitcode=0 report_signal_unsafe=0 history_size=4"}
         cmd = mpi_launch.command(os.path.join(prefix, "bin", "mpirun"), 2, env,
                                  f"{LIBTSAN}:{library}")
-        done = subprocess.run(cmd + [os.path.join(build, "tests", "annotated_threads"), "8"],
-                              env=mpi_launch.launcher_env(), capture_output=True, text=True,
-                              timeout=300)
+        done = mpi_launch.run(cmd + [os.path.join(build, "tests", "annotated_threads"), "8"],
+                              timeout=RUN_TIMEOUT, env=mpi_launch.launcher_env())
         own, total = own_reports(done.stderr)
         print(f"annotated threads: {total} ThreadSanitizer reports, {len(own)} in perusetrace")
         if done.returncode != 0 or "annotated_threads: done" not in done.stdout:
