@@ -12,17 +12,9 @@ inline void replay_one(const EventRecord& r, const EventBatch& batch, EventSink&
     case RecordKind::Leave:
       sink.leave(r.loc, r.t, r.a);
       break;
-    case RecordKind::Peruse: {
-      PeruseFields f;
-      f.request = r.x;
-      f.bytes = r.y;
-      f.peer = static_cast<std::int32_t>(r.b);
-      f.tag = static_cast<std::int32_t>(r.c);
-      f.comm = r.d;
-      f.operation = r.flag;
-      sink.peruse(r.loc, r.t, r.a, f);
+    case RecordKind::Peruse:
+      sink.peruse(r.loc, r.t, r.a, peruse_fields(r));
       break;
-    }
     case RecordKind::Send:
       sink.send(r.loc, r.t, r.a, r.b, r.c, r.x, r.y, r.flag != 0);
       break;

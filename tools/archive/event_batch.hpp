@@ -50,6 +50,26 @@ struct EventRecord {
 };
 static_assert(sizeof(EventRecord) == 48);
 
+// A Peruse event's fields in its record: written by the batch, read by the merge and the replay.
+inline void store_peruse(EventRecord& r, const PeruseFields& f) {
+  r.b = static_cast<std::uint32_t>(f.peer);
+  r.c = static_cast<std::uint32_t>(f.tag);
+  r.d = f.comm;
+  r.x = f.request;
+  r.y = f.bytes;
+  r.flag = f.operation;
+}
+inline PeruseFields peruse_fields(const EventRecord& r) {
+  PeruseFields f;
+  f.request = r.x;
+  f.bytes = r.y;
+  f.peer = static_cast<std::int32_t>(r.b);
+  f.tag = static_cast<std::int32_t>(r.c);
+  f.comm = r.d;
+  f.operation = r.flag;
+  return f;
+}
+
 // Samples and RMA events, rare and larger, wait beside the records that index them (`a`).
 struct EventBatch {
   static constexpr std::size_t kRecords = 8192;
@@ -145,12 +165,7 @@ class BatchWriter final : public EventSink {
               const PeruseFields& f) override {
     EventRecord& r = add(RecordKind::Peruse, loc, t);
     r.a = region;
-    r.b = static_cast<std::uint32_t>(f.peer);
-    r.c = static_cast<std::uint32_t>(f.tag);
-    r.d = f.comm;
-    r.x = f.request;
-    r.y = f.bytes;
-    r.flag = f.operation;
+    store_peruse(r, f);
   }
   void send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
             std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override {

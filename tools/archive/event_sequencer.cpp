@@ -20,20 +20,9 @@ EventSequencer::EventSequencer(const Definitions& defs)
       peruse_memory_(defs.locations.size()) {}
 
 void EventSequencer::complete_peruse(EventRecord& r) {
-  trace::PeruseFieldValues v;
-  v.request = r.x;
-  v.bytes = r.y;
-  v.peer = static_cast<std::int32_t>(r.b);
-  v.tag = static_cast<std::int32_t>(r.c);
-  v.comm = r.d;
-  v.operation = r.flag;
-  peruse_memory_[r.loc].complete(v, r.aux);
-  r.x = v.request;
-  r.y = v.bytes;
-  r.b = static_cast<std::uint32_t>(v.peer);
-  r.c = static_cast<std::uint32_t>(v.tag);
-  r.d = v.comm;
-  r.flag = v.operation;
+  PeruseFields f = peruse_fields(r);
+  peruse_memory_[r.loc].complete(f, r.aux);
+  store_peruse(r, f);
 }
 
 void EventSequencer::datatypes(EventRecord& r) {
