@@ -14,6 +14,7 @@
 #include "tools/report/mpit_analysis.hpp"
 #include "tools/report/rma_analysis.hpp"
 #include "tools/report/timeline_builder.hpp"
+#include "tools/report/wait_states.hpp"
 
 namespace perusetrace::report {
 
@@ -28,11 +29,12 @@ Report analyse_archive(const std::string& path, const std::string& by, archive::
   RmaAnalysis rma_analysis(reader.definitions(), result);
   IoAnalysis io_analysis(reader.definitions(), result);
   DatatypeAnalysis datatype_analysis(reader.definitions(), result);
+  WaitStateAnalysis wait_states(reader.definitions(), result.wait_states);
   // Every analysis sees each event, in this order; the page's timeline last, after the
   // analyses: it keeps detail around the cases they find.
-  std::vector<archive::EventSink*> analyses = {&peruse_analysis,   &mpit_analysis,
-                                               &rma_analysis,      &io_analysis,
-                                               &datatype_analysis, &context_analysis};
+  std::vector<archive::EventSink*> analyses = {
+      &peruse_analysis,   &mpit_analysis,    &rma_analysis, &io_analysis,
+      &datatype_analysis, &context_analysis, &wait_states};
   std::optional<timeline::TimelineBuilder> builder;
   if (timeline != nullptr) {
     builder.emplace(reader.definitions(), result);
@@ -69,6 +71,7 @@ Report analyse_archive(const std::string& path, const std::string& by, archive::
   datatype_analysis.finish();
   rma_analysis.finish();
   io_analysis.finish();
+  wait_states.finish(result.trace_ns);
   if (builder) *timeline = builder->finish();
   const bool moved = several_clocks && repair.repaired() > 0;
   result.clock = {repair.messages(),

@@ -7,6 +7,7 @@
 
 #include "tools/archive/json_text.hpp"
 #include "tools/report/mpit_analysis.hpp"
+#include "tools/report/wait_state_json.hpp"
 
 namespace perusetrace::report {
 
@@ -393,6 +394,7 @@ std::string to_json(const Report& r) {
               d.sends, d.send_bytes, d.receives, d.receive_bytes, d.collectives, d.collective_bytes,
               d.file_operations, d.file_bytes, d.bytes());
         });
+  if (r.wait_states.present) j += R"(,"wait_states":)" + wait_states_json(r);
   // Only an archive with MPI_T in it has the section: other reports stay as they were.
   if (r.mpit.present) j += R"(,"mpit":)" + mpit(r.mpit);
   // Only an archive with RMA windows has the section.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tools/report/stats.hpp"
+#include "tools/report/wait_state_data.hpp"
 
 namespace perusetrace::report {
 
@@ -391,6 +392,7 @@ struct Report {
   std::vector<std::uint64_t> matrix_count, matrix_bytes;  // [sender * ranks + receiver]
   std::vector<JobStat> jobs;                              // other MPI jobs, in the archive's order
   Messages messages;
+  WaitStates wait_states;
   // A late sender of the program's own messages; one of a collective's internal messages (tags
   // below 0), filed under collectives; messages that waited for their receive in the unexpected
   // queue (no one lost time: the receiver had not asked yet; the message was copied twice).

@@ -12,6 +12,7 @@
 #include "tools/report/mpit_text.hpp"
 #include "tools/report/io_text.hpp"
 #include "tools/report/rma_text.hpp"
+#include "tools/report/wait_state_text.hpp"
 
 namespace perusetrace::report {
 
@@ -237,6 +238,7 @@ void write_text(std::FILE* out, const Report& report) {
         clock.worst_sender, clock.worst_receiver);
   }
   const std::size_t n = report.ranks.size();
+  write_wait_summary(out, report);
 
   fmt::print(out, "\nRanks: time in MPI and messages (MPI calls)\n");
   fmt::print(out, "  {:<6}{:>12}{:>9}{:>14}{:>9}{:>14}\n", "rank", "in MPI ms", "sent",
@@ -323,6 +325,7 @@ void write_text(std::FILE* out, const Report& report) {
   }
 
   placement(out, report);
+  write_wait_states(out, report);
 
   pattern(out, report, "Late sender (receive posted before its message arrived)", "late_sender",
           report.late_sender);

@@ -1,0 +1,166 @@
+/* Known-answer programs for the report's wait states (tests/wait_state_test.py), on 4 ranks.
+ *
+ *   wait_states SCENARIO [DELAY_MS]
+ *
+ * Each scenario starts together (MPI_Comm_dup: it synchronises every rank, and no wait-state
+ * pattern covers it, so the skew of MPI_Init's ends adds to none of them) and injects one delay of
+ * DELAY_MS (default 200) as computation on one rank, inside an annotation "phase=late" where it
+ * says so; the waits it causes are the answer, on the ranks named: late-sender      rank 0 sends to
+ * 1 late; 1 waits in MPI_Recv(MPI_ANY_SOURCE, MPI_ANY_TAG) wrong-order      rank 1 sends to 2 at
+ * once; 0 sends to 2 late, and 2 asks for 0's first late-receiver    rank 0 MPI_Send 1 MiB
+ * (rendezvous) to 1, which receives late late-receiver-ssend   the same with a 4-byte MPI_Ssend
+ *   late-receiver-isend   the same with MPI_Isend of 1 MiB and MPI_Wait
+ *   barrier          rank 2 enters MPI_Barrier late: 0, 1, 3 wait
+ *   nxn              rank 3 enters MPI_Allreduce late: 0, 1, 2 wait
+ *   bcast            the root (1) enters MPI_Bcast late: 0, 2, 3 wait
+ *   reduce           every rank but the root (0) enters MPI_Reduce late: 0 waits
+ *   chain            rank 0 sends to 1 late (in phase=A); 1 (in phase=B) receives it, then sends
+ *                    to 2: 1 waits for 0, 2 waits for 1 as long, through 1's waiting for 0
+ *   nonblocking      rank 3 starts MPI_Iallreduce late; 0, 1, 2 wait in MPI_Wait
+ *   test-loop        rank 0 sends to 1 late; 1 polls MPI_Test on its MPI_Irecv until it is done
+ *   alternating      4 iterations of MPI_Allreduce; in iteration i rank i computes DELAY_MS in
+ *                    phase=slow, the others DELAY_MS / 4 in phase=fast: the critical path runs
+ *                    through phase=slow for 4 x DELAY_MS
+ * Work is busy computation on CLOCK_MONOTONIC (no sleep), so a sampler or a scheduler sees it
+ * as the program's own. Built against include/perusetrace/annotate.h only. */
+#define _POSIX_C_SOURCE 199309L
+#include <mpi.h>
+#include <perusetrace/annotate.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void busy(double seconds) {
+  const double until = now() + seconds;
+  while (now() < until) {
+  }
+}
+
+static perusetrace_attribute_t phase;
+
+/* DELAY seconds of computation in phase=NAME. */
+static void compute(const char* name, double delay) {
+  perusetrace_begin(phase, name);
+  busy(delay);
+  perusetrace_end(phase);
+}
+
+enum { kLarge = 1 << 20 };
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: wait_states SCENARIO [DELAY_MS]\n");
+    return 2;
+  }
+  const char* s = argv[1];
+  const double delay = (argc > 2 ? atof(argv[2]) : 200.0) / 1e3;
+  phase = perusetrace_attribute(NULL, "phase", 0);
+  MPI_Init(&argc, &argv);
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size < 4) {
+    if (rank == 0) fprintf(stderr, "wait_states: needs 4 ranks\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  char* buf = calloc(kLarge, 1);
+  int value = rank, result = 0;
+  MPI_Status status;
+  MPI_Request request;
+  MPI_Comm start;
+  MPI_Comm_dup(MPI_COMM_WORLD, &start);
+  if (!strcmp(s, "late-sender")) {
+    if (rank == 0) {
+      compute("late", delay);
+      MPI_Send(&value, 1, MPI_INT, 1, 7, MPI_COMM_WORLD);
+    } else if (rank == 1) {
+      MPI_Recv(&result, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &status);
+      if (status.MPI_SOURCE != 0 || status.MPI_TAG != 7) return 1;
+    }
+  } else if (!strcmp(s, "wrong-order")) {
+    if (rank == 1) {
+      MPI_Send(&value, 1, MPI_INT, 2, 1, MPI_COMM_WORLD);
+      MPI_Send(&value, 1, MPI_INT, 2, 9, MPI_COMM_WORLD); /* tells 2 that tag 1 is on its way */
+    } else if (rank == 0) {
+      compute("late", delay);
+      MPI_Send(&value, 1, MPI_INT, 2, 2, MPI_COMM_WORLD);
+    } else if (rank == 2) {
+      MPI_Recv(&result, 1, MPI_INT, 1, 9, MPI_COMM_WORLD, &status);
+      MPI_Recv(&result, 1, MPI_INT, 0, 2, MPI_COMM_WORLD, &status);
+      MPI_Recv(&result, 1, MPI_INT, 1, 1, MPI_COMM_WORLD, &status);
+    }
+  } else if (!strcmp(s, "late-receiver") || !strcmp(s, "late-receiver-ssend") ||
+             !strcmp(s, "late-receiver-isend")) {
+    const int ssend = !strcmp(s, "late-receiver-ssend");
+    const int count = ssend ? 4 : kLarge;
+    if (rank == 0) {
+      if (ssend) {
+        MPI_Ssend(buf, count, MPI_BYTE, 1, 3, MPI_COMM_WORLD);
+      } else if (!strcmp(s, "late-receiver-isend")) {
+        MPI_Isend(buf, count, MPI_BYTE, 1, 3, MPI_COMM_WORLD, &request);
+        MPI_Wait(&request, &status);
+      } else {
+        MPI_Send(buf, count, MPI_BYTE, 1, 3, MPI_COMM_WORLD);
+      }
+    } else if (rank == 1) {
+      compute("late", delay);
+      MPI_Recv(buf, count, MPI_BYTE, 0, 3, MPI_COMM_WORLD, &status);
+    }
+  } else if (!strcmp(s, "barrier")) {
+    if (rank == 2) compute("late", delay);
+    MPI_Barrier(MPI_COMM_WORLD);
+  } else if (!strcmp(s, "nxn")) {
+    if (rank == 3) compute("late", delay);
+    MPI_Allreduce(&value, &result, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  } else if (!strcmp(s, "bcast")) {
+    if (rank == 1) compute("late", delay);
+    MPI_Bcast(&value, 1, MPI_INT, 1, MPI_COMM_WORLD);
+  } else if (!strcmp(s, "reduce")) {
+    if (rank != 0) compute("late", delay);
+    MPI_Reduce(&value, &result, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+  } else if (!strcmp(s, "chain")) {
+    if (rank == 0) {
+      compute("A", delay);
+      MPI_Send(&value, 1, MPI_INT, 1, 4, MPI_COMM_WORLD);
+    } else if (rank == 1) {
+      perusetrace_begin(phase, "B");
+      MPI_Recv(&result, 1, MPI_INT, 0, 4, MPI_COMM_WORLD, &status);
+      MPI_Send(&value, 1, MPI_INT, 2, 5, MPI_COMM_WORLD);
+      perusetrace_end(phase);
+    } else if (rank == 2) {
+      MPI_Recv(&result, 1, MPI_INT, 1, 5, MPI_COMM_WORLD, &status);
+    }
+  } else if (!strcmp(s, "nonblocking")) {
+    if (rank == 3) compute("late", delay);
+    MPI_Iallreduce(&value, &result, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &request);
+    MPI_Wait(&request, &status);
+  } else if (!strcmp(s, "test-loop")) {
+    if (rank == 0) {
+      compute("late", delay);
+      MPI_Send(&value, 1, MPI_INT, 1, 6, MPI_COMM_WORLD);
+    } else if (rank == 1) {
+      int done = 0;
+      MPI_Irecv(&result, 1, MPI_INT, 0, 6, MPI_COMM_WORLD, &request);
+      while (!done) MPI_Test(&request, &done, &status);
+    }
+  } else if (!strcmp(s, "alternating")) {
+    for (int i = 0; i < size; ++i) {
+      compute(i == rank ? "slow" : "fast", i == rank ? delay : delay / 4);
+      MPI_Allreduce(&value, &result, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    }
+  } else {
+    if (rank == 0) fprintf(stderr, "wait_states: unknown scenario %s\n", s);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  free(buf);
+  MPI_Comm_free(&start);
+  MPI_Finalize();
+  return 0;
+}

@@ -1,0 +1,78 @@
+#include "tools/report/wait_state_json.hpp"
+
+#include <fmt/core.h>
+
+#include "tools/archive/json_text.hpp"
+
+namespace perusetrace::report {
+
+namespace {
+
+std::string quote(const std::string& s) {
+  return archive::json_string(s);
+}
+
+template <class Range, class F>
+std::string array(const Range& items, F&& each) {
+  std::string s = "[";
+  for (const auto& item : items) s += (s.size() > 1 ? "," : "") + each(item);
+  return s + "]";
+}
+
+std::string numbers(const std::vector<std::uint64_t>& v) {
+  return array(v, [](std::uint64_t x) { return std::to_string(x); });
+}
+
+std::string pattern(std::size_t i, const WaitPatternStat& p) {
+  const WaitPatternInfo& info = kWaitPatternInfo[i];
+  return fmt::format(
+      R"({}:{{"title":{},"measures":{},"count":{},"total_ns":{},"ranks_ns":{},"functions":{},"pairs":{},"causes":{},"uncaused_ns":{},"worst":{}}})",
+      quote(info.key), quote(info.title), quote(info.measures), p.count, p.total, numbers(p.ranks),
+      array(p.functions,
+            [](const auto& f) {
+              return fmt::format(R"({{"name":{},"ns":{}}})", quote(f.first), f.second);
+            }),
+      array(p.pairs,
+            [](const auto& e) {
+              return fmt::format(R"({{"late":{},"rank":{},"ns":{}}})", e.first.first,
+                                 e.first.second, e.second);
+            }),
+      array(p.causes,
+            [](const auto& e) {
+              return fmt::format(R"({{"rank":{},"activity":{},"ns":{}}})", e.first.first,
+                                 quote(e.first.second), e.second);
+            }),
+      p.uncaused, array(p.worst.items(), [](const auto& e) {
+        const WaitCase& c = e.second;
+        return fmt::format(
+            R"({{"lost_ns":{},"time_ns":{},"rank":{},"late":{},"function":{},"tag":{},"bytes":{},"cause":{}}})",
+            c.lost, c.time, c.rank, c.late, quote(c.function), c.tag, c.bytes, quote(c.cause));
+      }));
+}
+
+}  // namespace
+
+std::string wait_states_json(const Report& r) {
+  const WaitStates& w = r.wait_states;
+  std::string patterns = "{";
+  for (std::size_t i = 0; i < kWaitPatterns; ++i)
+    patterns += (i ? "," : "") + pattern(i, w.patterns[i]);
+  patterns += "}";
+  return fmt::format(
+      R"({{"total_ns":{},"rank_time_ns":{},"ranks_ns":{},"patterns":{},"causes":{},"critical_path":{{"ns":{},"truncated":{},"ranks_ns":{},"activities":{}}}}})",
+      w.total_ns, w.rank_time_ns, numbers(w.rank_wait_ns), patterns,
+      array(w.causes,
+            [](const auto& e) {
+              return fmt::format(
+                  R"({{"rank":{},"activity":{},"direct_ns":{},"propagated_ns":{},"cases":{}}})",
+                  e.first.first, quote(e.first.second), e.second.direct, e.second.propagated,
+                  e.second.cases);
+            }),
+      w.critical_ns, w.critical_truncated, numbers(w.critical_ranks),
+      array(w.critical, [](const auto& e) {
+        return fmt::format(R"({{"activity":{},"ns":{},"mean_rank_ns":{}}})", quote(e.first),
+                           e.second.ns, e.second.mean_ns);
+      }));
+}
+
+}  // namespace perusetrace::report
