@@ -192,11 +192,11 @@ def case_late_sender(c, receiver_offset):
     if not traced or float(traced.group(1)) > 30:
         f.append(f"the report says {traced and traced.group(0)}: the run took seconds")
     with open(trace_dir + ".json") as js:
-        worst = json.load(js)["patterns"]["late_sender"]["worst"]
+        worst = json.load(js)["queue_measures"]["posted_queue"]["worst"]
     if not worst or (worst[0]["sender"], worst[0]["receiver"]) != (0, 1):
         f.append(f"the report's worst late sender is {worst[:1]}, expected 0 -> 1")
     else:
-        f += within("the report's late sender 0 -> 1", worst[0]["lost_ns"], delay)
+        f += within("the report's late sender 0 -> 1", worst[0]["duration_ns"], delay)
 
     prefix = trace_dir + "-prv"
     prv = subprocess.run([c.opts.perusetrace, "prv", trace_dir, "-o", prefix],
@@ -257,8 +257,8 @@ def case_placement(c):
     intra, inter = p["intra_host"], p["inter_host"]
     print(f"placement: {p['hosts']} hosts {p['host_ranks']}; intra-host {intra['messages']} "
           f"messages (expected {intra_want}), inter-host {inter['messages']} (expected "
-          f"{inter_want}), {total} in all; late sender intra {intra['late_sender_ns']} ns, "
-          f"inter {inter['late_sender_ns']} ns; bandwidth medians intra "
+          f"{inter_want}), {total} in all; late sender intra {intra['posted_queue_ns']} ns, "
+          f"inter {inter['posted_queue_ns']} ns; bandwidth medians intra "
           f"{intra['bandwidth_bytes_per_s']['median']:.3g}, inter "
           f"{inter['bandwidth_bytes_per_s']['median']:.3g} B/s")
     if p["hosts"] != 2:
@@ -276,11 +276,11 @@ def case_placement(c):
         f.append(f"intra-host / inter-host bytes {intra['bytes']} / {inter['bytes']}, expected "
                  f"{intra_want * 64} / {inter_want * 64}")
     # Every late sender and every measured bandwidth has known ranks here, so each lands in one row.
-    late = data["patterns"]["late_sender"]
-    if (intra["late_sender_count"] + inter["late_sender_count"],
-            intra["late_sender_ns"] + inter["late_sender_ns"]) != (late["count"], late["total_ns"]):
-        f.append(f"late sender split {intra['late_sender_count']} + {inter['late_sender_count']} "
-                 f"cases, {intra['late_sender_ns']} + {inter['late_sender_ns']} ns; the pattern "
+    late = data["queue_measures"]["posted_queue"]
+    if (intra["posted_queue_count"] + inter["posted_queue_count"],
+            intra["posted_queue_ns"] + inter["posted_queue_ns"]) != (late["count"], late["total_ns"]):
+        f.append(f"late sender split {intra['posted_queue_count']} + {inter['posted_queue_count']} "
+                 f"cases, {intra['posted_queue_ns']} + {inter['posted_queue_ns']} ns; the pattern "
                  f"has {late['count']} / {late['total_ns']}")
     measured = sum(g["bandwidth_bytes_per_s"]["count"] for g in data["messages"]["groups"])
     split = intra["bandwidth_bytes_per_s"]["count"] + inter["bandwidth_bytes_per_s"]["count"]

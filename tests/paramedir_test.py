@@ -164,7 +164,7 @@ def case_late_sender(run):
     if report.returncode != 0:
         return f + [f"perusetrace report failed ({report.returncode}): {report.stderr}"]
     with open(report_json) as j:
-        late_sender = json.load(j)["ranks"][1]["late_sender_ns"]
+        late_sender = json.load(j)["ranks"][1]["posted_queue_ns"]
     outside_queue = recv_ns - in_posted_queue(trace, 1)
     print(f"late sender on rank 1: Paraver '{STATE_WAIT_MESSAGE}' {waited / 1e6:.1f} ms "
           f"({waited:.0f} ns), report {late_sender / 1e6:.1f} ms ({late_sender} ns); "

@@ -58,6 +58,7 @@ import case_result  # noqa: E402
 import otf2  # noqa: E402
 import mpi_launch  # noqa: E402
 import trace_checks  # noqa: E402
+import wait_checks  # noqa: E402
 
 PLOTS = ("plot-bandwidth", "plot-fragment-intervals", "plot-queue-depth", "plot-matrix")
 SENDS, FLOOD, MPIT_RANKS = 100, 20, 4  # tests/apps/mpit_counts' arguments, and its ranks
@@ -154,6 +155,7 @@ class Case:
         with open(self.opts.schema) as f:
             schema = json.load(f)
         failures += [f"JSON: {e}" for e in validate(data, schema, schema)[:10]]
+        failures += [f"wait states: {e}" for e in wait_checks.invariant(data)]
         with open(html) as f:
             page = f.read()
         for plot in PLOTS:
@@ -203,15 +205,15 @@ def one_host(text, data):
     if sent == 0 or (intra["messages"], intra["bytes"]) != (sent, sent_bytes):
         f.append(f"intra-host traffic {intra['messages']} messages / {intra['bytes']} bytes, "
                  f"the matrix holds {sent} / {sent_bytes}")
-    if intra["late_sender_ns"] != data["patterns"]["late_sender"]["total_ns"] or \
-            intra["late_sender_count"] != data["patterns"]["late_sender"]["count"]:
-        f.append(f"intra-host late sender {intra['late_sender_count']} cases "
-                 f"{intra['late_sender_ns']} ns, the pattern has "
-                 f"{data['patterns']['late_sender']['count']} / "
-                 f"{data['patterns']['late_sender']['total_ns']}")
+    if intra["posted_queue_ns"] != data["queue_measures"]["posted_queue"]["total_ns"] or \
+            intra["posted_queue_count"] != data["queue_measures"]["posted_queue"]["count"]:
+        f.append(f"intra-host late sender {intra['posted_queue_count']} cases "
+                 f"{intra['posted_queue_ns']} ns, the pattern has "
+                 f"{data['queue_measures']['posted_queue']['count']} / "
+                 f"{data['queue_measures']['posted_queue']['total_ns']}")
     if intra["bandwidth_bytes_per_s"]["count"] == 0:
         f.append("no intra-host bandwidth measured")
-    if any(inter[k] for k in ("messages", "bytes", "late_sender_count", "late_sender_ns")) or \
+    if any(inter[k] for k in ("messages", "bytes", "posted_queue_count", "posted_queue_ns")) or \
             inter["bandwidth_bytes_per_s"]["count"]:
         f.append(f"inter-host traffic on one host: {inter}")
     if "all ranks on one host: no inter-host traffic" not in text or \
@@ -225,7 +227,7 @@ def case_late_sender(c):
     text, data, f = c.report(trace_dir)
     f += one_host(text, data)
     f += clock_condition(data, text, sum(map(sum, data["matrix"]["messages"])))
-    worst = data["patterns"]["late_sender"]["worst"]
+    worst = data["queue_measures"]["posted_queue"]["worst"]
     if not worst:
         return f + ["no late sender reported"]
     w = worst[0]
@@ -234,7 +236,7 @@ def case_late_sender(c):
     # The program's own messages only: a collective's internal waits are filed apart.
     if any(case["tag"] < 0 for case in worst):
         f.append(f"collective-internal messages among the program's late senders: {worst}")
-    inside = data["patterns"]["late_sender_in_collectives"]["worst"]
+    inside = data["queue_measures"]["posted_queue_in_collectives"]["worst"]
     if any(case["tag"] >= 0 for case in inside):
         f.append(f"a program message among the collectives' late senders: {inside}")
     trace = trace_checks.load(os.path.join(trace_dir, "traces.otf2"))
@@ -243,7 +245,7 @@ def case_late_sender(c):
         return f + ["the archive lacks rank 1's posted-queue insertion or removal of tag 1"]
     queued = first["REQ_REMOVE_FROM_POSTED_Q"].time - first["REQ_INSERT_IN_POSTED_Q"].time
     f += trace_checks.late_sender_in_trace(trace, DELAY_MS * 1_000_000)
-    return f + as_measured(w["lost_ns"], trace.ns(queued), "late sender 0 -> 1", at_least=False)
+    return f + as_measured(w["duration_ns"], trace.ns(queued), "late sender 0 -> 1", at_least=False)
 
 
 def clock_condition(data, text, matrix_total):
@@ -297,7 +299,7 @@ def case_broken_clock(c):
 def case_late_wait(c):
     trace_dir = c.trace("late_wait", ["late-wait", "-d", str(DELAY_MS)])
     _, data, f = c.report(trace_dir)
-    worst = data["patterns"]["late_wait"]["worst"]
+    worst = data["queue_measures"]["complete_before_wait"]["worst"]
     if not worst:
         return f + ["no late wait reported"]
     if worst[0]["rank"] != 1:
@@ -308,8 +310,8 @@ def case_late_wait(c):
     if completed is None or not waits:
         return f + ["the archive lacks rank 1's REQ_COMPLETE of tag 3 or its MPI_Wait"]
     lost = trace.ns(waits[0][0] - completed.time)
-    f += as_measured(worst[0]["lost_ns"], lost, "late wait on rank 1")
-    return f + as_measured(data["ranks"][1]["late_wait_ns"], lost, "rank 1's late wait in total")
+    f += as_measured(worst[0]["duration_ns"], lost, "late wait on rank 1")
+    return f + as_measured(data["ranks"][1]["complete_before_wait_ns"], lost, "rank 1's late wait in total")
 
 
 def case_flood(c):
@@ -328,9 +330,9 @@ def case_flood(c):
     if uq["messages"] < 64 or not 50e6 <= uq["queue_ns"]["median"] <= 1e9:
         f.append(f"unexpected queue {uq['messages']} messages, median {uq['queue_ns']['median']} "
                  "ns: expected the 64 flood messages, each about the 100 ms the receiver slept")
-    if data["ranks"][1]["unexpected_queue_ns"] == 0 or data["ranks"][1]["late_sender_ns"] > 50e6:
+    if data["ranks"][1]["unexpected_queue_ns"] == 0 or data["ranks"][1]["posted_queue_ns"] > 50e6:
         f.append(f"rank 1: unexpected queue {data['ranks'][1]['unexpected_queue_ns']} ns, late "
-                 f"sender {data['ranks'][1]['late_sender_ns']} ns: queue time counted as lost")
+                 f"sender {data['ranks'][1]['posted_queue_ns']} ns: queue time counted as lost")
     return f
 
 
@@ -388,7 +390,7 @@ def case_long_message(c):
 def case_no_events(c):
     text, data, f = c.report(c.trace("no_events", ["late-sender", "-d", "50"], events="none"))
     missing = {m["analysis"]: m for m in data["missing"]}
-    for analysis in ("messages", "late_sender", "unexpected_queue", "late_wait", "queue_search",
+    for analysis in ("messages", "posted_queue", "unexpected_queue", "complete_before_wait", "queue_search",
                      "queue_depth", "collectives"):
         if analysis not in missing:
             f.append(f"{analysis} is not reported missing")
@@ -396,9 +398,9 @@ def case_no_events(c):
             f.append(f"the text does not name the setting for {analysis}")
     if "MPITRACE_PERUSE_EVENTS=REQ_INSERT_IN_POSTED_Q:REQ_REMOVE_FROM_POSTED_Q" not in text:
         f.append("the late-sender hint is not the expected setting")
-    if data["patterns"]["late_sender"]["available"]:
+    if data["queue_measures"]["posted_queue"]["available"]:
         f.append("late sender claims to be available")
-    if re.search(r"Late sender[^\n]*\n\s+none found", text):
+    if re.search(r"Receives in the posted queue[^\n]*\n\s+none found", text):
         f.append("the late-sender section prints a result instead of the setting")
     return f
 
@@ -682,7 +684,7 @@ def case_timeline(c):
     with open_page(trace_dir + ".html") as page:
         state = page_state(page)
         first = page.evaluate("""Array.from(document.querySelectorAll(
-            '#table-late-sender tbody tr:first-child td')).map((td) => Number(td.dataset.value))""")
+            '#table-posted-queue tbody tr:first-child td')).map((td) => Number(td.dataset.value))""")
         errors = page.errors + ([state["errors"]] if state["errors"] else [])
     print(f"page: rows {state['rows']}, {state['lines']} message lines, {state['markers']} "
           f"Peruse events, mode '{state['mode']}'; archive: {len(trace.events)} locations, "
@@ -700,11 +702,11 @@ def case_timeline(c):
         f.append(f"Peruse markers per kind {shown}, the archive holds {dict(peruse)}")
     if state["mode"] != "summary, with the kept detail's markers and lines":
         f.append(f"the whole trace's view is drawn as '{state['mode']}'")
-    worst = data["patterns"]["late_sender"]["worst"]
+    worst = data["queue_measures"]["posted_queue"]["worst"]
     if not worst or not first:
         return f + [f"no late-sender table row ({first}) or case ({worst})"]
     # lost, from, on rank, sender, receiver, tag, bytes
-    want = [worst[0][k] for k in ("lost_ns", "time_ns", "rank", "sender", "receiver", "tag")]
+    want = [worst[0][k] for k in ("duration_ns", "time_ns", "rank", "sender", "receiver", "tag")]
     if first[:6] != want or first[2:5] != [1, 0, 1]:
         f.append(f"the late-sender table's first row is {first}, the report's worst case {want}")
     return f
@@ -717,7 +719,7 @@ def case_timeline_jump(c):
     zooms into the range dragged over, Shift+drag pans, Home shows the whole trace again."""
     import chromium_page
     trace_dir, data, f = timeline_report(c, "jump", ["late-sender", "-d", str(DELAY_MS)])
-    worst = data["patterns"]["late_sender"]["worst"]
+    worst = data["queue_measures"]["posted_queue"]["worst"]
     if not worst:
         return f + ["no late sender reported"]
     w = worst[0]
@@ -726,23 +728,23 @@ def case_timeline_jump(c):
     with open_page(trace_dir + ".html") as page:
         whole = page_state(page)
         row = page.evaluate("""(() => {
-            const tr = document.querySelector('#table-late-sender tbody tr');
+            const tr = document.querySelector('#table-posted-queue tbody tr');
             tr.scrollIntoView({block: 'center'});
             const r = tr.getBoundingClientRect();
             return [r.left + r.width / 2, r.top + r.height / 2];
         })()""")
         page.click(*row)
         jumped = page_state(page)
-        current = page.evaluate("!!document.querySelector('#table-late-sender tr.tl-current')")
+        current = page.evaluate("!!document.querySelector('#table-posted-queue tr.tl-current')")
         # Sorting: by "from" (column 1), twice: descending, then ascending.
         order = []
         for _ in range(2):
             order.append(page.evaluate("""(() => {
-                const th = document.querySelectorAll('#table-late-sender-in-collectives th')[1];
+                const th = document.querySelectorAll('#table-posted-queue-in-collectives th')[1];
                 if (!th) return null;
                 th.click();
                 return Array.from(document.querySelectorAll(
-                    '#table-late-sender-in-collectives tbody tr td:nth-child(2)'))
+                    '#table-posted-queue-in-collectives tbody tr td:nth-child(2)'))
                     .map((td) => Number(td.dataset.value));
             })()"""))
         # The mouse on the canvas.
@@ -773,12 +775,12 @@ def case_timeline_jump(c):
         errors = page.errors + [s["errors"] for s in (whole, jumped, home) if s["errors"]]
     if errors:
         f.append(f"JavaScript errors: {errors[:5]}")
-    start, end = w["time_ns"], w["time_ns"] + w["lost_ns"]
-    print(f"late sender {w['lost_ns'] / 1e6:.3f} ms from {start / 1e6:.3f} ms; view after the "
+    start, end = w["time_ns"], w["time_ns"] + w["duration_ns"]
+    print(f"late sender {w['duration_ns'] / 1e6:.3f} ms from {start / 1e6:.3f} ms; view after the "
           f"click {jumped['from'] / 1e6:.3f} - {jumped['to'] / 1e6:.3f} ms ({jumped['mode']}), "
           f"marked {jumped['highlighted']}")
     if not (jumped["from"] <= start and jumped["to"] >= end and
-            jumped["to"] - jumped["from"] <= 1.4 * w["lost_ns"] + 2000 + 2):
+            jumped["to"] - jumped["from"] <= 1.4 * w["duration_ns"] + 2000 + 2):
         f.append(f"clicking the late sender [{start}, {end}] showed [{jumped['from']}, "
                  f"{jumped['to']}]")
     if not current or jumped["highlighted"] != [whole["rows"][1]]:

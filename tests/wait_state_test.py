@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """The report's wait states against known answers (tests/apps/wait_states, 4 ranks).
 
-    wait_state_test.py --mpirun MPIRUN --preload LIB --perusetrace EXE --build BUILD CASE
+    wait_state_test.py --mpirun MPIRUN --preload LIB --perusetrace EXE --build BUILD
+                       --schema docs/report.schema.json CASE
 
 Each CASE is a scenario of tests/apps/wait_states run traced with a delay of DELAY_MS injected
 as computation on one rank; `perusetrace report --json` must charge the pattern the scenario
@@ -31,6 +32,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_result  # noqa: E402
 import mpi_launch  # noqa: E402
+import report_test  # noqa: E402
 import wait_checks  # noqa: E402
 
 # 4 ranks share 2 cores: a rank may leave the scenario's starting MPI_Comm_dup some ms after the
@@ -85,7 +87,13 @@ def trace_and_report(opts, work, scenario):
     if rep.returncode != 0:
         raise AssertionError(f"perusetrace report failed: {rep.stderr[-1500:]}")
     with open(path) as f:
-        return json.load(f), rep.stdout
+        data = json.load(f)
+    with open(opts.schema) as f:
+        schema = json.load(f)
+    problems = report_test.validate(data, schema, schema)
+    if problems:
+        raise AssertionError(f"the JSON breaks docs/report.schema.json: {problems[:5]}")
+    return data, rep.stdout
 
 
 def check_patterns(data, scenario):
@@ -166,7 +174,7 @@ def run_case(opts, work, scenario):
 
 def main():
     parser = argparse.ArgumentParser()
-    for option in ("mpirun", "preload", "perusetrace", "build"):
+    for option in ("mpirun", "preload", "perusetrace", "build", "schema"):
         parser.add_argument(f"--{option}", required=True)
     parser.add_argument("case", choices=sorted(EXPECTED))
     opts = parser.parse_args()

@@ -73,29 +73,46 @@ Section time_in_mpi(const ReportSummary& a, const ReportSummary& b) {
 
 void pattern_rows(Section& s, const std::string& key, const std::string& name, const char* cases,
                   const PatternTotals& a, const PatternTotals& b) {
-  s.rows.push_back(row("pattern." + key + ".count", name + ": " + cases, Unit::Count,
+  s.rows.push_back(row(key + ".count", name + ": " + cases, Unit::Count,
                        when(a.available, static_cast<double>(a.count)),
                        when(b.available, static_cast<double>(b.count))));
   if (a.count == 0 && b.count == 0) return;  // no times to compare
-  s.rows.push_back(row("pattern." + key + ".total_ns", name + ": time", Unit::Ns,
-                       when(a.available, a.total_ns), when(b.available, b.total_ns)));
-  s.rows.push_back(row("pattern." + key + ".per_case_ns",
+  s.rows.push_back(row(key + ".total_ns", name + ": time", Unit::Ns, when(a.available, a.total_ns),
+                       when(b.available, b.total_ns)));
+  s.rows.push_back(row(key + ".per_case_ns",
                        name + ": time per " + (std::string(cases) == "cases" ? "case" : "message"),
                        Unit::Ns, when(a.available, per(a.total_ns, a.count)),
                        when(b.available, per(b.total_ns, b.count))));
 }
 
-Section patterns(const ReportSummary& a, const ReportSummary& b) {
-  Section s{"patterns",
-            "Wait patterns (time summed over the cases; the unexpected queue's is message time, "
-            "not lost time)",
+Section wait_states(const ReportSummary& a, const ReportSummary& b) {
+  Section s{"wait_states", "Wait states (time lost inside MPI calls, summed over the cases)", {}};
+  const std::vector<std::string>& keys = a.wait_order.empty() ? b.wait_order : a.wait_order;
+  const PatternTotals none;
+  for (const std::string& key : keys) {
+    const auto x = a.waits.find(key), y = b.waits.find(key);
+    const PatternTotals& pa = x == a.waits.end() ? none : x->second;
+    const PatternTotals& pb = y == b.waits.end() ? none : y->second;
+    std::string name = key;
+    std::replace(name.begin(), name.end(), '_', ' ');
+    pattern_rows(s, "wait." + key, name, "cases", pa, pb);
+  }
+  return s;
+}
+
+Section queue_measures(const ReportSummary& a, const ReportSummary& b) {
+  Section s{"queue_measures",
+            "Peruse's measures of messages and requests (their time, not time lost)",
             {}};
-  pattern_rows(s, "late_sender", "late sender", "cases", a.late_sender, b.late_sender);
-  pattern_rows(s, "late_sender_in_collectives", "late sender in collectives", "cases",
-               a.late_sender_in_collectives, b.late_sender_in_collectives);
-  pattern_rows(s, "unexpected_queue", "unexpected queue", "messages", a.unexpected_queue,
-               b.unexpected_queue);
-  pattern_rows(s, "late_wait", "late wait", "cases", a.late_wait, b.late_wait);
+  pattern_rows(s, "measure.posted_queue", "receives in the posted queue", "messages",
+               a.posted_queue, b.posted_queue);
+  pattern_rows(s, "measure.posted_queue_in_collectives",
+               "collectives' receives in the posted queue", "messages",
+               a.posted_queue_in_collectives, b.posted_queue_in_collectives);
+  pattern_rows(s, "measure.unexpected_queue", "messages in the unexpected queue", "messages",
+               a.unexpected_queue, b.unexpected_queue);
+  pattern_rows(s, "measure.complete_before_wait", "requests complete before their Wait", "messages",
+               a.complete_before_wait, b.complete_before_wait);
   return s;
 }
 
@@ -149,7 +166,8 @@ std::size_t Comparison::significant() const {
 Comparison compare(const ReportSummary& a, const ReportSummary& b, const Significance& sig) {
   Comparison c;
   c.significance = sig;
-  c.sections = {time_in_mpi(a, b), patterns(a, b), bandwidth(a, b), messages(a, b)};
+  c.sections = {time_in_mpi(a, b), wait_states(a, b), queue_measures(a, b), bandwidth(a, b),
+                messages(a, b)};
   for (Section& s : c.sections)
     for (Row& r : s.rows) r.significant = is_significant(r, sig);
   return c;

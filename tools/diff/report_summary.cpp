@@ -11,6 +11,7 @@
 #include "tools/archive/archive_reader.hpp"
 #include "tools/report/archive_analysis.hpp"
 #include "tools/report/json_output.hpp"
+#include "tools/report/wait_state_data.hpp"
 
 namespace perusetrace::diff {
 
@@ -42,7 +43,7 @@ PatternTotals pattern(const JsonValue& p) {
 }  // namespace
 
 ReportSummary summarize(const JsonValue& r, const std::string& source) {
-  if (!r.is_object() || !r["ranks"].is_array() || !r["patterns"].is_object())
+  if (!r.is_object() || !r["ranks"].is_array() || !r["queue_measures"].is_object())
     throw ArchiveError(
         fmt::format("{} is JSON but not a perusetrace report: give a trace directory, or the file "
                     "`perusetrace report ARCHIVE --json FILE` wrote",
@@ -66,10 +67,17 @@ ReportSummary summarize(const JsonValue& r, const std::string& source) {
       t.calls += f["calls"].count();
     }
   }
-  const JsonValue& p = r["patterns"];
-  s.late_sender = pattern(p["late_sender"]);
-  s.late_sender_in_collectives = pattern(p["late_sender_in_collectives"]);
-  s.late_wait = pattern(p["late_wait"]);
+  const JsonValue& p = r["queue_measures"];
+  s.posted_queue = pattern(p["posted_queue"]);
+  s.posted_queue_in_collectives = pattern(p["posted_queue_in_collectives"]);
+  s.complete_before_wait = pattern(p["complete_before_wait"]);
+  const JsonValue& w = r["wait_states"]["patterns"];
+  for (const report::WaitPatternInfo& info : report::kWaitPatternInfo)
+    if (w.has(info.key)) {
+      const JsonValue& value = w[info.key];
+      s.waits[info.key] = {true, value["count"].count(), value["total_ns"].number()};
+      s.wait_order.push_back(info.key);
+    }
   const JsonValue& uq = r["unexpected_queue"];
   // The report keeps the queue times as a distribution: its mean times its count is their sum.
   s.unexpected_queue = {

@@ -37,7 +37,11 @@ struct ReportSummary {
   std::uint64_t trace_ns = 0, events = 0;
   std::uint64_t mpi_ns = 0;  // outermost MPI calls, summed over the ranks
   std::map<std::string, FunctionTime> functions;
-  PatternTotals late_sender, late_sender_in_collectives, unexpected_queue, late_wait;
+  // Peruse's measures of messages and requests (no process's lost time).
+  PatternTotals posted_queue, posted_queue_in_collectives, unexpected_queue, complete_before_wait;
+  // The wait states by pattern key (late_sender, wait_at_nxn, ...); absent in older reports.
+  std::map<std::string, PatternTotals> waits;
+  std::vector<std::string> wait_order;  // the keys in the report's order
   bool messages_available = false;
   std::vector<SizeClassTotals> size_classes;
   std::uint64_t p2p_messages = 0, p2p_bytes = 0;  // the MPI send records (the report's matrix)

@@ -194,7 +194,7 @@ void Analysis::request_cancelled(std::uint32_t loc, std::uint64_t, std::uint64_t
 }
 
 // The program collected a nonblocking request in the MPI call running on `loc`: if MPI had
-// completed it before that call began, the difference is a late wait.
+// completed it before that call began, the difference is how long it lay complete (no wait).
 void Analysis::collected(std::uint32_t loc, std::uint64_t, std::uint64_t id) {
   const Location& l = locations_[loc];
   auto& reqs = ranks_[l.rank].requests;
@@ -211,8 +211,8 @@ void Analysis::collected(std::uint32_t loc, std::uint64_t, std::uint64_t id) {
     const auto self = static_cast<std::int32_t>(l.rank);
     c.sender = r.operation == 0 ? self : r.peer;
     c.receiver = r.operation == 0 ? r.peer : self;
-    add_case(out_.late_wait, c);
-    out_.ranks[l.rank].late_wait_ns += c.lost;
+    add_case(out_.complete_before_wait, c);
+    out_.ranks[l.rank].complete_before_wait_ns += c.lost;
   }
   if (r.complete != kNever) count_message(l.rank, r);
   reqs.erase(it);
@@ -263,7 +263,7 @@ void Analysis::peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
       return activated(l, t, f);
     case PeruseEvent::REQ_INSERT_IN_POSTED_Q:
     case PeruseEvent::REQ_REMOVE_FROM_POSTED_Q:
-      return posted_queue(e, l.rank, t, f);
+      return posted_queue(e, l, t, f);
     case PeruseEvent::MSG_INSERT_IN_UNEX_Q:
     case PeruseEvent::MSG_REMOVE_FROM_UNEX_Q:
     case PeruseEvent::REQ_MATCH_UNEX:
@@ -285,7 +285,7 @@ void Analysis::peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
 
 // A request starts: collective traffic is counted under the call it belongs to.
 void Analysis::activated(Location& l, std::uint64_t t, const archive::PeruseFields& f) {
-  if (f.tag < 0) {
+  if (internal(l, f.tag)) {
     // A nonblocking collective's messages move in the Wait or Test that progresses it.
     std::string owner = l.collective;
     if (owner.empty() && !l.stack.empty()) {
@@ -329,14 +329,16 @@ PatternCase waited(std::uint32_t rank, std::uint64_t since, std::uint64_t t, std
 
 }  // namespace
 
-// A receive waits in the posted queue until its message comes: the late-sender pattern.
-void Analysis::posted_queue(PeruseEvent e, std::uint32_t rank, std::uint64_t t,
+// A receive waits in the posted queue until its message comes: a measure of the receive (whether
+// its process waited is the wait states' question).
+void Analysis::posted_queue(PeruseEvent e, const Location& l, std::uint64_t t,
                             const archive::PeruseFields& f) {
+  const std::uint32_t rank = l.rank;
   RankStats& rs = out_.ranks[rank];
   RankState& st = ranks_[rank];
   if (e == PeruseEvent::REQ_INSERT_IN_POSTED_Q) {
     depth(rs.posted, t, +1);
-    st.posted[f.request] = {t, f.peer, f.tag};
+    st.posted[f.request] = {t, f.peer, f.tag, internal(l, f.tag)};
     return;
   }
   depth(rs.posted, t, -1);
@@ -345,21 +347,22 @@ void Analysis::posted_queue(PeruseEvent e, std::uint32_t rank, std::uint64_t t,
   PatternCase c =
       waited(rank, it->second.since, t, f.peer >= 0 ? f.peer : it->second.peer, it->second.tag);
   c.bytes = f.bytes;
+  const bool in_collective = it->second.internal;
   st.posted.erase(it);
-  if (c.tag < 0) {  // a collective's internal message: the collective's wait, not the program's
-    add_case(out_.late_sender_in_collectives, c);
-    rs.collective_wait_ns += c.lost;
+  if (in_collective) {
+    add_case(out_.posted_queue_in_collectives, c);
+    rs.posted_queue_in_collectives_ns += c.lost;
     return;
   }
-  add_case(out_.late_sender, c);
-  rs.late_sender_ns += c.lost;
+  add_case(out_.posted_queue, c);
+  rs.posted_queue_ns += c.lost;
   if (PlacementStat* p = placement(c.sender, c.receiver)) {
-    ++p->late_sender_count;
-    p->late_sender_ns += c.lost;
+    ++p->posted_queue_count;
+    p->posted_queue_ns += c.lost;
   }
 }
 
-// A message waits in the unexpected queue until its receive is posted: the late receiver.
+// A message waits in the unexpected queue until its receive is posted.
 void Analysis::unexpected_queue(PeruseEvent e, std::uint32_t rank, std::uint64_t t,
                                 const archive::PeruseFields& f) {
   RankStats& rs = out_.ranks[rank];

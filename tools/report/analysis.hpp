@@ -65,6 +65,7 @@ class Analysis : public archive::EventSink {
   struct Posted {
     std::uint64_t since;
     std::int32_t peer, tag;
+    bool internal;  // a collective's own receive
   };
   struct Unexpected {
     std::uint64_t since;
@@ -103,8 +104,14 @@ class Analysis : public archive::EventSink {
   PlacementStat* placement(std::int64_t a, std::int64_t b);
   // The Peruse events by family (peruse() dispatches).
   void activated(Location& l, std::uint64_t t, const archive::PeruseFields& f);
-  void posted_queue(PeruseEvent e, std::uint32_t rank, std::uint64_t t,
+  void posted_queue(PeruseEvent e, const Location& l, std::uint64_t t,
                     const archive::PeruseFields& f);
+  // A request of a collective's own traffic: made inside a collective call, or with one of Open
+  // MPI's internal tags (below MPI_ANY_TAG, -1, which is a program's wildcard receive).
+  static bool internal(const Location& l, std::int32_t tag) {
+    return !l.collective.empty() || tag < kAnyTag;
+  }
+  static constexpr std::int32_t kAnyTag = -1;
   void unexpected_queue(PeruseEvent e, std::uint32_t rank, std::uint64_t t,
                         const archive::PeruseFields& f);
   void queue_search(PeruseEvent e, Location& l, std::uint64_t t);

@@ -188,8 +188,8 @@ void ContextAnalysis::peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t r
     const auto it = posted.find(f.request);
     if (it == posted.end()) return;
     ContextStat& c = out_.contexts[it->second.context];
-    ++c.late_sender_count;
-    c.late_sender_ns += t - std::min(t, it->second.since);
+    ++c.posted_queue_count;
+    c.posted_queue_ns += t - std::min(t, it->second.since);
     posted.erase(it);
   }
 }

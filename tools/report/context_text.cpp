@@ -64,7 +64,7 @@ void table(std::FILE* out, const ByContext& by, std::size_t most) {
     for (std::size_t i = 0; i < fns.size() && i < kFunctionsShown; ++i)
       top += fmt::format("{}{} {:.1f}", i ? ", " : "", fns[i].first, ms(fns[i].second.ns));
     fmt::print(out, "  {:<36} {:>12.3f} {:>9} {:>12} {:>9} {:>12.3f}  {}\n", label(by, *c),
-               ms(c->mpi_ns), c->sent, c->sent_bytes, c->late_sender_count, ms(c->late_sender_ns),
+               ms(c->mpi_ns), c->sent, c->sent_bytes, c->posted_queue_count, ms(c->posted_queue_ns),
                top);
   }
   if (rows.size() < by.contexts.size())

@@ -136,15 +136,16 @@ std::string placement_table(const Report& r) {
   const Placement& p = r.placement;
   std::string t = fmt::format(
       "<h3>Traffic by placement</h3><p>{} host{}</p><table id=\"placement\"><tr><th></th>"
-      "<th>messages</th><th>bytes</th><th>median bandwidth (B/s)</th><th>late sender (ns)</th>"
+      "<th>messages</th><th>bytes</th><th>median bandwidth (B/s)</th><th>receives in the posted "
+      "queue (ns)</th>"
       "</tr>\n",
       p.hosts.size(), p.hosts.size() == 1 ? " (no inter-host traffic)" : "s");
-  const bool no_late_sender = r.missing_for("late_sender") != nullptr;
+  const bool no_posted_queue = r.missing_for("posted_queue") != nullptr;
   auto row = [&](const char* label, const PlacementStat& s) {
     t += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", label,
                      s.messages, s.bytes,
                      s.bandwidth.count() > 0 ? fmt::format("{:.4g}", s.bandwidth.median()) : "n/a",
-                     no_late_sender ? std::string("n/a") : std::to_string(s.late_sender_ns));
+                     no_posted_queue ? std::string("n/a") : std::to_string(s.posted_queue_ns));
   };
   row("intra-host", p.intra);
   if (p.hosts.size() != 1) row("inter-host", p.inter);
@@ -232,7 +233,7 @@ std::string context_chart(const Report& r) {
   });
   if (rows.size() > kShown) rows.resize(kShown);
   std::uint64_t top = 1;
-  for (const ContextStat* c : rows) top = std::max({top, c->mpi_ns, c->late_sender_ns});
+  for (const ContextStat* c : rows) top = std::max({top, c->mpi_ns, c->posted_queue_ns});
   std::string names;
   for (const std::string& a : by->attributes) names += (names.empty() ? "" : ",") + a;
   const int height = kTop + kRow * static_cast<int>(rows.size()) + kBottom;
@@ -249,12 +250,12 @@ std::string context_chart(const Report& r) {
     svg += fmt::format(R"svg(<text x="4" y="{}" font-size="11">{}</text>)svg", y + 12,
                        archive::markup_escaped(label));
     const std::pair<std::uint64_t, const char*> bars[] = {{c.mpi_ns, "#1f77b4"},
-                                                          {c.late_sender_ns, "#d62728"}};
+                                                          {c.posted_queue_ns, "#d62728"}};
     for (int b = 0; b < 2; ++b)
       svg += fmt::format(
           R"svg(<rect x="{}" y="{}" width="{:.1f}" height="{}" fill="{}"><title>{}: {:.3f} ms</title></rect>)svg",
           kLabel, y + 2 + b * (kBar + 1), static_cast<double>(bars[b].first) * scale, kBar,
-          bars[b].second, b == 0 ? "time in MPI" : "late sender",
+          bars[b].second, b == 0 ? "time in MPI" : "receives in the posted queue",
           static_cast<double>(bars[b].first) / 1e6);
   }
   svg +=

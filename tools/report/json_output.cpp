@@ -46,12 +46,12 @@ std::string pattern(const Report& r, const char* analysis, const Pattern& p) {
   std::string worst = array(p.worst.items(), [](const auto& e) {
     const PatternCase& c = e.second;
     return fmt::format(
-        R"({{"lost_ns":{},"time_ns":{},"rank":{},"sender":{},"receiver":{},"tag":{}}})", c.lost,
+        R"({{"duration_ns":{},"time_ns":{},"rank":{},"sender":{},"receiver":{},"tag":{}}})", c.lost,
         c.time, c.rank, c.sender, c.receiver, c.tag);
   });
   std::string pairs = array(p.pairs, [](const auto& e) {
-    return fmt::format(R"({{"sender":{},"receiver":{},"count":{},"lost_ns":{}}})", e.first.first,
-                       e.first.second, e.second.count, e.second.lost);
+    return fmt::format(R"({{"sender":{},"receiver":{},"count":{},"duration_ns":{}}})",
+                       e.first.first, e.first.second, e.second.count, e.second.lost);
   });
   return fmt::format(R"({{"available":{},"count":{},"total_ns":{},"worst":{},"pairs":{}}})",
                      available(r, analysis), p.count, p.total, worst, pairs);
@@ -81,9 +81,9 @@ std::string queue(const QueueStat& q, double span) {
 
 std::string placement_stat(const PlacementStat& s) {
   return fmt::format(R"({{"messages":{},"bytes":{},"bandwidth_bytes_per_s":{},)"
-                     R"("late_sender_count":{},"late_sender_ns":{}}})",
-                     s.messages, s.bytes, distribution(s.bandwidth), s.late_sender_count,
-                     s.late_sender_ns);
+                     R"("posted_queue_count":{},"posted_queue_ns":{}}})",
+                     s.messages, s.bytes, distribution(s.bandwidth), s.posted_queue_count,
+                     s.posted_queue_ns);
 }
 
 std::string host_ranks(const HostRanks& h) {
@@ -220,10 +220,10 @@ std::string by_context(const ByContext& by) {
       array(by.contexts, [&](const ContextStat& c) {
         return fmt::format(
             R"({{"values":{},"mpi_ns":{},"sent":{},"sent_bytes":{},"received":{},)"
-            R"("received_bytes":{},"late_sender_count":{},"late_sender_ns":{},)"
+            R"("received_bytes":{},"posted_queue_count":{},"posted_queue_ns":{},)"
             R"("sampled_ns":{{"not_in_mpi":{},"mpi_work":{},"mpi_stall":{}}},"functions":{}}})",
             strings(c.values), c.mpi_ns, c.sent, c.sent_bytes, c.received, c.received_bytes,
-            c.late_sender_count, c.late_sender_ns, c.sampled_ns[0], c.sampled_ns[1],
+            c.posted_queue_count, c.posted_queue_ns, c.sampled_ns[0], c.sampled_ns[1],
             c.sampled_ns[2], array(c.functions, [](const auto& f) {
               return fmt::format(R"({{"name":{},"calls":{},"ns":{}}})", quote(f.first),
                                  f.second.calls, f.second.ns);
@@ -268,15 +268,15 @@ std::string to_json(const Report& r) {
           [&](std::size_t i) {
             const RankStats& s = r.ranks[i];
             return fmt::format(
-                R"({{"rank":{},"name":{},"mpi_ns":{},"functions":{},"sent":{},"sent_bytes":{},"received":{},"received_bytes":{},"late_sender_ns":{},"collective_wait_ns":{},"unexpected_queue_ns":{},"late_wait_ns":{}}})",
+                R"({{"rank":{},"name":{},"mpi_ns":{},"functions":{},"sent":{},"sent_bytes":{},"received":{},"received_bytes":{},"posted_queue_ns":{},"posted_queue_in_collectives_ns":{},"unexpected_queue_ns":{},"complete_before_wait_ns":{}}})",
                 i, quote(s.name), s.mpi_ns,
                 array(s.functions,
                       [](const auto& f) {
                         return fmt::format(R"({{"name":{},"calls":{},"ns":{}}})", quote(f.first),
                                            f.second.calls, f.second.ns);
                       }),
-                s.sent, s.sent_bytes, s.received, s.received_bytes, s.late_sender_ns,
-                s.collective_wait_ns, s.unexpected_queue_ns, s.late_wait_ns);
+                s.sent, s.sent_bytes, s.received, s.received_bytes, s.posted_queue_ns,
+                s.posted_queue_in_collectives_ns, s.unexpected_queue_ns, s.complete_before_wait_ns);
           }) +
       ",";
   auto matrix = [&](const std::vector<std::uint64_t>& m) {
@@ -359,10 +359,10 @@ std::string to_json(const Report& r) {
 
   j += fmt::format(R"("unexpected_queue":{},)", unexpected_queue(r));
   j += fmt::format(
-      R"("patterns":{{"late_sender":{},"late_sender_in_collectives":{},"late_wait":{}}},)",
-      pattern(r, "late_sender", r.late_sender),
-      pattern(r, "late_sender", r.late_sender_in_collectives),
-      pattern(r, "late_wait", r.late_wait));
+      R"("queue_measures":{{"posted_queue":{},"posted_queue_in_collectives":{},"complete_before_wait":{}}},)",
+      pattern(r, "posted_queue", r.posted_queue),
+      pattern(r, "posted_queue", r.posted_queue_in_collectives),
+      pattern(r, "complete_before_wait", r.complete_before_wait));
   const double span = static_cast<double>(r.trace_ns ? r.trace_ns : 1);
   j += fmt::format(
       R"("queues":{{"search_available":{},"depth_available":{},"ranks":{}}},)",

@@ -20,7 +20,7 @@ inline constexpr int kTimeBins = 200;
 
 // An analysis the selected Peruse events cannot feed, and the setting that would.
 struct Missing {
-  std::string analysis;             // "late_sender", "messages", ...
+  std::string analysis;             // "posted_queue", "messages", ...
   std::vector<std::string> events;  // the Peruse events it needs but the archive lacks
   std::string setting;              // MPITRACE_PERUSE_EVENTS=... that enables it
 };
@@ -50,12 +50,14 @@ struct RankStats {
   std::uint64_t sent = 0, sent_bytes = 0, received = 0, received_bytes = 0;
   QueueStat posted, unexpected;
   // Lost on this rank waiting: for the program's messages, for collectives' internal ones.
-  std::uint64_t late_sender_ns = 0, collective_wait_ns = 0, late_wait_ns = 0;
+  std::uint64_t posted_queue_ns = 0, posted_queue_in_collectives_ns = 0,
+                complete_before_wait_ns = 0;
   // Message time, not lost time: messages of this rank's receives in the unexpected queue.
   std::uint64_t unexpected_queue_ns = 0;
 };
 
-// One occurrence of a pattern: `lost` ns on `rank`, for the message sender -> receiver.
+// One occurrence of a Peruse measure: `lost` is its duration (no process lost it: wait states
+// are WaitCase), on `rank`, for the message sender -> receiver.
 struct PatternCase {
   std::uint64_t lost = 0;
   std::uint64_t time = 0;  // when the waiting began, ns since the trace start
@@ -168,7 +170,7 @@ struct CollectiveStat {
 struct PlacementStat {
   std::uint64_t messages = 0, bytes = 0;  // MPI send records, so inline eager sends count too
   Distribution bandwidth;                 // Peruse requests with a physical duration
-  std::uint64_t late_sender_count = 0, late_sender_ns = 0;
+  std::uint64_t posted_queue_count = 0, posted_queue_ns = 0;
 };
 
 struct HostRanks {
@@ -271,8 +273,8 @@ struct ContextStat {
   std::uint64_t mpi_ns = 0;         // outermost MPI calls only
   std::map<std::string, FunctionStat> functions;  // outermost calls, by function
   std::uint64_t sent = 0, sent_bytes = 0;         // MPI send records, as RankStats counts them
-  std::uint64_t late_sender_count = 0, late_sender_ns = 0;  // on the receiver, at its posting
-  std::uint64_t received = 0, received_bytes = 0;           // MPI receive records
+  std::uint64_t posted_queue_count = 0, posted_queue_ns = 0;  // on the receiver, at its posting
+  std::uint64_t received = 0, received_bytes = 0;             // MPI receive records
   // Samples (MPITRACE_SAMPLING): thread time by the sampled MPI state (mpi_state.h's order: not
   // in MPI, MPI work, MPI stall), the samples' periods times the sampling period.
   std::array<std::uint64_t, 3> sampled_ns{};
@@ -393,10 +395,13 @@ struct Report {
   std::vector<JobStat> jobs;                              // other MPI jobs, in the archive's order
   Messages messages;
   WaitStates wait_states;
-  // A late sender of the program's own messages; one of a collective's internal messages (tags
-  // below 0), filed under collectives; messages that waited for their receive in the unexpected
-  // queue (no one lost time: the receiver had not asked yet; the message was copied twice).
-  Pattern late_sender, late_sender_in_collectives, unexpected_queue, late_wait;
+  // Peruse's measures of messages and requests, none of them time a process lost (that is
+  // wait_states): a receive's time in the posted queue before its message arrived, for the
+  // program's messages and for those of collectives (posted inside a collective call, or with
+  // Open MPI's internal tags below MPI_ANY_TAG); a message's time in the unexpected queue before
+  // its receive was posted (it was copied twice); a nonblocking request's time complete before
+  // the Wait/Test that collected it.
+  Pattern posted_queue, posted_queue_in_collectives, unexpected_queue, complete_before_wait;
   std::map<std::string, CollectiveStat> collectives;
   Placement placement;
   ClockCondition clock;

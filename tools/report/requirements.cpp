@@ -19,9 +19,9 @@ const std::vector<Need>& needs() {
   static const std::vector<Need> n = {
       {"messages",
        {"REQ_ACTIVATE", "REQ_XFER_BEGIN", "REQ_XFER_CONTINUE", "REQ_XFER_END", "REQ_COMPLETE"}},
-      {"late_sender", {"REQ_INSERT_IN_POSTED_Q", "REQ_REMOVE_FROM_POSTED_Q"}},
+      {"posted_queue", {"REQ_INSERT_IN_POSTED_Q", "REQ_REMOVE_FROM_POSTED_Q"}},
       {"unexpected_queue", {"MSG_INSERT_IN_UNEX_Q", "MSG_REMOVE_FROM_UNEX_Q"}},
-      {"late_wait", {"REQ_COMPLETE"}},
+      {"complete_before_wait", {"REQ_COMPLETE"}},
       {"queue_search",
        {"SEARCH_POSTED_Q_BEGIN", "SEARCH_POSTED_Q_END", "SEARCH_UNEX_Q_BEGIN",
         "SEARCH_UNEX_Q_END"}},

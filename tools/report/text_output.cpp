@@ -75,16 +75,17 @@ bool missing(std::FILE* out, const Report& report, const char* analysis) {
   return true;
 }
 
+// A Peruse measure of messages or requests: `what` they are, and what their time is.
 void pattern(std::FILE* out, const Report& report, const char* title, const char* analysis,
-             const Pattern& p) {
+             const Pattern& p, const char* what, const char* time) {
   fmt::print(out, "\n{}\n", title);
   if (missing(out, report, analysis)) return;
   if (p.count == 0) {
     fmt::print(out, "  none found\n");
     return;
   }
-  fmt::print(out, "  {} cases, {:.3f} ms lost in total\n", p.count,
-             ms(static_cast<double>(p.total)));
+  fmt::print(out, "  {} {}, {:.3f} ms {} in total\n", p.count, what,
+             ms(static_cast<double>(p.total)), time);
   for (const auto& [lost, c] : p.worst.items())
     fmt::print(out,
                "  {:>10.3f} ms on rank {} (sender {} -> receiver {}, tag {}) from t = {:.3f} ms\n",
@@ -143,13 +144,13 @@ void placement(std::FILE* out, const Report& report) {
                p.hosts[h].ranks.size() == 1 ? "" : "s", rank_ranges(p.hosts[h].ranks));
   if (p.hosts.size() > kListed) fmt::print(out, ", and {} more", p.hosts.size() - kListed);
   fmt::print(out, "\n");
-  const bool no_late_sender = report.missing_for("late_sender") != nullptr;
+  const bool no_posted_queue = report.missing_for("posted_queue") != nullptr;
   fmt::print(out, "  {:<12}{:>10}{:>14}{:>18}{:>16}\n", "", "messages", "bytes", "median bandwidth",
-             "late sender");
+             "posted queue");
   auto row = [&](const char* label, const PlacementStat& s) {
     fmt::print(out, "  {:<12}{:>10}{:>14}{:>18}{:>16}\n", label, s.messages, s.bytes,
                s.bandwidth.count() > 0 ? rate_text(s.bandwidth.median()) : "n/a",
-               no_late_sender ? "n/a" : seconds_text(static_cast<double>(s.late_sender_ns)));
+               no_posted_queue ? "n/a" : seconds_text(static_cast<double>(s.posted_queue_ns)));
   };
   row("intra-host", p.intra);
   if (p.hosts.size() == 1)
@@ -327,14 +328,23 @@ void write_text(std::FILE* out, const Report& report) {
   placement(out, report);
   write_wait_states(out, report);
 
-  pattern(out, report, "Late sender (receive posted before its message arrived)", "late_sender",
-          report.late_sender);
+  fmt::print(out,
+             "\nPeruse's view of messages and requests (measures of messages, not time lost: "
+             "that is under Wait states)\n");
   pattern(out, report,
-          "Late senders inside collectives (a collective's internal messages, tags below 0)",
-          "late_sender", report.late_sender_in_collectives);
+          "Receives in the posted queue before their message arrived (REQ_INSERT_IN_POSTED_Q to "
+          "REQ_REMOVE_FROM_POSTED_Q)",
+          "posted_queue", report.posted_queue, "receives", "in the queue");
+  pattern(out, report,
+          "Collectives' internal receives in the posted queue (posted inside a collective call, "
+          "or with Open MPI's internal tags)",
+          "posted_queue", report.posted_queue_in_collectives, "receives", "in the queue");
   unexpected_queue(out, report);
-  pattern(out, report, "Late wait (request complete before the Wait/Test that collected it)",
-          "late_wait", report.late_wait);
+  pattern(out, report,
+          "Requests complete before the Wait/Test that collected them (REQ_COMPLETE before the "
+          "call; no process waited)",
+          "complete_before_wait", report.complete_before_wait, "requests",
+          "complete and uncollected");
 
   fmt::print(out, "\nQueues\n");
   const bool no_search = missing(out, report, "queue_search");

@@ -218,10 +218,10 @@ void TimelineBuilder::keep(std::vector<Kept<Case>>& kept,
 void TimelineBuilder::pattern_case(const Pattern& pattern, const PatternCase& c) {
   auto same_case = [](const PatternCase& a, const PatternCase& b) { return same(a, b); };
   std::vector<Kept<PatternCase>>* kept = nullptr;
-  if (&pattern == &report_.late_sender) kept = &late_sender_;
-  if (&pattern == &report_.late_sender_in_collectives) kept = &late_sender_in_collectives_;
+  if (&pattern == &report_.posted_queue) kept = &posted_queue_;
+  if (&pattern == &report_.posted_queue_in_collectives) kept = &posted_queue_in_collectives_;
   if (&pattern == &report_.unexpected_queue) kept = &unexpected_queue_;
-  if (&pattern == &report_.late_wait) kept = &late_wait_;
+  if (&pattern == &report_.complete_before_wait) kept = &complete_before_wait_;
   if (kept != nullptr) keep(*kept, pattern.worst.items(), c, c.time, c.lost, same_case);
 }
 

@@ -90,8 +90,8 @@ class TimelineBuilder : public archive::EventSink,
   archive::MessageMatcher matcher_;
   std::uint64_t now_ = 0;
   std::uint64_t next_id_ = 1;
-  std::vector<Kept<PatternCase>> late_sender_, late_sender_in_collectives_, unexpected_queue_,
-      late_wait_;
+  std::vector<Kept<PatternCase>> posted_queue_, posted_queue_in_collectives_, unexpected_queue_,
+      complete_before_wait_;
   std::vector<Kept<MessageCase>> slowest_;
 };
 

@@ -218,7 +218,7 @@ std::string pattern_table(const char* id, const char* title, const Report& r, co
                                           c.receiver, c.tag, c.bytes),
                               c.time, c.lost, c.rank));
   return table(id, title, r, analysis,
-               {{"lost", "duration"},
+               {{"duration", "duration"},
                 {"from", "time"},
                 {"on rank", "rank"},
                 {"sender", "rank"},
@@ -230,12 +230,13 @@ std::string pattern_table(const char* id, const char* title, const Report& r, co
 
 std::string tables(const Report& r) {
   std::vector<std::string> all;
-  all.push_back(pattern_table("late-sender",
-                              "Late sender (receive posted before its message arrived)", r,
-                              "late_sender", r.late_sender));
-  all.push_back(pattern_table("late-sender-in-collectives",
-                              "Late senders inside collectives (internal messages, tags below 0)",
-                              r, "late_sender", r.late_sender_in_collectives));
+  all.push_back(pattern_table("posted-queue",
+                              "Receives in the posted queue before their message arrived (a "
+                              "receive's time, not a wait)",
+                              r, "posted_queue", r.posted_queue));
+  all.push_back(pattern_table("posted-queue-in-collectives",
+                              "Collectives' internal receives in the posted queue", r,
+                              "posted_queue", r.posted_queue_in_collectives));
   {
     std::vector<std::string> rows;
     for (const auto& [queued, c] : r.unexpected_queue.worst.items())
@@ -243,8 +244,8 @@ std::string tables(const Report& r) {
           fmt::format("{},{},{},{},{},{}", c.lost, c.time, c.rank, c.sender, c.tag, c.bytes),
           c.time, c.lost, c.rank));
     all.push_back(table("unexpected-queue",
-                        "Late receiver: messages in the unexpected queue (the message's wait, "
-                        "not a process's)",
+                        "Messages in the unexpected queue (the message's time, not a "
+                        "process's wait)",
                         r, "unexpected_queue",
                         {{"in the queue", "duration"},
                          {"from", "time"},
@@ -254,10 +255,10 @@ std::string tables(const Report& r) {
                          {"bytes", "int"}},
                         rows));
   }
-  all.push_back(pattern_table("late-wait",
-                              "Late wait (request complete before the Wait/Test that collected "
-                              "it)",
-                              r, "late_wait", r.late_wait));
+  all.push_back(pattern_table("complete-before-wait",
+                              "Requests complete before the Wait/Test that collected them (no "
+                              "process waited)",
+                              r, "complete_before_wait", r.complete_before_wait));
   {
     std::vector<std::string> rows;
     for (const auto& [logical, m] : r.messages.slowest.items())
