@@ -38,6 +38,13 @@ std::vector<std::size_t> ranked(const WaitStates& w) {
 }
 
 template <class Map>
+auto largest_pair(const Map& m) {
+  return std::max_element(m.begin(), m.end(), [](const auto& a, const auto& b) {
+    return a.second.first < b.second.first;
+  });
+}
+
+template <class Map>
 auto largest(const Map& m) {
   return std::max_element(m.begin(), m.end(),
                           [](const auto& a, const auto& b) { return a.second < b.second; });
@@ -52,7 +59,7 @@ void write_wait_summary(std::FILE* out, const Report& report) {
   for (const RankStats& r : report.ranks) mpi += r.mpi_ns;
   fmt::print(out, "\nWhat matters most (share of all rank time, {} ranks x {})\n",
              report.ranks.size(), duration(static_cast<double>(report.trace_ns)));
-  fmt::print(out, "  {:.1f} % in MPI calls, {:.1f} % of it waiting for other processes ({})\n",
+  fmt::print(out, "  {:.1f} % in MPI calls, {:.1f} % waiting in them for other processes ({})\n",
              percent(mpi, w.rank_time_ns), percent(w.total_ns, w.rank_time_ns),
              duration(static_cast<double>(w.total_ns)));
   const auto order = ranked(w);
@@ -65,21 +72,21 @@ void write_wait_summary(std::FILE* out, const Report& report) {
     if (!p.functions.empty()) line += " in " + largest(p.functions)->first;
     if (!p.causes.empty()) {
       const auto top = largest(p.causes);
-      // The same activity late on several ranks in turn (imbalance that moves) is one cause.
+      // The same activity late on several ranks in turn (imbalance that moves) is one cause
+      // when no single rank's accounts for half the waiting.
       std::map<std::string, std::pair<std::uint64_t, std::string>> by_activity;
       for (const auto& [who, ns] : p.causes) {
         auto& [sum, ranks] = by_activity[who.second];
         sum += ns;
         ranks += (ranks.empty() ? "" : ", ") + std::to_string(who.first);
       }
-      const auto activity = std::max_element(
-          by_activity.begin(), by_activity.end(),
-          [](const auto& a, const auto& b) { return a.second.first < b.second.first; });
-      if (activity->second.first > top->second &&
+      const auto activity = largest_pair(by_activity);
+      if (2 * top->second < p.total && activity->second.first > top->second &&
           activity->second.second.find(',') != std::string::npos)
-        line += fmt::format(", caused {:.0f} % by {} on ranks {}",
+        line += fmt::format(", caused {:.0f} % by {} on ranks {} (most: {}, {:.0f} %)",
                             percent(activity->second.first, p.total), activity->first,
-                            activity->second.second);
+                            activity->second.second, cause_text(top->first),
+                            percent(top->second, p.total));
       else
         line += fmt::format(", caused {:.0f} % by {}", percent(top->second, p.total),
                             cause_text(top->first));
