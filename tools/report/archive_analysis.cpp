@@ -39,6 +39,7 @@ Report analyse_archive(const std::string& path, const std::string& by, archive::
   if (timeline != nullptr) {
     builder.emplace(reader.definitions(), result);
     peruse_analysis.listen(*builder);
+    wait_states.listen(*builder);
     analyses.push_back(&*builder);
   }
   archive::FanOutSink analysis(analyses);

@@ -19,6 +19,11 @@ bool same(const PatternCase& a, const PatternCase& b) {
          a.receiver == b.receiver && a.tag == b.tag;
 }
 
+bool same(const WaitCase& a, const WaitCase& b) {
+  return a.lost == b.lost && a.time == b.time && a.rank == b.rank && a.late == b.late &&
+         a.function == b.function;
+}
+
 bool same(const MessageCase& a, const MessageCase& b) {
   return a.rank == b.rank && a.time == b.time && a.logical == b.logical && a.peer == b.peer &&
          a.tag == b.tag && a.operation == b.operation;
@@ -223,6 +228,12 @@ void TimelineBuilder::pattern_case(const Pattern& pattern, const PatternCase& c)
   if (&pattern == &report_.unexpected_queue) kept = &unexpected_queue_;
   if (&pattern == &report_.complete_before_wait) kept = &complete_before_wait_;
   if (kept != nullptr) keep(*kept, pattern.worst.items(), c, c.time, c.lost, same_case);
+}
+
+void TimelineBuilder::wait_case(const WaitPatternStat& pattern, const WaitCase& c) {
+  auto same_case = [](const WaitCase& a, const WaitCase& b) { return same(a, b); };
+  keep(waits_[static_cast<std::size_t>(c.pattern)], pattern.worst.items(), c, c.time, c.lost,
+       same_case);
 }
 
 void TimelineBuilder::message_case(const MessageCase& m) {

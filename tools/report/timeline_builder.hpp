@@ -18,6 +18,7 @@
 #include "tools/report/timeline_data.hpp"
 #include "tools/report/timeline_detail.hpp"
 #include "tools/report/timeline_summary.hpp"
+#include "tools/report/wait_states.hpp"
 
 namespace perusetrace::report::timeline {
 
@@ -27,6 +28,7 @@ std::pair<std::uint64_t, std::uint64_t> occurrence_view(std::uint64_t time, std:
 
 class TimelineBuilder : public archive::EventSink,
                         public CaseListener,
+                        public WaitListener,
                         private archive::MessageSink {
  public:
   TimelineBuilder(const archive::Definitions& defs, const Report& report);
@@ -47,6 +49,7 @@ class TimelineBuilder : public archive::EventSink,
 
   void pattern_case(const Pattern& pattern, const PatternCase& c) override;
   void message_case(const MessageCase& m) override;
+  void wait_case(const WaitPatternStat& pattern, const WaitCase& c) override;
 
   // After the last event: the timeline, its memory handed over.
   Timeline finish();
@@ -93,6 +96,7 @@ class TimelineBuilder : public archive::EventSink,
   std::vector<Kept<PatternCase>> posted_queue_, posted_queue_in_collectives_, unexpected_queue_,
       complete_before_wait_;
   std::vector<Kept<MessageCase>> slowest_;
+  std::array<std::vector<Kept<WaitCase>>, kWaitPatterns> waits_;
 };
 
 }  // namespace perusetrace::report::timeline

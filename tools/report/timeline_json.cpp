@@ -228,8 +228,37 @@ std::string pattern_table(const char* id, const char* title, const Report& r, co
                rows);
 }
 
+// The worst waits of every pattern, largest first, with their causes.
+std::string wait_table(const Report& r) {
+  std::vector<std::pair<double, const WaitCase*>> cases;
+  for (const WaitPatternStat& p : r.wait_states.patterns)
+    for (const auto& [lost, c] : p.worst.items()) cases.emplace_back(lost, &c);
+  std::stable_sort(cases.begin(), cases.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<std::string> rows;
+  for (const auto& [lost, c] : cases)
+    rows.push_back(
+        occurrence(fmt::format("{},{},{},{},{},{},{}", c->lost, quote(info(c->pattern).title),
+                               c->time, c->rank, quote(c->function),
+                               quote(c->late < 0 ? std::string("-") : std::to_string(c->late)),
+                               quote(c->cause)),
+                   c->time, c->lost, c->rank));
+  return table("wait-states",
+               "Wait states: time lost in MPI calls waiting for another process, and its cause", r,
+               "",
+               {{"lost", "duration"},
+                {"pattern", "text"},
+                {"from", "time"},
+                {"on rank", "rank"},
+                {"in", "text"},
+                {"waiting for rank", "text"},
+                {"cause", "text"}},
+               rows);
+}
+
 std::string tables(const Report& r) {
   std::vector<std::string> all;
+  if (r.wait_states.present) all.push_back(wait_table(r));
   all.push_back(pattern_table("posted-queue",
                               "Receives in the posted queue before their message arrived (a "
                               "receive's time, not a wait)",

@@ -437,6 +437,7 @@ void WaitStateAnalysis::account(std::uint32_t loc, Segment& seg, std::uint64_t f
   else
     p.uncaused += ns;
   p.worst.add(c, static_cast<double>(ns));
+  if (listener_ != nullptr) listener_->wait_case(p, c);
 }
 
 // What the late location did while `waiter` waited, from `from` to `to`: its own time outside

@@ -18,6 +18,13 @@
 
 namespace perusetrace::report {
 
+// Told of each wait as it is charged (the HTML timeline keeps the events around the worst).
+class WaitListener {
+ public:
+  virtual ~WaitListener() = default;
+  virtual void wait_case(const WaitPatternStat& pattern, const WaitCase& c) = 0;
+};
+
 class WaitStateAnalysis : public archive::EventSink {
  public:
   // `history`: segments kept per location for causes and the critical path (older ones are
@@ -36,6 +43,8 @@ class WaitStateAnalysis : public archive::EventSink {
   void request_cancelled(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override;
   void collective(std::uint32_t loc, std::uint64_t t, const archive::Collective& c) override;
   void collective_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override;
+
+  void listen(WaitListener& listener) { listener_ = &listener; }
 
   // `end`: the trace's length. Walks the critical path and totals the ranks.
   void finish(std::uint64_t end);
@@ -181,6 +190,7 @@ class WaitStateAnalysis : public archive::EventSink {
   std::vector<std::vector<std::uint64_t>> next_nb_instance_;
   std::vector<std::uint64_t> rank_mpi_ns_;
   std::map<std::uint32_t, std::vector<std::uint64_t>> activity_ns_;  // label -> ns by rank
+  WaitListener* listener_ = nullptr;
 };
 
 }  // namespace perusetrace::report
