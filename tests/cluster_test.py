@@ -24,6 +24,8 @@ fake-cluster's reason where it cannot run.
   placement      the report's intra-/inter-host split of a ring, exactly
   node_local     MPITRACE_OUTPUT on a disk of each host's own: the run goes untraced, saying
                  which hosts cannot see the directory and what to set
+  wait_states    tests/apps/wait_states' late sender, late receiver and barrier on 4 ranks
+                 round-robin over 2 hosts 5000 s apart: the wait states of one host's answers
 """
 import argparse
 import json
@@ -39,6 +41,8 @@ import export_test  # noqa: E402  (the Perfetto export's structural checks)
 import mpi_launch  # noqa: E402
 import prv_check  # noqa: E402
 import trace_checks  # noqa: E402
+import wait_checks  # noqa: E402
+import wait_state_test  # noqa: E402
 
 SKIP = 77
 DELAY_MS = 200
@@ -415,7 +419,37 @@ def case_clock_repair(c):
     return f
 
 
+def case_wait_states(c):
+    """tests/apps/wait_states' late sender, late receiver and barrier on 4 ranks over 2 hosts
+    whose clocks are 5000 s apart, ranks placed round-robin (0 and 2 on h1, 1 and 3 on h2), so
+    every wait crosses hosts: the same answers as on one host (wait_state_test.py's), within
+    its tolerance plus the clocks' measured error."""
+    hosts = {"h1": 0.0, "h2": 5000.0}
+    f = []
+    for scenario in ("late_sender", "late_receiver", "barrier"):
+        run, trace_dir, trace, g = c.traced(
+            scenario, hosts, 2, 4, ["--map-by", "node", c.opts.wait_states,
+                                    scenario.replace("_", "-"), str(wait_state_test.DELAY_MS)])
+        f += g + offsets_as_configured(trace, hosts, 2)
+        path = trace_dir + ".json"
+        report = subprocess.run([c.opts.perusetrace, "report", trace_dir, "--json", path],
+                                capture_output=True, text=True)
+        if report.returncode != 0:
+            f.append(f"perusetrace report failed: {report.stderr}")
+            continue
+        with open(path) as js:
+            data = json.load(js)
+        f += [f"{scenario}: {e}" for e in wait_state_test.check_patterns(data, scenario)]
+        f += [f"{scenario}: {e}" for e in wait_checks.invariant(data)]
+        w = data["wait_states"]["patterns"]
+        print(f"{scenario} across hosts: " + ", ".join(
+            f"{k} {[round(x / 1e6, 3) for x in p['ranks_ns']]} ms" for k, p in w.items()
+            if p["total_ns"]))
+    return f
+
+
 CASES = {
+    "wait_states": case_wait_states,
     "clock_repair": case_clock_repair,
     "known_counts": case_known_counts,
     "ring_auto": lambda c: case_ring(c, "auto"),
@@ -430,12 +464,12 @@ CASES = {
 def main():
     parser = argparse.ArgumentParser()
     for name in ("fake-cluster", "mpirun", "preload", "perusetrace", "ring", "scenarios",
-                 "clock-shift", "known-counts"):
+                 "clock-shift", "known-counts", "wait-states"):
         parser.add_argument("--" + name, required=True)
     parser.add_argument("case", choices=sorted(CASES))
     opts = parser.parse_args()
     for name in ("fake_cluster", "mpirun", "preload", "perusetrace", "ring", "scenarios",
-                 "clock_shift", "known_counts"):
+                 "clock_shift", "known_counts", "wait_states"):
         setattr(opts, name, os.path.abspath(getattr(opts, name)))
     check = subprocess.run([opts.fake_cluster, "--check"], capture_output=True, text=True)
     if check.returncode != 0:

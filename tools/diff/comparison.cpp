@@ -1,6 +1,7 @@
 #include "tools/diff/comparison.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <set>
 
@@ -93,8 +94,9 @@ Section wait_states(const ReportSummary& a, const ReportSummary& b) {
     const auto x = a.waits.find(key), y = b.waits.find(key);
     const PatternTotals& pa = x == a.waits.end() ? none : x->second;
     const PatternTotals& pb = y == b.waits.end() ? none : y->second;
-    std::string name = key;
-    std::replace(name.begin(), name.end(), '_', ' ');
+    const auto title = a.wait_titles.count(key) ? a.wait_titles.at(key) : b.wait_titles.at(key);
+    std::string name = title;
+    if (!name.empty()) name[0] = static_cast<char>(std::tolower(name[0]));
     pattern_rows(s, "wait." + key, name, "cases", pa, pb);
   }
   return s;

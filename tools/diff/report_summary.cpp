@@ -77,6 +77,7 @@ ReportSummary summarize(const JsonValue& r, const std::string& source) {
       const JsonValue& value = w[info.key];
       s.waits[info.key] = {true, value["count"].count(), value["total_ns"].number()};
       s.wait_order.push_back(info.key);
+      s.wait_titles[info.key] = value["title"].string();
     }
   const JsonValue& uq = r["unexpected_queue"];
   // The report keeps the queue times as a distribution: its mean times its count is their sum.

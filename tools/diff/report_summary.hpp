@@ -41,7 +41,8 @@ struct ReportSummary {
   PatternTotals posted_queue, posted_queue_in_collectives, unexpected_queue, complete_before_wait;
   // The wait states by pattern key (late_sender, wait_at_nxn, ...); absent in older reports.
   std::map<std::string, PatternTotals> waits;
-  std::vector<std::string> wait_order;  // the keys in the report's order
+  std::vector<std::string> wait_order;             // the keys in the report's order
+  std::map<std::string, std::string> wait_titles;  // key -> "Late sender", ...
   bool messages_available = false;
   std::vector<SizeClassTotals> size_classes;
   std::uint64_t p2p_messages = 0, p2p_bytes = 0;  // the MPI send records (the report's matrix)
