@@ -56,6 +56,7 @@ EXPECTED = {
     "reduce": ({"early_reduce": {0: D}}, 1),
     "chain": ({"late_sender": {1: D, 2: D}}, 0),
     "nonblocking": ({"wait_at_nxn": {0: D, 1: D, 2: D}}, 1),
+    "fence": ({"wait_at_fence": {0: D, 2: D, 3: D}}, 1),
     "test_loop": ({"late_sender": {1: None}}, 0),  # checked against the time in MPI_Test
     "alternating": ({"wait_at_nxn": {r: 3 * (D - D // 4) for r in range(RANKS)}}, RANKS),
 }
@@ -165,7 +166,8 @@ def run_case(opts, work, scenario):
         title = {"late_sender": "Late sender in", "late_sender_wrong_order": "Late sender, wrong",
                  "late_receiver": "Late receiver", "wait_at_barrier": "Wait at barrier",
                  "wait_at_nxn": "Wait at N x N", "late_broadcast": "Late broadcast",
-                 "early_reduce": "Early reduce"}[next(iter(expected))]
+                 "early_reduce": "Early reduce",
+                 "wait_at_fence": "Wait at fence"}[next(iter(expected))]
         first = [line for line in summary.splitlines() if "of all rank time is" in line]
         if not first or title not in first[0]:
             f.append(f"the report does not open with {title}: {first[:1]}")

@@ -16,6 +16,7 @@
  *   reduce           every rank but the root (0) enters MPI_Reduce late: 0 waits
  *   chain            rank 0 sends to 1 late (in phase=A); 1 (in phase=B) receives it, then sends
  *                    to 2: 1 waits for 0, 2 waits for 1 as long, through 1's waiting for 0
+ *   fence            rank 1 enters MPI_Win_fence late: 0, 2, 3 wait
  *   nonblocking      rank 3 starts MPI_Iallreduce late; 0, 1, 2 wait in MPI_Wait
  *   test-loop        rank 0 sends to 1 late; 1 polls MPI_Test on its MPI_Irecv until it is done
  *   alternating      4 iterations of MPI_Allreduce; in iteration i rank i computes DELAY_MS in
@@ -75,6 +76,8 @@ int main(int argc, char** argv) {
   MPI_Status status;
   MPI_Request request;
   MPI_Comm start;
+  MPI_Win win = MPI_WIN_NULL;
+  if (!strcmp(s, "fence")) MPI_Win_create(buf, kLarge, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
   /* wrong-order: the message that could have been received first is sent before the start. */
   if (!strcmp(s, "wrong-order") && rank == 1) MPI_Send(&value, 1, MPI_INT, 2, 1, MPI_COMM_WORLD);
   MPI_Comm_dup(MPI_COMM_WORLD, &start);
@@ -135,6 +138,10 @@ int main(int argc, char** argv) {
     } else if (rank == 2) {
       MPI_Recv(&result, 1, MPI_INT, 1, 5, MPI_COMM_WORLD, &status);
     }
+  } else if (!strcmp(s, "fence")) {
+    if (rank == 1) compute("late", delay);
+    MPI_Win_fence(0, win);
+    MPI_Win_free(&win);
   } else if (!strcmp(s, "nonblocking")) {
     if (rank == 3) compute("late", delay);
     MPI_Iallreduce(&value, &result, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &request);

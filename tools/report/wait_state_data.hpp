@@ -26,8 +26,9 @@ enum class WaitPattern : std::uint8_t {
   LateBroadcast,
   EarlyReduce,
   EarlyScan,
+  WaitAtFence,
 };
-inline constexpr std::size_t kWaitPatterns = 10;
+inline constexpr std::size_t kWaitPatterns = 11;
 
 struct WaitPatternInfo {
   const char* key;       // JSON and --check name
@@ -66,6 +67,9 @@ inline constexpr std::array<WaitPatternInfo, kWaitPatterns> kWaitPatternInfo = {
     {"early_scan", "Early scan",
      "a prefix collective (Scan, Exscan) entered before a lower rank entered it: the time from "
      "its entry to the latest lower rank's entry"},
+    {"wait_at_fence", "Wait at fence",
+     "an MPI_Win_fence entered before the last member of the window's communicator entered it: "
+     "each member's time from its entry to the last entry"},
 }};
 
 inline const WaitPatternInfo& info(WaitPattern p) {

@@ -7,7 +7,7 @@ namespace perusetrace::report {
 
 namespace {
 
-enum class CollectiveKind { None, Barrier, NxN, OneToN, NToOne, Scan };
+enum class CollectiveKind { None, Barrier, NxN, OneToN, NToOne, Scan, Fence };
 
 // The blocking form of a collective's name: MPI_Iallreduce -> MPI_Allreduce.
 std::string blocking_name(const std::string& name) {
@@ -35,6 +35,7 @@ CollectiveKind collective_kind(const std::string& blocking) {
       {"MPI_Gatherv", CollectiveKind::NToOne},
       {"MPI_Scan", CollectiveKind::Scan},
       {"MPI_Exscan", CollectiveKind::Scan},
+      {"MPI_Win_fence", CollectiveKind::Fence},
   };
   for (const auto& [name, kind] : kinds)
     if (blocking == name) return kind;
@@ -101,9 +102,11 @@ WaitStateAnalysis::WaitStateAnalysis(const archive::Definitions& defs, WaitState
   in_flight_.resize(n);
   next_instance_.resize(defs.comms.size());
   next_nb_instance_.resize(defs.comms.size());
+  next_fence_.resize(defs.comms.size());
   for (std::size_t c = 0; c < defs.comms.size(); ++c) {
     next_instance_[c].assign(defs.comms[c].world_ranks.size(), 0);
     next_nb_instance_[c].assign(defs.comms[c].world_ranks.size(), 0);
+    next_fence_[c].assign(defs.comms[c].world_ranks.size(), 0);
   }
 }
 
@@ -529,39 +532,59 @@ void WaitStateAnalysis::collective_request(std::uint32_t loc, std::uint64_t t,
 void WaitStateAnalysis::collective(std::uint32_t loc, std::uint64_t, const archive::Collective& c) {
   Location& l = locations_[loc];
   l.busy = true;
-  if (l.depth == 0 || l.history.empty() || c.comm >= defs_.comms.size()) return;
-  const archive::CommDef& comm = defs_.comms[c.comm];
+  if (l.depth == 0 || l.history.empty()) return;
+  std::uint64_t start = l.history.back().start;
+  std::uint32_t function = l.history.back().function;
+  if (c.request == 0) {
+    join(loc, c.comm, start, function, c.root, next_instance_, 0, false);
+    return;
+  }
+  auto s = nb_starts_.find(rank_key(l.rank, c.request));
+  if (s == nb_starts_.end()) return;
+  start = s->second.first;
+  function = s->second.second;
+  nb_starts_.erase(s);
+  // Nonblocking collectives are numbered apart: they may complete in another order than the
+  // blocking ones around them were called.
+  join(loc, c.comm, start, function, c.root, next_nb_instance_, std::uint64_t{1} << 63, true);
+}
+
+// A fence synchronises the window's communicator as a barrier does.
+void WaitStateAnalysis::rma(std::uint32_t loc, std::uint64_t, const archive::RmaEvent& e) {
+  Location& l = locations_[loc];
+  if (e.kind != archive::RmaEventKind::CollectiveEnd || l.depth == 0 || l.history.empty() ||
+      e.window >= defs_.windows.size())
+    return;
+  const Segment& call = l.history.back();
+  if (call.function >= defs_.regions.size() || defs_.regions[call.function].name != "MPI_Win_fence")
+    return;
+  l.busy = true;
+  join(loc, defs_.windows[e.window].comm, call.start, call.function, archive::kNoRoot, next_fence_,
+       std::uint64_t{1} << 62, false);
+}
+
+void WaitStateAnalysis::join(std::uint32_t loc, std::uint32_t comm_id, std::uint64_t start,
+                             std::uint32_t function, std::uint32_t root,
+                             std::vector<std::vector<std::uint64_t>>& next, std::uint64_t space,
+                             bool nonblocking) {
+  Location& l = locations_[loc];
+  if (comm_id >= defs_.comms.size() || comm_id >= next.size()) return;
+  const archive::CommDef& comm = defs_.comms[comm_id];
   if (comm.self || comm.job != archive::kNoJob || comm.world_ranks.size() < 2) return;
   const auto at = std::find(comm.world_ranks.begin(), comm.world_ranks.end(), l.rank);
   if (at == comm.world_ranks.end()) return;
   const auto index = static_cast<std::uint32_t>(at - comm.world_ranks.begin());
-  std::uint64_t start = l.history.back().start;
-  std::uint32_t function = l.history.back().function;
-  std::uint64_t number = 0;
-  const bool nonblocking = c.request != 0;
-  if (nonblocking) {
-    auto s = nb_starts_.find(rank_key(l.rank, c.request));
-    if (s == nb_starts_.end()) return;
-    start = s->second.first;
-    function = s->second.second;
-    nb_starts_.erase(s);
-    // Nonblocking collectives are numbered apart: they may complete in another order than the
-    // blocking ones around them were called.
-    number = next_nb_instance_[c.comm][index]++ | (std::uint64_t{1} << 63);
-  } else {
-    number = next_instance_[c.comm][index]++;
-  }
-  const std::pair<std::uint32_t, std::uint64_t> key{c.comm, number};
+  const std::pair<std::uint32_t, std::uint64_t> key{comm_id, next[comm_id][index]++ | space};
   auto [it, fresh] = instances_.try_emplace(key);
   Instance& in = it->second;
   if (fresh) {
     in.function =
         blocking_name(function < defs_.regions.size() ? defs_.regions[function].name : "");
     in.nonblocking = nonblocking;
-    in.comm = c.comm;
+    in.comm = comm_id;
     in.size = static_cast<std::uint32_t>(comm.world_ranks.size());
-    if (c.root != archive::kNoRoot && c.root < comm.world_ranks.size())
-      in.root = static_cast<std::int32_t>(comm.world_ranks[c.root]);
+    if (root != archive::kNoRoot && root < comm.world_ranks.size())
+      in.root = static_cast<std::int32_t>(comm.world_ranks[root]);
   }
   Member m;
   m.loc = loc;
@@ -609,14 +632,18 @@ void WaitStateAnalysis::evaluate(Instance& in) {
     if (Segment* s = segment(m.loc, m.seq))
       charge(m.loc, *s, late.start, late.loc, wait_case(p, m, &late));
   };
-  if (kind == CollectiveKind::Barrier || kind == CollectiveKind::NxN) {
+  if (kind == CollectiveKind::Barrier || kind == CollectiveKind::NxN ||
+      kind == CollectiveKind::Fence) {
     const Member& last =
         *std::max_element(in.members.begin(), in.members.end(),
                           [](const Member& a, const Member& b) { return a.start < b.start; });
-    const WaitPattern wait =
-        kind == CollectiveKind::Barrier ? WaitPattern::WaitAtBarrier : WaitPattern::WaitAtNxN;
+    const WaitPattern wait = kind == CollectiveKind::Barrier ? WaitPattern::WaitAtBarrier
+                             : kind == CollectiveKind::NxN   ? WaitPattern::WaitAtNxN
+                                                             : WaitPattern::WaitAtFence;
     for (const Member& m : in.members) wait_for(wait, m, last);
-    if (in.nonblocking) return;  // its completion call is no synchronisation of its own
+    // A nonblocking collective's completion call is no synchronisation of its own; a fence's
+    // completion is not told apart from the flushes it makes.
+    if (in.nonblocking || kind == CollectiveKind::Fence) return;
     std::uint64_t first_leave = kNever;
     for (const Member& m : in.members) first_leave = std::min(first_leave, m.leave);
     const WaitPattern completion = kind == CollectiveKind::Barrier ? WaitPattern::BarrierCompletion
@@ -648,6 +675,7 @@ void WaitStateAnalysis::evaluate(Instance& in) {
     if (first != nullptr) wait_for(WaitPattern::EarlyReduce, *root, *first);
     return;
   }
+  if (kind != CollectiveKind::Scan) return;
   // Scan: each member needs every lower rank's contribution.
   for (const Member& m : in.members) {
     const Member* latest = nullptr;

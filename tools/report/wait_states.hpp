@@ -43,6 +43,7 @@ class WaitStateAnalysis : public archive::EventSink {
   void request_cancelled(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override;
   void collective(std::uint32_t loc, std::uint64_t t, const archive::Collective& c) override;
   void collective_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override;
+  void rma(std::uint32_t loc, std::uint64_t t, const archive::RmaEvent& e) override;
 
   void listen(WaitListener& listener) { listener_ = &listener; }
 
@@ -159,6 +160,11 @@ class WaitStateAnalysis : public archive::EventSink {
   void charge_polls(std::uint32_t loc, std::uint64_t from, std::uint64_t until,
                     std::uint32_t late_loc, const WaitCase& c);
   void settle_pending(std::uint32_t loc);
+  // The running call of `loc` joins its instance of a synchronisation over `comm`, numbered in
+  // `next` (one counter per member).
+  void join(std::uint32_t loc, std::uint32_t comm, std::uint64_t start, std::uint32_t function,
+            std::uint32_t root, std::vector<std::vector<std::uint64_t>>& next, std::uint64_t space,
+            bool nonblocking);
   void member_left(const std::pair<std::uint32_t, std::uint64_t>& key, std::uint32_t loc,
                    std::uint64_t t);
   void evaluate(Instance& in);
@@ -188,6 +194,7 @@ class WaitStateAnalysis : public archive::EventSink {
   std::map<std::pair<std::uint32_t, std::uint64_t>, Instance> instances_;  // (comm, number)
   std::vector<std::vector<std::uint64_t>> next_instance_;  // [comm][member]: blocking ones
   std::vector<std::vector<std::uint64_t>> next_nb_instance_;
+  std::vector<std::vector<std::uint64_t>> next_fence_;
   std::vector<std::uint64_t> rank_mpi_ns_;
   std::map<std::uint32_t, std::vector<std::uint64_t>> activity_ns_;  // label -> ns by rank
   WaitListener* listener_ = nullptr;
