@@ -19,6 +19,8 @@
  *   fence            rank 1 enters MPI_Win_fence late: 0, 2, 3 wait
  *   nonblocking      rank 3 starts MPI_Iallreduce late; 0, 1, 2 wait in MPI_Wait
  *   test-loop        rank 0 sends to 1 late; 1 polls MPI_Test on its MPI_Irecv until it is done
+ *   probe-loop       rank 0 sends to 1 late; 1 polls MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG)
+ *                    until it sees the message, then receives it with MPI_Recv
  *   alternating      4 iterations of MPI_Allreduce; in iteration i rank i computes DELAY_MS in
  *                    phase=slow, the others DELAY_MS / 4 in phase=fast: the critical path runs
  *                    through phase=slow for 4 x DELAY_MS
@@ -154,6 +156,15 @@ int main(int argc, char** argv) {
       int done = 0;
       MPI_Irecv(&result, 1, MPI_INT, 0, 6, MPI_COMM_WORLD, &request);
       while (!done) MPI_Test(&request, &done, &status);
+    }
+  } else if (!strcmp(s, "probe-loop")) {
+    if (rank == 0) {
+      compute("late", delay);
+      MPI_Send(&value, 1, MPI_INT, 1, 8, MPI_COMM_WORLD);
+    } else if (rank == 1) {
+      int found = 0;
+      while (!found) MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &found, &status);
+      MPI_Recv(&result, 1, MPI_INT, status.MPI_SOURCE, status.MPI_TAG, MPI_COMM_WORLD, &status);
     }
   } else if (!strcmp(s, "alternating")) {
     for (int i = 0; i < size; ++i) {

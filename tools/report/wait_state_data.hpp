@@ -42,8 +42,9 @@ inline constexpr std::array<WaitPatternInfo, kWaitPatterns> kWaitPatternInfo = {
      "a receive (or the Wait/Test completing it) entered before the matching send was entered: "
      "the receiver's time from its entry to the send's entry"},
     {"late_sender_wrong_order", "Late sender, wrong order",
-     "a late sender while another message to the same receiver, sent before the receive was "
-     "entered, was still waiting to be received: the receiver's time, as for late sender"},
+     "a late sender while another message to the same receiver had arrived first and waited to "
+     "be received (Peruse: it was in the unexpected queue when the receive was entered; without "
+     "those events: it was sent before): the receiver's time, as for late sender"},
     {"late_receiver", "Late receiver",
      "a send that had to wait for its receive (synchronous, rendezvous, or its Wait) entered "
      "before the receive was posted and still running when it was: the sender's time from its "
@@ -130,6 +131,7 @@ struct WaitStates {
   std::map<std::string, PathShare> critical;
   std::vector<std::uint64_t> critical_ranks;  // ns of the path on each world rank
   bool critical_truncated = false;            // the path left the kept history
+  std::uint64_t critical_from = 0;  // where the path (and the means it is held against) begin
 };
 
 }  // namespace perusetrace::report

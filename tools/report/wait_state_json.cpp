@@ -59,7 +59,7 @@ std::string wait_states_json(const Report& r) {
     patterns += (i ? "," : "") + pattern(i, w.patterns[i]);
   patterns += "}";
   return fmt::format(
-      R"({{"total_ns":{},"rank_time_ns":{},"ranks_ns":{},"patterns":{},"causes":{},"critical_path":{{"ns":{},"truncated":{},"ranks_ns":{},"activities":{}}}}})",
+      R"({{"total_ns":{},"rank_time_ns":{},"ranks_ns":{},"patterns":{},"causes":{},"critical_path":{{"ns":{},"truncated":{},"from_ns":{},"ranks_ns":{},"activities":{}}}}})",
       w.total_ns, w.rank_time_ns, numbers(w.rank_wait_ns), patterns,
       array(w.causes,
             [](const auto& e) {
@@ -68,7 +68,7 @@ std::string wait_states_json(const Report& r) {
                   e.first.first, quote(e.first.second), e.second.direct, e.second.propagated,
                   e.second.cases);
             }),
-      w.critical_ns, w.critical_truncated, numbers(w.critical_ranks),
+      w.critical_ns, w.critical_truncated, w.critical_from, numbers(w.critical_ranks),
       array(w.critical, [](const auto& e) {
         return fmt::format(R"({{"activity":{},"ns":{},"mean_rank_ns":{}}})", quote(e.first),
                            e.second.ns, e.second.mean_ns);

@@ -162,7 +162,11 @@ void write_wait_states(std::FILE* out, const Report& report) {
 
   fmt::print(out, "\nCritical path ({}{}): its time per activity against the mean rank's\n",
              duration(static_cast<double>(w.critical_ns)),
-             w.critical_truncated ? ", its start lies before the kept history" : "");
+             w.critical_truncated
+                 ? fmt::format(" from t = {}: the run's earlier part lies before the history "
+                               "kept, and the means are over the same span",
+                               duration(static_cast<double>(w.critical_from)))
+                 : "");
   std::vector<std::pair<std::string, PathShare>> path(w.critical.begin(), w.critical.end());
   std::stable_sort(path.begin(), path.end(),
                    [](const auto& a, const auto& b) { return a.second.ns > b.second.ns; });

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "tools/report/requirements.hpp"
+
 namespace perusetrace::report {
 
 namespace {
@@ -42,9 +44,11 @@ CollectiveKind collective_kind(const std::string& blocking) {
   return CollectiveKind::None;
 }
 
-// A call that completes requests, which a program calls in a loop while it waits.
+// A call that completes requests or looks for a message, which a program calls in a loop while
+// it waits.
 bool is_poll(const std::string& name) {
-  return name.rfind("MPI_Test", 0) == 0 || name.rfind("MPI_Wait", 0) == 0;
+  return name.rfind("MPI_Test", 0) == 0 || name.rfind("MPI_Wait", 0) == 0 || name == "MPI_Iprobe" ||
+         name == "MPI_Improbe" || name == "MPI_Probe" || name == "MPI_Mprobe";
 }
 
 std::uint64_t overlap(std::uint64_t a0, std::uint64_t a1, std::uint64_t b0, std::uint64_t b1) {
@@ -80,7 +84,7 @@ WaitStateAnalysis::WaitStateAnalysis(const archive::Definitions& defs, WaitState
     : defs_(defs), out_(out) {
   const std::size_t locations = std::max<std::size_t>(1, defs.locations.size());
   // A budget of segments for the whole run, spread over the locations.
-  history_ = std::clamp<std::size_t>((std::size_t{1} << 22) / locations, 1024, history);
+  history_ = std::clamp<std::size_t>((std::size_t{1} << 21) / locations, 1024, history);
   locations_.resize(defs.locations.size());
   for (std::size_t l = 0; l < defs.locations.size(); ++l)
     locations_[l].rank = defs.locations[l].rank;
@@ -94,7 +98,26 @@ WaitStateAnalysis::WaitStateAnalysis(const archive::Definitions& defs, WaitState
     poll_[r] =
         defs.regions[r].kind == archive::RegionKind::MpiFunction && is_poll(defs.regions[r].name);
   }
+  queue_event_.assign(defs.regions.size(), QueueEvent::None);
+  bool inserts = false, removals = false;
+  for (std::size_t r = 0; r < defs.regions.size(); ++r) {
+    const archive::RegionDef& d = defs.regions[r];
+    if (d.kind != archive::RegionKind::Peruse || d.peruse_index >= defs.peruse_events.size())
+      continue;
+    const std::string& e = defs.peruse_events[d.peruse_index];
+    if (e == "MSG_INSERT_IN_UNEX_Q") queue_event_[r] = QueueEvent::Insert, inserts = true;
+    if (e == "MSG_REMOVE_FROM_UNEX_Q") queue_event_[r] = QueueEvent::Remove, removals = true;
+  }
+  // Defined is not traced: the selection the archive records says which events it holds.
+  bool recorded = false;
+  const std::vector<std::string> selected = selected_events(defs.settings, recorded);
+  auto has = [&](const char* e) {
+    return !recorded || std::find(selected.begin(), selected.end(), e) != selected.end();
+  };
+  unexpected_known_ =
+      inserts && removals && has("MSG_INSERT_IN_UNEX_Q") && has("MSG_REMOVE_FROM_UNEX_Q");
   const std::size_t n = defs.ranks.size();
+  unexpected_.assign(n, 0);
   out_.rank_wait_ns.assign(n, 0);
   for (auto& p : out_.patterns) p.ranks.assign(n, 0);
   out_.critical_ranks.assign(n, 0);
@@ -184,7 +207,8 @@ void WaitStateAnalysis::merge_poll(Location& l) {
   Segment& g = h[h.size() - 2];
   Segment& p = h[h.size() - 3];
   if (q.claimed > 0 || q.function != p.function || p.claimed > 0 || p.completion > 0 ||
-      g.function != kNone || g.end == kNever || g.end - g.start > kMergeGap || g.label != p.label)
+      !q.tracer.empty() || !p.tracer.empty() || g.function != kNone || g.end == kNever ||
+      g.end - g.start > kMergeGap || g.label != p.label)
     return;
   p.gaps += g.end - g.start;
   p.end = q.end;
@@ -210,9 +234,14 @@ void WaitStateAnalysis::enter(std::uint32_t loc, std::uint64_t t, std::uint32_t 
     if (l.depth++ == 0) {
       l.pending = Pending{};
       l.busy = false;
+      l.unexpected_at_entry = unexpected_[l.rank];
       l.instances.clear();
       open_segment(l, t, region);
     }
+    return;
+  }
+  if (def.kind == archive::RegionKind::Tracer && l.depth > 0) {
+    l.tracer_since = t;
     return;
   }
   if (def.kind != archive::RegionKind::Other && def.kind != archive::RegionKind::Annotation) return;
@@ -237,6 +266,10 @@ void WaitStateAnalysis::leave(std::uint32_t loc, std::uint64_t t, std::uint32_t 
     for (const auto& key : instances) member_left(key, loc, s.end);
     if (!l.busy && poll_[s.function]) merge_poll(l);
     open_segment(l, t, kNone);
+    return;
+  }
+  if (def.kind == archive::RegionKind::Tracer && l.depth > 0 && !l.history.empty()) {
+    if (t > l.tracer_since) l.history.back().tracer.emplace_back(l.tracer_since, t);
     return;
   }
   if (def.kind != archive::RegionKind::Other && def.kind != archive::RegionKind::Annotation) return;
@@ -330,9 +363,12 @@ void WaitStateAnalysis::recv(std::uint32_t loc, std::uint64_t, std::uint32_t pee
     l.pending.c = c;
   }
   // A nonblocking receive collected by a loop of Test/Wait calls: those made while the send
-  // had not begun waited for it too.
-  if (posted < call.start)
-    charge_polls(loc, posted, std::min(m.send_enter, call.start), m.send_loc, c);
+  // had not begun waited for it too. A blocking one may follow a loop of probes, which waited
+  // for it since the location's previous receive.
+  const std::uint64_t polled_from = blocking ? l.last_received : posted;
+  if (polled_from < call.start)
+    charge_polls(loc, polled_from, std::min(m.send_enter, call.start), m.send_loc, c);
+  l.last_received = call.start;
   late_receiver(m);
   if (m.blocking || m.complete_seq != kNever) messages_.erase(mit);
 }
@@ -360,7 +396,9 @@ void WaitStateAnalysis::send_complete(std::uint32_t loc, std::uint64_t, std::uin
 void WaitStateAnalysis::late_receiver(Message& m) {
   if (m.recv_post == kNever) return;
   const std::uint64_t seq = m.blocking ? m.send_seq : m.complete_seq;
-  if (seq == kNever) return;
+  // A nonblocking send that completed in the call that made it (an eager message Open MPI sent
+  // at once) waited for nobody.
+  if (seq == kNever || (!m.blocking && seq == m.send_seq)) return;
   Segment* s = segment(m.send_loc, seq);
   if (s == nullptr || m.recv_post <= s->start || (s->end != kNever && m.recv_post >= s->end))
     return;
@@ -393,9 +431,13 @@ void WaitStateAnalysis::settle_pending(std::uint32_t loc) {
   if (!l.pending.any) return;
   Segment& s = l.history.back();
   WaitCase c = l.pending.c;
-  // Another message to this rank, sent before this call began, still waits to be received.
+  // Another message to this rank had arrived (Peruse: it waited in the unexpected queue when
+  // this call began) or, without those events, had been sent before this call began, and was
+  // still waiting to be received.
   const auto& flying = in_flight_[l.rank];
-  if (!flying.empty() && *flying.begin() < s.start) c.pattern = WaitPattern::LateSenderWrongOrder;
+  const bool other =
+      unexpected_known_ ? l.unexpected_at_entry > 0 : !flying.empty() && *flying.begin() < s.start;
+  if (other) c.pattern = WaitPattern::LateSenderWrongOrder;
   charge(loc, s, l.pending.until, l.pending.late_loc, c);
   l.pending = Pending{};
 }
@@ -422,7 +464,9 @@ void WaitStateAnalysis::account(std::uint32_t loc, Segment& seg, std::uint64_t f
       seg.gaps == 0 || seg.end == kNever
           ? 1.0
           : 1.0 - static_cast<double>(seg.gaps) / static_cast<double>(seg.end - seg.start);
-  const auto ns = static_cast<std::uint64_t>(static_cast<double>(to - from) * scale);
+  std::uint64_t flushing = 0;
+  for (const auto& [a, b] : seg.tracer) flushing += overlap(from, to, a, b);
+  const auto ns = static_cast<std::uint64_t>(static_cast<double>(to - from - flushing) * scale);
   if (ns == 0) return;
   const std::uint32_t rank = locations_[loc].rank;
   c.lost = ns;
@@ -436,7 +480,7 @@ void WaitStateAnalysis::account(std::uint32_t loc, Segment& seg, std::uint64_t f
   out_.rank_wait_ns[rank] += ns;
   out_.total_ns += ns;
   if (late_loc != kNone)
-    blame(late_loc, from, to, scale, seg, c);
+    blame(late_loc, from, to, static_cast<double>(ns) / static_cast<double>(to - from), seg, c);
   else
     p.uncaused += ns;
   p.worst.add(c, static_cast<double>(ns));
@@ -486,10 +530,13 @@ void WaitStateAnalysis::blame(std::uint32_t late_loc, std::uint64_t from, std::u
     std::uint64_t sum = 0;
     for (const auto& [id, ns] : s.causes) sum += ns;
     // "MPI_Recv in phase=solve": the call, and the region it was made in.
+    // A request loop's call not (yet) charged as waiting: the late rank was polling for
+    // messages of its own.
+    const std::string polling = poll_[s.function] ? " (polling)" : "";
     const std::uint32_t mpi_label =
         s.label == outside_label_
-            ? region_label_[s.function]
-            : intern(defs_.regions[s.function].name + labels_[s.label].substr(7));
+            ? intern(defs_.regions[s.function].name + polling)
+            : intern(defs_.regions[s.function].name + polling + labels_[s.label].substr(7));
     if (waited == 0 || sum == 0) {
       direct(mpi_label, o);
       continue;
@@ -547,6 +594,14 @@ void WaitStateAnalysis::collective(std::uint32_t loc, std::uint64_t, const archi
   // Nonblocking collectives are numbered apart: they may complete in another order than the
   // blocking ones around them were called.
   join(loc, c.comm, start, function, c.root, next_nb_instance_, std::uint64_t{1} << 63, true);
+}
+
+void WaitStateAnalysis::peruse(std::uint32_t loc, std::uint64_t, std::uint32_t region,
+                               const archive::PeruseFields& f) {
+  if (!unexpected_known_ || region >= queue_event_.size() || f.tag < 0) return;
+  std::int64_t& depth = unexpected_[locations_[loc].rank];
+  if (queue_event_[region] == QueueEvent::Insert) ++depth;
+  if (queue_event_[region] == QueueEvent::Remove && depth > 0) --depth;
 }
 
 // A fence synchronises the window's communicator as a barrier does.
@@ -713,6 +768,7 @@ void WaitStateAnalysis::critical_path(std::uint64_t) {
       loc = i, t = h.back().end;
   }
   if (loc == kNone) return;
+  const std::uint64_t last = t;
   std::map<std::uint32_t, std::uint64_t> on_path;  // activity label -> ns
   std::size_t steps = 0, limit = 0;
   for (const Location& l : locations_) limit += 2 * l.history.size() + 2;
@@ -743,15 +799,27 @@ void WaitStateAnalysis::critical_path(std::uint64_t) {
     out_.critical_ranks[l.rank] += until - s.start;
     t = s.start;
   }
+  // The mean rank's time in each activity over the same span as the path (all of the run, or
+  // the part the history kept).
+  out_.critical_from = out_.critical_truncated ? t : 0;
+  std::map<std::uint32_t, std::uint64_t> all;
+  if (!out_.critical_truncated) {
+    for (const auto& [label, by_rank] : activity_ns_)
+      for (std::uint64_t v : by_rank) all[label] += v;
+  } else {
+    for (const Location& l : locations_)
+      for (const Segment& s : l.history) {
+        if (s.end == kNever) continue;
+        const std::uint32_t activity = s.function == kNone ? s.label : region_label_[s.function];
+        all[activity] += overlap(t, last, s.start, s.end);
+      }
+  }
   const double ranks = static_cast<double>(std::max<std::size_t>(1, defs_.ranks.size()));
   for (const auto& [label, ns] : on_path) {
     PathShare& p = out_.critical[labels_[label]];
     p.ns += ns;
     out_.critical_ns += ns;
-    std::uint64_t all = 0;
-    if (auto a = activity_ns_.find(label); a != activity_ns_.end())
-      for (std::uint64_t v : a->second) all += v;
-    p.mean_ns = static_cast<std::uint64_t>(static_cast<double>(all) / ranks);
+    p.mean_ns = static_cast<std::uint64_t>(static_cast<double>(all[label]) / ranks);
   }
 }
 

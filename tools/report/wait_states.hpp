@@ -30,7 +30,7 @@ class WaitStateAnalysis : public archive::EventSink {
   // `history`: segments kept per location for causes and the critical path (older ones are
   // dropped; waits reaching past them get no cause).
   WaitStateAnalysis(const archive::Definitions& defs, WaitStates& out,
-                    std::size_t history = std::size_t{1} << 16);
+                    std::size_t history = std::size_t{1} << 18);
 
   void enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
   void leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
@@ -44,6 +44,8 @@ class WaitStateAnalysis : public archive::EventSink {
   void collective(std::uint32_t loc, std::uint64_t t, const archive::Collective& c) override;
   void collective_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override;
   void rma(std::uint32_t loc, std::uint64_t t, const archive::RmaEvent& e) override;
+  void peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
+              const archive::PeruseFields& f) override;
 
   void listen(WaitListener& listener) { listener_ = &listener; }
 
@@ -65,6 +67,8 @@ class WaitStateAnalysis : public archive::EventSink {
     // A run of calls of a request loop that completed nothing, merged: the time between them,
     // outside MPI, which no wait may be charged with.
     std::uint64_t gaps = 0;
+    // The tracer's own work inside the call (its buffer flushes): no process waited then.
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> tracer;
     // The waiting's root causes (cause ids) and the ns of it each caused.
     std::vector<std::pair<std::uint32_t, std::uint64_t>> causes;
     // The largest wait's late partner: where the critical path goes on.
@@ -85,7 +89,12 @@ class WaitStateAnalysis : public archive::EventSink {
     std::uint64_t base = 0;              // sequence number of history.front()
     std::uint32_t depth = 0;             // MPI calls open
     std::vector<std::uint32_t> regions;  // open regions outside MPI, innermost last
-    bool busy = false;  // the running call made or completed a message or collective
+    bool busy = false;               // the running call made or completed a message or collective
+    std::uint64_t tracer_since = 0;  // the running call's tracer region began
+    // When the location's previous receive completed: a probe loop after it waits for the next.
+    std::uint64_t last_received = 0;
+    // The program's messages in the rank's unexpected queue when the running call began.
+    std::int64_t unexpected_at_entry = 0;
     Pending pending;
     // The collective instances the running call belongs to (instances_' keys): several for a
     // Waitall completing nonblocking collectives.
@@ -188,6 +197,12 @@ class WaitStateAnalysis : public archive::EventSink {
   std::unordered_map<std::uint64_t, std::uint64_t> send_requests_;  // (rank, request) -> message
   std::unordered_map<std::uint64_t, std::uint64_t> recv_posts_;     // (rank, request) -> posting
   std::vector<std::multiset<std::uint64_t>> in_flight_;             // by receiver: sends' entries
+  // With Peruse's unexpected-queue events: the program's messages (tags from 0) that arrived
+  // and wait in each rank's unexpected queue, which tell "arrived first" better than send times.
+  enum class QueueEvent : std::uint8_t { None, Insert, Remove };
+  std::vector<QueueEvent> queue_event_;   // by region
+  bool unexpected_known_ = false;         // both events are in the archive
+  std::vector<std::int64_t> unexpected_;  // by rank
 
   std::unordered_map<std::uint64_t, std::pair<std::uint64_t, std::uint32_t>>
       nb_starts_;  // (rank, request) -> (start call's entry, its region)
