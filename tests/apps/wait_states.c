@@ -17,6 +17,10 @@
  *   chain            rank 0 sends to 1 late (in phase=A); 1 (in phase=B) receives it, then sends
  *                    to 2: 1 waits for 0, 2 waits for 1 as long, through 1's waiting for 0
  *   fence            rank 1 enters MPI_Win_fence late: 0, 2, 3 wait
+ *   late-post        rank 0 accesses rank 1's window (MPI_Win_start .. MPI_Win_complete); rank 1
+ *                    posts its exposure epoch late: 0 waits
+ *   early-wait       the same, but rank 0 computes late inside its access epoch: 1 waits in
+ *                    MPI_Win_wait
  *   nonblocking      rank 3 starts MPI_Iallreduce late; 0, 1, 2 wait in MPI_Wait
  *   test-loop        rank 0 sends to 1 late; 1 polls MPI_Test on its MPI_Irecv until it is done
  *   probe-loop       rank 0 sends to 1 late; 1 polls MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG)
@@ -79,7 +83,8 @@ int main(int argc, char** argv) {
   MPI_Request request;
   MPI_Comm start;
   MPI_Win win = MPI_WIN_NULL;
-  if (!strcmp(s, "fence")) MPI_Win_create(buf, kLarge, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+  if (!strcmp(s, "fence") || !strcmp(s, "late-post") || !strcmp(s, "early-wait"))
+    MPI_Win_create(buf, kLarge, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
   /* wrong-order: the message that could have been received first is sent before the start. */
   if (!strcmp(s, "wrong-order") && rank == 1) MPI_Send(&value, 1, MPI_INT, 2, 1, MPI_COMM_WORLD);
   MPI_Comm_dup(MPI_COMM_WORLD, &start);
@@ -143,6 +148,25 @@ int main(int argc, char** argv) {
   } else if (!strcmp(s, "fence")) {
     if (rank == 1) compute("late", delay);
     MPI_Win_fence(0, win);
+    MPI_Win_free(&win);
+  } else if (!strcmp(s, "late-post") || !strcmp(s, "early-wait")) {
+    const int late_post = !strcmp(s, "late-post");
+    MPI_Group world, peer;
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    const int other = rank == 0 ? 1 : 0;
+    MPI_Group_incl(world, 1, &other, &peer);
+    if (rank == 0) {
+      MPI_Win_start(peer, 0, win);
+      if (!late_post) compute("late", delay);
+      MPI_Put(&value, 1, MPI_INT, 1, 0, 1, MPI_INT, win);
+      MPI_Win_complete(win);
+    } else if (rank == 1) {
+      if (late_post) compute("late", delay);
+      MPI_Win_post(peer, 0, win);
+      MPI_Win_wait(win);
+    }
+    MPI_Group_free(&peer);
+    MPI_Group_free(&world);
     MPI_Win_free(&win);
   } else if (!strcmp(s, "nonblocking")) {
     if (rank == 3) compute("late", delay);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "tools/archive/archive_reader.hpp"
+#include "tools/archive/message_key.hpp"
 
 namespace perusetrace::archive {
 
@@ -68,20 +69,8 @@ class MessageMatcher {
   std::size_t pending() const { return sends_.size(); }
 
  private:
-  struct Key {
-    std::uint32_t from, to, comm;
-    std::uint32_t tag;
-    bool operator==(const Key&) const = default;
-  };
-  struct KeyHash {
-    std::size_t operator()(const Key& k) const {
-      std::uint64_t h = k.from;
-      h = h * 0x9E3779B97F4A7C15ull ^ k.to;
-      h = h * 0x9E3779B97F4A7C15ull ^ k.comm;
-      h = h * 0x9E3779B97F4A7C15ull ^ k.tag;
-      return static_cast<std::size_t>(h ^ (h >> 29));
-    }
-  };
+  using Key = MessageKey;
+  using KeyHash = MessageKeyHash;
   struct Recv {
     std::uint32_t loc;
     std::uint64_t logical;

@@ -27,8 +27,10 @@ enum class WaitPattern : std::uint8_t {
   EarlyReduce,
   EarlyScan,
   WaitAtFence,
+  LatePost,
+  EarlyWait,
 };
-inline constexpr std::size_t kWaitPatterns = 11;
+inline constexpr std::size_t kWaitPatterns = 13;
 
 struct WaitPatternInfo {
   const char* key;       // JSON and --check name
@@ -71,6 +73,13 @@ inline constexpr std::array<WaitPatternInfo, kWaitPatterns> kWaitPatternInfo = {
     {"wait_at_fence", "Wait at fence",
      "an MPI_Win_fence entered before the last member of the window's communicator entered it: "
      "each member's time from its entry to the last entry"},
+    {"late_post", "Late post",
+     "an access epoch (MPI_Win_start, or the MPI_Win_complete it blocked in) begun before the "
+     "target posted its exposure epoch (MPI_Win_post): the origin's time from its entry to the "
+     "post's entry"},
+    {"early_wait", "Early wait",
+     "an MPI_Win_wait entered before an origin of the exposure epoch entered its MPI_Win_complete: "
+     "the target's time from its entry to the last such entry"},
 }};
 
 inline const WaitPatternInfo& info(WaitPattern p) {

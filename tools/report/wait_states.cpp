@@ -604,18 +604,101 @@ void WaitStateAnalysis::peruse(std::uint32_t loc, std::uint64_t, std::uint32_t r
   if (queue_event_[region] == QueueEvent::Remove && depth > 0) --depth;
 }
 
-// A fence synchronises the window's communicator as a barrier does.
+// A fence synchronises the window's communicator as a barrier does; post, start, complete and
+// wait pair an origin with each target of its group.
 void WaitStateAnalysis::rma(std::uint32_t loc, std::uint64_t, const archive::RmaEvent& e) {
   Location& l = locations_[loc];
-  if (e.kind != archive::RmaEventKind::CollectiveEnd || l.depth == 0 || l.history.empty() ||
-      e.window >= defs_.windows.size())
-    return;
+  if (l.depth == 0 || l.history.empty() || e.window >= defs_.windows.size()) return;
   const Segment& call = l.history.back();
-  if (call.function >= defs_.regions.size() || defs_.regions[call.function].name != "MPI_Win_fence")
+  if (call.function >= defs_.regions.size()) return;
+  const std::string& name = defs_.regions[call.function].name;
+  if (e.kind == archive::RmaEventKind::GroupSync) {
+    if (name == "MPI_Win_post") epoch_event(loc, e, EpochField::Post);
+    if (name == "MPI_Win_start") epoch_event(loc, e, EpochField::Start);
+    if (name == "MPI_Win_complete") epoch_event(loc, e, EpochField::Complete);
+    // An MPI_Win_test that found the epoch still open synchronised nothing (level 0).
+    if ((name == "MPI_Win_wait" || name == "MPI_Win_test") && e.sync_level != 0)
+      epoch_event(loc, e, EpochField::Wait);
     return;
+  }
+  if (e.kind != archive::RmaEventKind::CollectiveEnd || name != "MPI_Win_fence") return;
   l.busy = true;
   join(loc, defs_.windows[e.window].comm, call.start, call.function, archive::kNoRoot, next_fence_,
        std::uint64_t{1} << 62, false);
+}
+
+void WaitStateAnalysis::epoch_event(std::uint32_t loc, const archive::RmaEvent& e,
+                                    EpochField field) {
+  Location& l = locations_[loc];
+  auto group = defs_.groups.find(e.group);
+  if (group == defs_.groups.end()) return;
+  l.busy = true;
+  const Segment& call = l.history.back();
+  const bool origin_side = field == EpochField::Start || field == EpochField::Complete;
+  for (const std::uint32_t peer : group->second) {
+    if (peer == l.rank) continue;
+    const auto key = origin_side ? std::make_tuple(e.window, l.rank, peer)
+                                 : std::make_tuple(e.window, peer, l.rank);
+    Epochs& all = epochs_[key];
+    const std::uint64_t index = all.next[static_cast<std::size_t>(field)]++;
+    if (index < all.base) continue;  // settled and forgotten already (a damaged order)
+    while (all.open.size() <= index - all.base) all.open.emplace_back();
+    Epoch& ep = all.open[index - all.base];
+    switch (field) {
+      case EpochField::Start:
+        ep.origin_loc = loc, ep.start_seq = current(loc);
+        break;
+      case EpochField::Post:
+        ep.target_loc = loc, ep.post_enter = call.start;
+        break;
+      case EpochField::Complete:
+        ep.origin_loc = loc, ep.complete_seq = current(loc), ep.complete_enter = call.start;
+        break;
+      case EpochField::Wait:
+        ep.target_loc = loc, ep.wait_seq = current(loc);
+        break;
+    }
+    settle_epoch(ep);
+    // Epochs one side never closes (MPI_MODE_NOCHECK starts no post) are let go after a while.
+    constexpr std::size_t kOpenEpochs = 1024;
+    while (!all.open.empty() &&
+           ((all.open.front().late_post_done && all.open.front().early_wait_done) ||
+            all.open.size() > kOpenEpochs)) {
+      all.open.pop_front();
+      ++all.base;
+    }
+  }
+}
+
+// The origin waits in MPI_Win_start, or else in MPI_Win_complete, for a late post; the target
+// waits in MPI_Win_wait for the origin's MPI_Win_complete.
+void WaitStateAnalysis::settle_epoch(Epoch& ep) {
+  auto wait_case = [&](WaitPattern p, std::uint32_t loc, std::uint32_t late_loc, const Segment& s) {
+    WaitCase c;
+    c.pattern = p;
+    c.rank = locations_[loc].rank;
+    c.late = static_cast<std::int32_t>(locations_[late_loc].rank);
+    c.function = defs_.regions[s.function].name;
+    return c;
+  };
+  if (!ep.late_post_done && ep.start_seq != kNever && ep.post_enter != kNever &&
+      ep.complete_seq != kNever) {
+    ep.late_post_done = true;
+    Segment* start = segment(ep.origin_loc, ep.start_seq);
+    Segment* complete = segment(ep.origin_loc, ep.complete_seq);
+    Segment* waited =
+        start != nullptr && start->end != kNever && start->end > ep.post_enter ? start : complete;
+    if (waited != nullptr && ep.post_enter > waited->start)
+      charge(ep.origin_loc, *waited, ep.post_enter, ep.target_loc,
+             wait_case(WaitPattern::LatePost, ep.origin_loc, ep.target_loc, *waited));
+  }
+  if (!ep.early_wait_done && ep.complete_enter != kNever && ep.wait_seq != kNever) {
+    ep.early_wait_done = true;
+    Segment* wait = segment(ep.target_loc, ep.wait_seq);
+    if (wait != nullptr && ep.complete_enter > wait->start)
+      charge(ep.target_loc, *wait, ep.complete_enter, ep.origin_loc,
+             wait_case(WaitPattern::EarlyWait, ep.target_loc, ep.origin_loc, *wait));
+  }
 }
 
 void WaitStateAnalysis::join(std::uint32_t loc, std::uint32_t comm_id, std::uint64_t start,

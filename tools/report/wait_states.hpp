@@ -7,13 +7,16 @@
 
 #include <cstdint>
 #include <deque>
+#include <array>
 #include <map>
+#include <tuple>
 #include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "tools/archive/archive_reader.hpp"
+#include "tools/archive/message_key.hpp"
 #include "tools/report/wait_state_data.hpp"
 
 namespace perusetrace::report {
@@ -128,19 +131,8 @@ class WaitStateAnalysis : public archive::EventSink {
     std::uint32_t size = 0, arrived = 0, left = 0;
     std::vector<Member> members;
   };
-  struct Key {
-    std::uint32_t from, to, comm, tag;
-    bool operator==(const Key&) const = default;
-  };
-  struct KeyHash {
-    std::size_t operator()(const Key& k) const {
-      std::uint64_t h = k.from;
-      h = h * 0x9E3779B97F4A7C15ull ^ k.to;
-      h = h * 0x9E3779B97F4A7C15ull ^ k.comm;
-      h = h * 0x9E3779B97F4A7C15ull ^ k.tag;
-      return static_cast<std::size_t>(h ^ (h >> 29));
-    }
-  };
+  using Key = archive::MessageKey;
+  using KeyHash = archive::MessageKeyHash;
 
   Segment* segment(std::uint32_t loc, std::uint64_t seq);
   std::uint64_t current(std::uint32_t loc) const;  // the running call's sequence number
@@ -174,6 +166,22 @@ class WaitStateAnalysis : public archive::EventSink {
   void join(std::uint32_t loc, std::uint32_t comm, std::uint64_t start, std::uint32_t function,
             std::uint32_t root, std::vector<std::vector<std::uint64_t>>& next, std::uint64_t space,
             bool nonblocking);
+  // General active target synchronisation (post/start/complete/wait): the k-th epoch of an origin
+  // on a target of a window, as each side's calls fill it in.
+  struct Epoch {
+    std::uint32_t origin_loc = kNone, target_loc = kNone;
+    std::uint64_t start_seq = kNever, complete_seq = kNever, wait_seq = kNever;
+    std::uint64_t post_enter = kNever, complete_enter = kNever;
+    bool late_post_done = false, early_wait_done = false;
+  };
+  enum class EpochField : std::uint8_t { Start, Post, Complete, Wait };
+  struct Epochs {
+    std::deque<Epoch> open;
+    std::uint64_t base = 0;
+    std::array<std::uint64_t, 4> next{};  // by EpochField: the next epoch it fills
+  };
+  void epoch_event(std::uint32_t loc, const archive::RmaEvent& e, EpochField field);
+  void settle_epoch(Epoch& ep);
   void member_left(const std::pair<std::uint32_t, std::uint64_t>& key, std::uint32_t loc,
                    std::uint64_t t);
   void evaluate(Instance& in);
@@ -210,6 +218,8 @@ class WaitStateAnalysis : public archive::EventSink {
   std::vector<std::vector<std::uint64_t>> next_instance_;  // [comm][member]: blocking ones
   std::vector<std::vector<std::uint64_t>> next_nb_instance_;
   std::vector<std::vector<std::uint64_t>> next_fence_;
+  // (window, origin rank, target rank) -> its epochs
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, Epochs> epochs_;
   std::vector<std::uint64_t> rank_mpi_ns_;
   std::map<std::uint32_t, std::vector<std::uint64_t>> activity_ns_;  // label -> ns by rank
   WaitListener* listener_ = nullptr;
