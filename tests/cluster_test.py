@@ -429,7 +429,9 @@ def case_wait_states(c):
     for scenario in ("late_sender", "late_receiver", "barrier"):
         run, trace_dir, trace, g = c.traced(
             scenario, hosts, 2, 4, ["--map-by", "node", c.opts.wait_states,
-                                    scenario.replace("_", "-"), str(wait_state_test.DELAY_MS)])
+                                    scenario.replace("_", "-"), str(wait_state_test.DELAY_MS)],
+            # Waiting ranks yield their core, as in wait_state_test.py.
+            {"OMPI_MCA_mpi_yield_when_idle": "1"})
         f += g + offsets_as_configured(trace, hosts, 2)
         path = trace_dir + ".json"
         report = subprocess.run([c.opts.perusetrace, "report", trace_dir, "--json", path],
