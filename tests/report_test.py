@@ -163,6 +163,8 @@ class Case:
                 failures.append(f"HTML: no plot with id {plot}")
         if '<table id="placement">' not in page:
             failures.append("HTML: no traffic-by-placement table")
+        if '<pre id="summary">What matters most' not in page:
+            failures.append("HTML: the page does not open with what matters most")
         if re.search(r"<script[^>]*src=|<link[^>]*href=|https?://(?!www\.w3\.org/2000/svg)", page):
             failures.append("HTML: refers to something outside the page")
         if not mpit and ("mpit" in data or re.search(r"\bMPI_T\b", run.stdout) or

@@ -7,6 +7,7 @@
 
 #include "tools/report/mpit_analysis.hpp"
 #include "tools/report/text_output.hpp"
+#include "tools/report/wait_state_text.hpp"
 #include "tools/report/timeline_assets.hpp"
 #include "tools/report/timeline_json.hpp"
 #include "tools/archive/markup_text.hpp"
@@ -301,24 +302,32 @@ std::string to_html(const Report& r, const timeline::Timeline& timeline) {
     }
   }
 
-  // The text report, as the page's reference section.
-  char* buffer = nullptr;
-  std::size_t size = 0;
-  std::string text;
-  if (std::FILE* mem = ::open_memstream(&buffer, &size)) {
-    write_text(mem, r);
-    std::fclose(mem);
-    text.assign(buffer, size);
-    std::free(buffer);
-  }
+  // The text report, as the page's reference section; its summary of what matters most opens
+  // the page.
+  auto captured = [&](auto&& write) {
+    char* buffer = nullptr;
+    std::size_t size = 0;
+    std::string text;
+    if (std::FILE* mem = ::open_memstream(&buffer, &size)) {
+      write(mem);
+      std::fclose(mem);
+      text.assign(buffer, size);
+      std::free(buffer);
+    }
+    return text;
+  };
+  const std::string text = captured([&](std::FILE* f) { write_text(f, r); });
+  const std::string summary = captured([&](std::FILE* f) { write_wait_summary(f, r); });
 
   std::string page = R"svg(<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>perusetrace report</title>
-<style>body{font-family:sans-serif;margin:1.5em}pre{background:#f6f6f6;padding:1em;overflow-x:auto;max-width:60em}table#placement{max-width:60em}
+<style>body{font-family:sans-serif;margin:1.5em}pre{background:#f6f6f6;padding:1em;overflow-x:auto;max-width:60em}table#placement{max-width:60em}#summary{white-space:pre-wrap;max-width:none}
 )svg";
   page += timeline::kStyle;
   page += "</style>\n</head><body>\n";
   page += fmt::format("<h1>perusetrace report</h1><p>{}</p>\n", archive::markup_escaped(r.archive));
+  if (!summary.empty())
+    page += "<pre id=\"summary\">" + archive::markup_escaped(summary.substr(1)) + "</pre>\n";
   page += kTimelineSection;
   page += "<h2>Plots</h2>\n";
   page += line_plot("plot-bandwidth", "Transfer bandwidth over time", "B/s", span_s, bandwidth);

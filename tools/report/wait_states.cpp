@@ -532,7 +532,9 @@ void WaitStateAnalysis::blame(std::uint32_t late_loc, std::uint64_t from, std::u
     // "MPI_Recv in phase=solve": the call, and the region it was made in.
     // A request loop's call not (yet) charged as waiting: the late rank was polling for
     // messages of its own.
-    const std::string polling = poll_[s.function] ? " (polling)" : "";
+    const std::string& fn = defs_.regions[s.function].name;
+    const bool polls = fn.rfind("MPI_Test", 0) == 0 || fn.find("probe") != std::string::npos;
+    const std::string polling = polls ? " (polling)" : "";
     const std::uint32_t mpi_label =
         s.label == outside_label_
             ? intern(defs_.regions[s.function].name + polling)
