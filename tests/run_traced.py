@@ -6,7 +6,8 @@
 
 The run uses real ranks (mpirun), the archive is read back twice: by otf2-print, which must
 finish without a warning, and by Debian's python3-otf2, which hands the events to the check
-NAME from trace_checks.py. Exits non-zero, saying why, when anything does not hold; exits 77
+NAME from trace_checks.py. With --perusetrace, `perusetrace report --json` on the archive must
+keep the wait states' invariant (tests/wait_checks.py). Exits non-zero, saying why, when anything does not hold; exits 77
 (skipped) when the program does, e.g. for an MPI without MPI_THREAD_MULTIPLE.
 """
 import argparse
@@ -20,6 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_result  # noqa: E402
 import mpi_launch  # noqa: E402
 import trace_checks  # noqa: E402
+import wait_checks  # noqa: E402
 
 SKIP = 77  # a program's and Meson's "this test cannot run here"
 # A run still going after this is a hang: its stacks are printed before meson's 180 s are up.
@@ -41,6 +43,7 @@ def main():
                         help="how the mpirun takes its options")
     parser.add_argument("-np", type=int, default=2)
     parser.add_argument("--keep", action="store_true", help="keep the trace directory")
+    parser.add_argument("--perusetrace", help="check the report's wait states on the archive")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     opts = parser.parse_args()
     command = opts.command[1:] if opts.command[:1] == ["--"] else opts.command
@@ -88,6 +91,15 @@ def main():
         elif not failures:
             trace = trace_checks.load(archive)
             failures += trace_checks.CHECKS[opts.check](trace, run)
+        if opts.perusetrace and not failures:
+            path = os.path.join(work, "report.json")
+            report = subprocess.run([opts.perusetrace, "report", archive, "--json", path, "-q"],
+                                    capture_output=True, text=True, timeout=120)
+            if report.returncode != 0:
+                failures.append(f"perusetrace report failed: {report.stderr[-500:]}")
+            else:
+                with open(path) as f:
+                    failures += [f"wait states: {e}" for e in wait_checks.invariant(json.load(f))]
     case_result.finish(f"check '{opts.check}'", failures, work, keep=opts.keep)
 
 
