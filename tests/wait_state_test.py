@@ -59,6 +59,7 @@ EXPECTED = {
     "fence": ({"wait_at_fence": {0: D, 2: D, 3: D}}, 1),
     "late_post": ({"late_post": {0: D}}, 0),
     "early_wait": ({"early_wait": {1: D}}, 0),
+    "lock": ({"lock_contention": {1: D}}, 0),
     "test_loop": ({"late_sender": {1: None}}, 0),  # checked against the time in MPI_Test
     "probe_loop": ({"late_sender": {1: None}}, 0),  # checked against the time in MPI_Iprobe
     "alternating": ({"wait_at_nxn": {r: 3 * (D - D // 4) for r in range(RANKS)}}, RANKS),
@@ -172,7 +173,8 @@ def run_case(opts, work, scenario):
                  "wait_at_nxn": "Wait at N x N", "late_broadcast": "Late broadcast",
                  "early_reduce": "Early reduce",
                  "wait_at_fence": "Wait at fence", "late_post": "Late post",
-                 "early_wait": "Early wait"}[next(iter(expected))]
+                 "early_wait": "Early wait",
+                 "lock_contention": "Lock contention"}[next(iter(expected))]
         first = [line for line in summary.splitlines() if "of all rank time is" in line]
         if not first or title not in first[0]:
             f.append(f"the report does not open with {title}: {first[:1]}")

@@ -21,6 +21,8 @@
  *                    posts its exposure epoch late: 0 waits
  *   early-wait       the same, but rank 0 computes late inside its access epoch: 1 waits in
  *                    MPI_Win_wait
+ *   lock             rank 0 locks rank 2's window exclusively and computes before it unlocks;
+ *                    rank 1 asks for the same lock after it (told by a message): 1 waits
  *   nonblocking      rank 3 starts MPI_Iallreduce late; 0, 1, 2 wait in MPI_Wait
  *   test-loop        rank 0 sends to 1 late; 1 polls MPI_Test on its MPI_Irecv until it is done
  *   probe-loop       rank 0 sends to 1 late; 1 polls MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG)
@@ -83,7 +85,8 @@ int main(int argc, char** argv) {
   MPI_Request request;
   MPI_Comm start;
   MPI_Win win = MPI_WIN_NULL;
-  if (!strcmp(s, "fence") || !strcmp(s, "late-post") || !strcmp(s, "early-wait"))
+  if (!strcmp(s, "fence") || !strcmp(s, "late-post") || !strcmp(s, "early-wait") ||
+      !strcmp(s, "lock"))
     MPI_Win_create(buf, kLarge, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
   /* wrong-order: the message that could have been received first is sent before the start. */
   if (!strcmp(s, "wrong-order") && rank == 1) MPI_Send(&value, 1, MPI_INT, 2, 1, MPI_COMM_WORLD);
@@ -167,6 +170,21 @@ int main(int argc, char** argv) {
     }
     MPI_Group_free(&peer);
     MPI_Group_free(&world);
+    MPI_Win_free(&win);
+  } else if (!strcmp(s, "lock")) {
+    if (rank == 0) {
+      MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 2, 0, win);
+      MPI_Put(&value, 1, MPI_INT, 2, 0, 1, MPI_INT, win);
+      MPI_Win_flush(2, win); /* the lock is held from here on, lazily granted or not */
+      MPI_Send(&value, 1, MPI_INT, 1, 9, MPI_COMM_WORLD);
+      compute("late", delay);
+      MPI_Win_unlock(2, win);
+    } else if (rank == 1) {
+      MPI_Recv(&result, 1, MPI_INT, 0, 9, MPI_COMM_WORLD, &status);
+      MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 2, 0, win);
+      MPI_Put(&value, 1, MPI_INT, 2, 1, 1, MPI_INT, win);
+      MPI_Win_unlock(2, win);
+    }
     MPI_Win_free(&win);
   } else if (!strcmp(s, "nonblocking")) {
     if (rank == 3) compute("late", delay);

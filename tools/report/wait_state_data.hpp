@@ -29,8 +29,9 @@ enum class WaitPattern : std::uint8_t {
   WaitAtFence,
   LatePost,
   EarlyWait,
+  LockContention,
 };
-inline constexpr std::size_t kWaitPatterns = 13;
+inline constexpr std::size_t kWaitPatterns = 14;
 
 struct WaitPatternInfo {
   const char* key;       // JSON and --check name
@@ -80,6 +81,10 @@ inline constexpr std::array<WaitPatternInfo, kWaitPatterns> kWaitPatternInfo = {
     {"early_wait", "Early wait",
      "an MPI_Win_wait entered before an origin of the exposure epoch entered its MPI_Win_complete: "
      "the target's time from its entry to the last such entry"},
+    {"lock_contention", "Lock contention",
+     "an MPI_Win_lock asked for while another origin that had asked first held a conflicting "
+     "lock on the same target: the origin's time in its MPI_Win_lock and MPI_Win_unlock (where "
+     "a lazy lock is acquired) until that lock was released"},
 }};
 
 inline const WaitPatternInfo& info(WaitPattern p) {

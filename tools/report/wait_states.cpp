@@ -608,12 +608,17 @@ void WaitStateAnalysis::peruse(std::uint32_t loc, std::uint64_t, std::uint32_t r
 
 // A fence synchronises the window's communicator as a barrier does; post, start, complete and
 // wait pair an origin with each target of its group.
-void WaitStateAnalysis::rma(std::uint32_t loc, std::uint64_t, const archive::RmaEvent& e) {
+void WaitStateAnalysis::rma(std::uint32_t loc, std::uint64_t t, const archive::RmaEvent& e) {
   Location& l = locations_[loc];
   if (l.depth == 0 || l.history.empty() || e.window >= defs_.windows.size()) return;
   const Segment& call = l.history.back();
   if (call.function >= defs_.regions.size()) return;
   const std::string& name = defs_.regions[call.function].name;
+  if (e.kind == archive::RmaEventKind::RequestLock ||
+      e.kind == archive::RmaEventKind::ReleaseLock) {
+    lock_event(loc, t, e);
+    return;
+  }
   if (e.kind == archive::RmaEventKind::GroupSync) {
     if (name == "MPI_Win_post") epoch_event(loc, e, EpochField::Post);
     if (name == "MPI_Win_start") epoch_event(loc, e, EpochField::Start);
@@ -627,6 +632,47 @@ void WaitStateAnalysis::rma(std::uint32_t loc, std::uint64_t, const archive::Rma
   l.busy = true;
   join(loc, defs_.windows[e.window].comm, call.start, call.function, archive::kNoRoot, next_fence_,
        std::uint64_t{1} << 62, false);
+}
+
+// Origins get an exclusive lock of a target in the order they asked for it. Open MPI may grant a
+// lock lazily, in MPI_Win_unlock rather than in MPI_Win_lock: both calls may wait.
+void WaitStateAnalysis::lock_event(std::uint32_t loc, std::uint64_t t, const archive::RmaEvent& e) {
+  if (e.target == archive::kAllTargets) return;
+  Location& l = locations_[loc];
+  l.busy = true;
+  auto& holds = locks_[{e.window, e.target}];
+  if (e.kind == archive::RmaEventKind::RequestLock) {
+    Hold h;
+    h.loc = loc;
+    h.lock_seq = current(loc);
+    h.requested = l.history.back().start;
+    h.exclusive = e.exclusive;
+    holds.push_back(h);
+    return;
+  }
+  auto mine = std::find_if(holds.begin(), holds.end(),
+                           [&](const Hold& h) { return h.loc == loc && h.release == kNever; });
+  if (mine == holds.end()) return;
+  mine->release = t;  // the MPI_Win_unlock's end
+  const Hold me = *mine;
+  for (const Hold& h : holds) {
+    if (&h == &*mine || h.loc == loc || h.requested >= me.requested || h.release == kNever ||
+        !(h.exclusive || me.exclusive))
+      continue;
+    for (const std::uint64_t seq : {me.lock_seq, current(loc)}) {
+      Segment* s = segment(loc, seq);
+      if (s == nullptr || h.release <= s->start) continue;
+      WaitCase c;
+      c.pattern = WaitPattern::LockContention;
+      c.rank = l.rank;
+      c.late = static_cast<std::int32_t>(locations_[h.loc].rank);
+      c.function = defs_.regions[s->function].name;
+      charge(loc, *s, h.release, h.loc, c);
+    }
+  }
+  // Released locks are kept for the origins that asked while they were held; a few suffice.
+  constexpr std::size_t kHolds = 64;
+  while (holds.size() > kHolds && holds.front().release != kNever) holds.pop_front();
 }
 
 void WaitStateAnalysis::epoch_event(std::uint32_t loc, const archive::RmaEvent& e,

@@ -180,6 +180,14 @@ class WaitStateAnalysis : public archive::EventSink {
     std::uint64_t base = 0;
     std::array<std::uint64_t, 4> next{};  // by EpochField: the next epoch it fills
   };
+  // A lock of a window's target: asked for in `lock_seq`, released at `release`.
+  struct Hold {
+    std::uint32_t loc = 0;
+    std::uint64_t lock_seq = kNever;
+    std::uint64_t requested = 0, release = kNever;
+    bool exclusive = false;
+  };
+  void lock_event(std::uint32_t loc, std::uint64_t t, const archive::RmaEvent& e);
   void epoch_event(std::uint32_t loc, const archive::RmaEvent& e, EpochField field);
   void settle_epoch(Epoch& ep);
   void member_left(const std::pair<std::uint32_t, std::uint64_t>& key, std::uint32_t loc,
@@ -220,6 +228,7 @@ class WaitStateAnalysis : public archive::EventSink {
   std::vector<std::vector<std::uint64_t>> next_fence_;
   // (window, origin rank, target rank) -> its epochs
   std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, Epochs> epochs_;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::deque<Hold>> locks_;  // (window, target)
   std::vector<std::uint64_t> rank_mpi_ns_;
   std::map<std::uint32_t, std::vector<std::uint64_t>> activity_ns_;  // label -> ns by rank
   WaitListener* listener_ = nullptr;
