@@ -121,7 +121,6 @@ WaitStateAnalysis::WaitStateAnalysis(const archive::Definitions& defs, WaitState
   out_.rank_wait_ns.assign(n, 0);
   for (auto& p : out_.patterns) p.ranks.assign(n, 0);
   out_.critical_ranks.assign(n, 0);
-  rank_mpi_ns_.assign(n, 0);
   in_flight_.resize(n);
   next_instance_.resize(defs.comms.size());
   next_nb_instance_.resize(defs.comms.size());
@@ -258,7 +257,6 @@ void WaitStateAnalysis::leave(std::uint32_t loc, std::uint64_t t, std::uint32_t 
     if (l.depth == 0 || --l.depth > 0) return;
     Segment& s = l.history.back();
     s.end = std::max(t, s.start);
-    rank_mpi_ns_[l.rank] += s.end - s.start;
     add_activity(l, s);
     settle_pending(loc);
     const auto instances = std::move(l.instances);
@@ -767,7 +765,6 @@ void WaitStateAnalysis::join(std::uint32_t loc, std::uint32_t comm_id, std::uint
     in.function =
         blocking_name(function < defs_.regions.size() ? defs_.regions[function].name : "");
     in.nonblocking = nonblocking;
-    in.comm = comm_id;
     in.size = static_cast<std::uint32_t>(comm.world_ranks.size());
     if (root != archive::kNoRoot && root < comm.world_ranks.size())
       in.root = static_cast<std::int32_t>(comm.world_ranks[root]);
@@ -779,7 +776,6 @@ void WaitStateAnalysis::join(std::uint32_t loc, std::uint32_t comm_id, std::uint
   m.start = start;
   m.seq = current(loc);
   in.members.push_back(m);
-  ++in.arrived;
   l.instances.push_back(key);
 }
 

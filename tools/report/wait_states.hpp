@@ -126,9 +126,8 @@ class WaitStateAnalysis : public archive::EventSink {
   struct Instance {
     std::string function;  // the blocking form: MPI_Allreduce for MPI_Iallreduce
     bool nonblocking = false;
-    std::uint32_t comm = 0;
     std::int32_t root = -1;  // world rank
-    std::uint32_t size = 0, arrived = 0, left = 0;
+    std::uint32_t size = 0, left = 0;
     std::vector<Member> members;
   };
   using Key = archive::MessageKey;
@@ -229,7 +228,6 @@ class WaitStateAnalysis : public archive::EventSink {
   // (window, origin rank, target rank) -> its epochs
   std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, Epochs> epochs_;
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::deque<Hold>> locks_;  // (window, target)
-  std::vector<std::uint64_t> rank_mpi_ns_;
   std::map<std::uint32_t, std::vector<std::uint64_t>> activity_ns_;  // label -> ns by rank
   WaitListener* listener_ = nullptr;
 };
