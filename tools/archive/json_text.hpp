@@ -1,5 +1,6 @@
-// A string as a JSON string literal, for every tool's --json and the JSON their HTML pages embed:
-// '<' is escaped too, so that "</script>" in a name cannot end an embedding script element.
+// JSON text for every tool's --json and the JSON their HTML pages embed: a string as a literal
+// ('<' is escaped too, so that "</script>" in a name cannot end an embedding script element), and
+// an array of items each written by a function.
 #pragma once
 
 #include <fmt/core.h>
@@ -22,6 +23,18 @@ inline std::string json_string(const std::string& s) {
     }
   }
   return out + "\"";
+}
+
+template <class Range, class F>
+std::string json_array(const Range& items, F&& each) {
+  std::string out = "[";
+  bool first = true;
+  for (const auto& item : items) {
+    if (!first) out += ',';
+    first = false;
+    out += each(item);
+  }
+  return out + "]";
 }
 
 }  // namespace perusetrace::archive

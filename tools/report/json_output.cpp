@@ -26,30 +26,20 @@ std::string distribution(const Distribution& d) {
                      number(d.min()), number(d.median()), number(d.max()), number(d.mean()));
 }
 
-template <class Range, class F>
-std::string array(const Range& items, F&& each) {
-  std::string out = "[";
-  bool first = true;
-  for (const auto& item : items) {
-    if (!first) out += ',';
-    first = false;
-    out += each(item);
-  }
-  return out + "]";
-}
+using archive::json_array;
 
 std::string available(const Report& r, const char* analysis) {
   return r.missing_for(analysis) ? "false" : "true";
 }
 
 std::string pattern(const Report& r, const char* analysis, const Pattern& p) {
-  std::string worst = array(p.worst.items(), [](const auto& e) {
+  std::string worst = json_array(p.worst.items(), [](const auto& e) {
     const PatternCase& c = e.second;
     return fmt::format(
         R"({{"duration_ns":{},"time_ns":{},"rank":{},"sender":{},"receiver":{},"tag":{}}})", c.lost,
         c.time, c.rank, c.sender, c.receiver, c.tag);
   });
-  std::string pairs = array(p.pairs, [](const auto& e) {
+  std::string pairs = json_array(p.pairs, [](const auto& e) {
     return fmt::format(R"({{"sender":{},"receiver":{},"count":{},"duration_ns":{}}})",
                        e.first.first, e.first.second, e.second.count, e.second.lost);
   });
@@ -60,7 +50,7 @@ std::string pattern(const Report& r, const char* analysis, const Pattern& p) {
 // Message time, not lost time (text_output.cpp says why).
 std::string unexpected_queue(const Report& r) {
   const Pattern& p = r.unexpected_queue;
-  std::string longest = array(p.worst.items(), [](const auto& e) {
+  std::string longest = json_array(p.worst.items(), [](const auto& e) {
     const PatternCase& c = e.second;
     return fmt::format(
         R"({{"queue_ns":{},"time_ns":{},"rank":{},"sender":{},"tag":{},"bytes":{}}})", c.lost,
@@ -76,7 +66,7 @@ std::string queue(const QueueStat& q, double span) {
       R"({{"searches":{},"search_ns":{},"search_max_ns":{},"max_depth":{},"mean_depth":{},"depth_over_time":{}}})",
       q.searches, q.search_ns, q.search_max_ns, q.max_depth,
       number(static_cast<double>(q.depth_area) / span),
-      array(q.max_in_bin, [](std::int64_t v) { return std::to_string(v); }));
+      json_array(q.max_in_bin, [](std::int64_t v) { return std::to_string(v); }));
 }
 
 std::string placement_stat(const PlacementStat& s) {
@@ -88,7 +78,7 @@ std::string placement_stat(const PlacementStat& s) {
 
 std::string host_ranks(const HostRanks& h) {
   return fmt::format(R"({{"host":{},"ranks":{}}})", quote(h.name),
-                     array(h.ranks, [](std::uint32_t k) { return std::to_string(k); }));
+                     json_array(h.ranks, [](std::uint32_t k) { return std::to_string(k); }));
 }
 
 const char* kind_name(PvarKind k) {
@@ -107,7 +97,7 @@ std::string pvar(const PvarStat& s) {
   std::vector<std::size_t> ranks;
   for (std::size_t k = 0; k < s.ranks.size(); ++k)
     if (s.ranks[k].values > 0) ranks.push_back(k);
-  std::string per_rank = array(ranks, [&](std::size_t k) {
+  std::string per_rank = json_array(ranks, [&](std::size_t k) {
     const PvarRank& v = s.ranks[k];
     return fmt::format(R"({{"rank":{},"values":{},"total":{},"min":{},"max":{},"last":{},)"
                        R"("moves":{},"change":{}}})",
@@ -116,14 +106,14 @@ std::string pvar(const PvarStat& s) {
   });
   double all = 0;
   for (const auto& [name, p] : s.places) all += p.change;
-  std::string places = array(places_by_change(s), [&](const auto& e) {
+  std::string places = json_array(places_by_change(s), [&](const auto& e) {
     const PvarPlace& p = e.second;
     return fmt::format(R"({{"name":{},"values":{},"change":{},"share":{},"highest":{}}})",
                        quote(e.first), p.values, number(p.change),
                        number(all != 0 ? p.change / all : 0.0), number(p.highest));
   });
   std::string over_time =
-      s.kind != PvarKind::Delta ? "[]" : array(s.bins, [](double v) { return number(v); });
+      s.kind != PvarKind::Delta ? "[]" : json_array(s.bins, [](double v) { return number(v); });
   return fmt::format(
       R"({{"name":{},"description":{},"unit":{},"kind":"{}","type":"{}","values":{},)"
       R"("varied":{},"total":{},"highest":{},"ranks":{},"places":{},"changes_over_time":{}}})",
@@ -139,17 +129,17 @@ std::string rma_traffic(const RmaTraffic& t) {
 }
 
 std::string rma(const Rma& m) {
-  const std::string windows = array(m.windows, [](const RmaWindowStat& w) {
+  const std::string windows = json_array(m.windows, [](const RmaWindowStat& w) {
     return fmt::format(R"({{"name":{},"comm":{},{}}})", quote(w.name), quote(w.comm),
                        rma_traffic(w.traffic));
   });
-  const std::string pairs = array(m.pairs, [](const auto& e) {
+  const std::string pairs = json_array(m.pairs, [](const auto& e) {
     return fmt::format(R"({{"origin":{},"target":{},{}}})", e.first.first, e.first.second,
                        rma_traffic(e.second));
   });
   std::vector<std::size_t> ranks(m.sync.size());
   for (std::size_t r = 0; r < ranks.size(); ++r) ranks[r] = r;
-  const std::string sync = array(ranks, [&](std::size_t r) {
+  const std::string sync = json_array(ranks, [&](std::size_t r) {
     std::string kinds;
     for (unsigned k = 0; k < kRmaSyncKinds; ++k)
       kinds += fmt::format(R"({}"{}":{{"calls":{},"seconds":{}}})", k ? "," : "", kRmaSyncNames[k],
@@ -165,11 +155,11 @@ std::string io_traffic(const IoTraffic& t) {
 }
 
 std::string io(const Io& m) {
-  const std::string files = array(m.files, [](const IoFileStat& f) {
+  const std::string files = json_array(m.files, [](const IoFileStat& f) {
     std::vector<std::size_t> used;
     for (std::size_t r = 0; r < f.ranks.size(); ++r)
       if (f.ranks[r].used) used.push_back(r);
-    const std::string ranks = array(used, [&](std::size_t r) {
+    const std::string ranks = json_array(used, [&](std::size_t r) {
       const IoRankStat& s = f.ranks[r];
       std::string kinds;
       for (unsigned k = 0; k < kIoKinds; ++k)
@@ -187,7 +177,7 @@ std::string io(const Io& m) {
   });
   std::vector<std::size_t> ranks(m.ranks.size());
   for (std::size_t r = 0; r < ranks.size(); ++r) ranks[r] = r;
-  const std::string calls = array(ranks, [&](std::size_t r) {
+  const std::string calls = json_array(ranks, [&](std::size_t r) {
     return fmt::format(R"({{"rank":{},"calls":{},"ns":{}}})", r, m.ranks[r].calls, m.ranks[r].ns);
   });
   return fmt::format(R"({{"files":{},"ranks":{}}})", files, calls);
@@ -199,13 +189,13 @@ std::string mpit(const Mpit& m) {
     if (s.values > 0) written.push_back(&s);
   return fmt::format(
       R"({{"pvar_values":{},"pvars":{},"cvars":{},"cvars_differ":{},"cvars_set":{}}})",
-      m.pvars.size(), array(written, [](const PvarStat* s) { return pvar(*s); }), m.cvars,
-      array(m.differ,
-            [](const CvarItem& c) {
-              return fmt::format(R"({{"rank":{},"name":{},"value":{},"rank0_value":{}}})", c.rank,
-                                 quote(c.name), quote(c.value), quote(c.rank0_value));
-            }),
-      array(m.set, [](const CvarItem& c) {
+      m.pvars.size(), json_array(written, [](const PvarStat* s) { return pvar(*s); }), m.cvars,
+      json_array(m.differ,
+                 [](const CvarItem& c) {
+                   return fmt::format(R"({{"rank":{},"name":{},"value":{},"rank0_value":{}}})",
+                                      c.rank, quote(c.name), quote(c.value), quote(c.rank0_value));
+                 }),
+      json_array(m.set, [](const CvarItem& c) {
         return fmt::format(R"({{"name":{},"value":{},"set":{},"note":{}}})", quote(c.name),
                            quote(c.value), c.set ? "true" : "false", quote(c.note));
       }));
@@ -213,18 +203,18 @@ std::string mpit(const Mpit& m) {
 
 std::string by_context(const ByContext& by) {
   auto strings = [](const std::vector<std::string>& list) {
-    return array(list, [](const std::string& s) { return quote(s); });
+    return json_array(list, [](const std::string& s) { return quote(s); });
   };
   return fmt::format(
       R"({{"attributes":{},"found":{},"contexts":{}}})", strings(by.attributes), strings(by.found),
-      array(by.contexts, [&](const ContextStat& c) {
+      json_array(by.contexts, [&](const ContextStat& c) {
         return fmt::format(
             R"({{"values":{},"mpi_ns":{},"sent":{},"sent_bytes":{},"received":{},)"
             R"("received_bytes":{},"posted_queue_count":{},"posted_queue_ns":{},)"
             R"("sampled_ns":{{"not_in_mpi":{},"mpi_work":{},"mpi_stall":{}}},"functions":{}}})",
             strings(c.values), c.mpi_ns, c.sent, c.sent_bytes, c.received, c.received_bytes,
             c.posted_queue_count, c.posted_queue_ns, c.sampled_ns[0], c.sampled_ns[1],
-            c.sampled_ns[2], array(c.functions, [](const auto& f) {
+            c.sampled_ns[2], json_array(c.functions, [](const auto& f) {
               return fmt::format(R"({{"name":{},"calls":{},"ns":{}}})", quote(f.first),
                                  f.second.calls, f.second.ns);
             }));
@@ -244,51 +234,52 @@ std::string to_json(const Report& r) {
       R"("worst_receiver":{},"repaired":{},"max_move_ns":{}}},)",
       r.clock.messages, r.clock.backwards, r.clock.worst_ns, r.clock.worst_sender,
       r.clock.worst_receiver, r.clock.repaired, r.clock.max_move_ns);
-  j += fmt::format(R"("peruse":{{"selected":{},"observed":{{{}}}}},)", array(r.selected, quote),
-                   [&] {
+  j += fmt::format(R"("peruse":{{"selected":{},"observed":{{{}}}}},)",
+                   json_array(r.selected, quote), [&] {
                      std::string o;
                      for (const auto& [name, count] : r.observed)
                        o += (o.empty() ? "" : ",") + quote(name) + ":" + std::to_string(count);
                      return o;
                    }());
   j += R"("missing":)" +
-       array(r.missing,
-             [](const Missing& m) {
-               return fmt::format(R"({{"analysis":{},"events":{},"setting":{}}})",
-                                  quote(m.analysis), array(m.events, quote), quote(m.setting));
-             }) +
+       json_array(r.missing,
+                  [](const Missing& m) {
+                    return fmt::format(R"({{"analysis":{},"events":{},"setting":{}}})",
+                                       quote(m.analysis), json_array(m.events, quote),
+                                       quote(m.setting));
+                  }) +
        ",";
 
   std::vector<std::size_t> ranks(n);
   for (std::size_t i = 0; i < n; ++i) ranks[i] = i;
   j +=
       R"("ranks":)" +
-      array(
+      json_array(
           ranks,
           [&](std::size_t i) {
             const RankStats& s = r.ranks[i];
             return fmt::format(
                 R"({{"rank":{},"name":{},"mpi_ns":{},"functions":{},"sent":{},"sent_bytes":{},"received":{},"received_bytes":{},"posted_queue_ns":{},"posted_queue_in_collectives_ns":{},"unexpected_queue_ns":{},"complete_before_wait_ns":{}}})",
                 i, quote(s.name), s.mpi_ns,
-                array(s.functions,
-                      [](const auto& f) {
-                        return fmt::format(R"({{"name":{},"calls":{},"ns":{}}})", quote(f.first),
-                                           f.second.calls, f.second.ns);
-                      }),
+                json_array(s.functions,
+                           [](const auto& f) {
+                             return fmt::format(R"({{"name":{},"calls":{},"ns":{}}})",
+                                                quote(f.first), f.second.calls, f.second.ns);
+                           }),
                 s.sent, s.sent_bytes, s.received, s.received_bytes, s.posted_queue_ns,
                 s.posted_queue_in_collectives_ns, s.unexpected_queue_ns, s.complete_before_wait_ns);
           }) +
       ",";
   auto matrix = [&](const std::vector<std::uint64_t>& m) {
-    return array(ranks, [&](std::size_t row) {
-      return array(ranks, [&](std::size_t col) { return std::to_string(m[row * n + col]); });
+    return json_array(ranks, [&](std::size_t row) {
+      return json_array(ranks, [&](std::size_t col) { return std::to_string(m[row * n + col]); });
     });
   };
   j += fmt::format(R"("matrix":{{"messages":{},"bytes":{}}},)", matrix(r.matrix_count),
                    matrix(r.matrix_bytes));
   j +=
       R"("jobs":)" +
-      array(
+      json_array(
           r.jobs,
           [](const JobStat& job) {
             return fmt::format(
@@ -314,7 +305,7 @@ std::string to_json(const Report& r) {
   groups += "]";
   std::vector<std::size_t> bins(kTimeBins);
   for (std::size_t i = 0; i < bins.size(); ++i) bins[i] = i;
-  const std::string over_time = array(bins, [&](std::size_t b) {
+  const std::string over_time = json_array(bins, [&](std::size_t b) {
     return number(m.bin_ns[b] > 0 ? m.bin_bytes[b] * 1e9 / m.bin_ns[b] : 0.0);
   });
   std::string histogram = "[";
@@ -328,7 +319,7 @@ std::string to_json(const Report& r) {
   histogram += "]";
   std::vector<std::size_t> classes(m.size_classes.size());
   for (std::size_t c = 0; c < classes.size(); ++c) classes[c] = c;
-  const std::string size_classes = array(classes, [&](std::size_t c) {
+  const std::string size_classes = json_array(classes, [&](std::size_t c) {
     const SizeClassStat& s = m.size_classes[c];
     const std::string to = c + 1 < kSizeClassFrom.size()
                                ? fmt::format(R"("to_bytes":{},)", kSizeClassFrom[c + 1])
@@ -346,7 +337,7 @@ std::string to_json(const Report& r) {
       number(m.fragmented_ns
                  ? static_cast<double>(m.fragments) * 1e9 / static_cast<double>(m.fragmented_ns)
                  : 0.0),
-      array(
+      json_array(
           m.slowest.items(),
           [](const auto& e) {
             const MessageCase& c = e.second;
@@ -364,15 +355,16 @@ std::string to_json(const Report& r) {
       pattern(r, "posted_queue", r.posted_queue_in_collectives),
       pattern(r, "complete_before_wait", r.complete_before_wait));
   const double span = static_cast<double>(r.trace_ns ? r.trace_ns : 1);
-  j += fmt::format(
-      R"("queues":{{"search_available":{},"depth_available":{},"ranks":{}}},)",
-      available(r, "queue_search"), available(r, "queue_depth"), array(ranks, [&](std::size_t i) {
-        return fmt::format(R"({{"rank":{},"posted":{},"unexpected":{}}})", i,
-                           queue(r.ranks[i].posted, span), queue(r.ranks[i].unexpected, span));
-      }));
+  j += fmt::format(R"("queues":{{"search_available":{},"depth_available":{},"ranks":{}}},)",
+                   available(r, "queue_search"), available(r, "queue_depth"),
+                   json_array(ranks, [&](std::size_t i) {
+                     return fmt::format(R"({{"rank":{},"posted":{},"unexpected":{}}})", i,
+                                        queue(r.ranks[i].posted, span),
+                                        queue(r.ranks[i].unexpected, span));
+                   }));
   j += fmt::format(
       R"("collectives":{{"available":{},"functions":{}}},)", available(r, "collectives"),
-      array(r.collectives, [](const auto& e) {
+      json_array(r.collectives, [](const auto& e) {
         const CollectiveStat& c = e.second;
         return fmt::format(
             R"({{"name":{},"calls":{},"sends":{},"sends_seen":{},"send_bytes":{},"receives":{},"receive_bytes":{}}})",
@@ -381,13 +373,13 @@ std::string to_json(const Report& r) {
       }));
   const Placement& pl = r.placement;
   j += fmt::format(R"("placement":{{"hosts":{},"host_ranks":{},"intra_host":{},"inter_host":{}}},)",
-                   pl.hosts.size(), array(pl.hosts, host_ranks), placement_stat(pl.intra),
+                   pl.hosts.size(), json_array(pl.hosts, host_ranks), placement_stat(pl.intra),
                    placement_stat(pl.inter));
   j += fmt::format(R"("requests_in_flight_max":{})", r.requests_in_flight_max);
   // Only an archive with datatype definitions has the section.
   if (r.has_datatypes)
     j +=
-        R"(,"datatypes":)" + array(r.datatypes, [](const DatatypeStat& d) {
+        R"(,"datatypes":)" + json_array(r.datatypes, [](const DatatypeStat& d) {
           return fmt::format(
               R"({{"id":{},"name":{},"combiner":{},"size":{},"extent":{},"true_extent":{},"contiguous":{},"sends":{},"send_bytes":{},"receives":{},"receive_bytes":{},"collectives":{},"collective_bytes":{},"file_operations":{},"file_bytes":{},"bytes":{}}})",
               d.id, quote(d.name), quote(d.combiner), d.size, d.extent, d.true_extent, d.contiguous,
@@ -406,7 +398,7 @@ std::string to_json(const Report& r) {
     j += R"(,"by_context":)" + by_context(r.by_context);
   if (!r.by_attribute.empty())
     j += R"(,"by_attribute":)" +
-         array(r.by_attribute, [](const ByContext& b) { return by_context(b); });
+         json_array(r.by_attribute, [](const ByContext& b) { return by_context(b); });
   return j + "}\n";
 }
 
