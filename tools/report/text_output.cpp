@@ -51,13 +51,6 @@ void other_jobs(std::FILE* out, const Report& report) {
   }
 }
 
-std::string seconds_text(double ns) {
-  if (ns >= 1e9) return fmt::format("{:.3f} s", ns / 1e9);
-  if (ns >= 1e6) return fmt::format("{:.3f} ms", ns / 1e6);
-  if (ns >= 1e3) return fmt::format("{:.3f} us", ns / 1e3);
-  return fmt::format("{:.0f} ns", ns);
-}
-
 std::string rate_text(double bytes_per_s) {
   if (bytes_per_s >= 1e9) return fmt::format("{:.2f} GB/s", bytes_per_s / 1e9);
   if (bytes_per_s >= 1e6) return fmt::format("{:.2f} MB/s", bytes_per_s / 1e6);
@@ -388,6 +381,13 @@ void write_text(std::FILE* out, const Report& report) {
   write_datatype_text(out, report);
   write_mpit_text(out, report.mpit);
   write_context_text(out, report);
+}
+
+std::string seconds_text(double ns) {
+  if (ns >= 1e9) return fmt::format("{:.3f} s", ns / 1e9);
+  if (ns >= 1e6) return fmt::format("{:.3f} ms", ns / 1e6);
+  if (ns >= 1e3) return fmt::format("{:.3f} us", ns / 1e3);
+  return fmt::format("{:.0f} ns", ns);
 }
 
 }  // namespace perusetrace::report

@@ -7,16 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "tools/report/text_output.hpp"
+
 namespace perusetrace::report {
 
 namespace {
-
-std::string duration(double ns) {
-  if (ns >= 1e9) return fmt::format("{:.3f} s", ns / 1e9);
-  if (ns >= 1e6) return fmt::format("{:.3f} ms", ns / 1e6);
-  if (ns >= 1e3) return fmt::format("{:.3f} us", ns / 1e3);
-  return fmt::format("{:.0f} ns", ns);
-}
 
 double percent(std::uint64_t part, std::uint64_t whole) {
   return whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
@@ -58,10 +53,10 @@ void write_wait_summary(std::FILE* out, const Report& report) {
   std::uint64_t mpi = 0;
   for (const RankStats& r : report.ranks) mpi += r.mpi_ns;
   fmt::print(out, "\nWhat matters most (share of all rank time, {} ranks x {})\n",
-             report.ranks.size(), duration(static_cast<double>(report.trace_ns)));
+             report.ranks.size(), seconds_text(static_cast<double>(report.trace_ns)));
   fmt::print(out, "  {:.1f} % in MPI calls, {:.1f} % waiting in them for other processes ({})\n",
              percent(mpi, w.rank_time_ns), percent(w.total_ns, w.rank_time_ns),
-             duration(static_cast<double>(w.total_ns)));
+             seconds_text(static_cast<double>(w.total_ns)));
   const auto order = ranked(w);
   std::size_t shown = 0;
   for (std::size_t i : order) {
@@ -114,8 +109,8 @@ void write_wait_states(std::FILE* out, const Report& report) {
   fmt::print(out, "  {:<6}{:>14}{:>14}{:>8}\n", "rank", "in MPI", "waiting", "share");
   for (std::size_t r = 0; r < n; ++r)
     fmt::print(out, "  {:<6}{:>14}{:>14}{:>7.1f}%\n", r,
-               duration(static_cast<double>(report.ranks[r].mpi_ns)),
-               duration(static_cast<double>(w.rank_wait_ns[r])),
+               seconds_text(static_cast<double>(report.ranks[r].mpi_ns)),
+               seconds_text(static_cast<double>(w.rank_wait_ns[r])),
                percent(w.rank_wait_ns[r], report.ranks[r].mpi_ns));
   for (std::size_t i = 0; i < kWaitPatterns; ++i) {
     const WaitPatternStat& p = w.patterns[i];
@@ -128,16 +123,16 @@ void write_wait_states(std::FILE* out, const Report& report) {
     for (std::size_t r = 0; r < n; ++r)
       if (p.ranks[r] > 0)
         ranks += fmt::format("{}rank {} {}", ranks.empty() ? "" : ", ", r,
-                             duration(static_cast<double>(p.ranks[r])));
+                             seconds_text(static_cast<double>(p.ranks[r])));
     fmt::print(out, "  {} cases, {} lost in total: {}\n", p.count,
-               duration(static_cast<double>(p.total)), ranks);
+               seconds_text(static_cast<double>(p.total)), ranks);
     for (const auto& [lost, c] : p.worst.items()) {
       std::string what = fmt::format("  {:>12} on rank {} in {} waiting for rank {}",
-                                     duration(lost), c.rank, c.function, c.late);
+                                     seconds_text(lost), c.rank, c.function, c.late);
       if (c.late < 0)
-        what = fmt::format("  {:>12} on rank {} in {}", duration(lost), c.rank, c.function);
+        what = fmt::format("  {:>12} on rank {} in {}", seconds_text(lost), c.rank, c.function);
       if (c.bytes > 0 || c.tag >= 0) what += fmt::format(" (tag {}, {} bytes)", c.tag, c.bytes);
-      what += fmt::format(" from t = {}", duration(static_cast<double>(c.time)));
+      what += fmt::format(" from t = {}", seconds_text(static_cast<double>(c.time)));
       if (!c.cause.empty()) what += "; cause: " + c.cause;
       fmt::print(out, "{}\n", what);
     }
@@ -156,16 +151,16 @@ void write_wait_states(std::FILE* out, const Report& report) {
     const auto& [who, d] = causes[i];
     fmt::print(out, "  {:>5.1f} %  {:<48} direct {:>12} propagated {:>12}\n",
                percent(d.direct + d.propagated, w.total_ns), cause_text(who),
-               duration(static_cast<double>(d.direct)),
-               duration(static_cast<double>(d.propagated)));
+               seconds_text(static_cast<double>(d.direct)),
+               seconds_text(static_cast<double>(d.propagated)));
   }
 
   fmt::print(out, "\nCritical path ({}{}): its time per activity against the mean rank's\n",
-             duration(static_cast<double>(w.critical_ns)),
+             seconds_text(static_cast<double>(w.critical_ns)),
              w.critical_truncated
                  ? fmt::format(" from t = {}: the run's earlier part lies before the history "
                                "kept, and the means are over the same span",
-                               duration(static_cast<double>(w.critical_from)))
+                               seconds_text(static_cast<double>(w.critical_from)))
                  : "");
   std::vector<std::pair<std::string, PathShare>> path(w.critical.begin(), w.critical.end());
   std::stable_sort(path.begin(), path.end(),
@@ -173,8 +168,8 @@ void write_wait_states(std::FILE* out, const Report& report) {
   for (std::size_t i = 0; i < path.size() && i < 10; ++i)
     fmt::print(out, "  {:>5.1f} %  {:<40} {:>12} (mean rank {})\n",
                percent(path[i].second.ns, w.critical_ns), path[i].first,
-               duration(static_cast<double>(path[i].second.ns)),
-               duration(static_cast<double>(path[i].second.mean_ns)));
+               seconds_text(static_cast<double>(path[i].second.ns)),
+               seconds_text(static_cast<double>(path[i].second.mean_ns)));
   std::string ranks;
   for (std::size_t r = 0; r < n; ++r)
     if (w.critical_ranks[r] > 0)
