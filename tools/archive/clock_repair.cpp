@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "tools/archive/world_rank.hpp"
+
 namespace perusetrace::archive {
 
 namespace {
@@ -28,11 +30,7 @@ ClockRepair::ClockRepair(const Definitions& defs)
     : defs_(defs), locations_(defs.locations.size()), shifts_(defs.locations.size()) {}
 
 std::int32_t ClockRepair::world(std::uint32_t loc, std::uint32_t comm, std::uint32_t peer) const {
-  const std::uint32_t rank = defs_.locations[loc].rank;
-  if (comm >= defs_.comms.size()) return static_cast<std::int32_t>(peer);
-  const CommDef& c = defs_.comms[comm];
-  if (c.self) return static_cast<std::int32_t>(rank);
-  return peer < c.world_ranks.size() ? static_cast<std::int32_t>(c.world_ranks[peer]) : -1;
+  return world_rank(defs_, comm, peer, defs_.locations[loc].rank);
 }
 
 std::uint32_t ClockRepair::channel(const MessageChannel& key) {

@@ -19,6 +19,7 @@
 #include "tools/archive/json_text.hpp"
 #include "tools/archive/message_channel.hpp"
 #include "tools/archive/other_jobs.hpp"
+#include "tools/archive/world_rank.hpp"
 #include "tools/archive/tool_run.hpp"
 #include "tools/export/output_stream.hpp"
 
@@ -269,12 +270,7 @@ void ChromeTrace::peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t regio
 
 std::int32_t ChromeTrace::world_rank(std::uint32_t comm, std::uint32_t peer,
                                      std::uint32_t self) const {
-  if (comm < defs_.comms.size()) {
-    const archive::CommDef& c = defs_.comms[comm];
-    if (c.self) return static_cast<std::int32_t>(self);
-    return peer < c.world_ranks.size() ? static_cast<std::int32_t>(c.world_ranks[peer]) : -1;
-  }
-  return static_cast<std::int32_t>(peer);  // no communicator definition: the world's ranks
+  return archive::world_rank(defs_, comm, peer, self);
 }
 
 bool ChromeTrace::other_job(std::uint32_t comm, std::uint32_t peer) const {

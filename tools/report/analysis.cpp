@@ -4,6 +4,7 @@
 
 #include "events/catalogue.hpp"
 #include "tools/archive/other_jobs.hpp"
+#include "tools/archive/world_rank.hpp"
 #include "tools/report/requirements.hpp"
 
 namespace perusetrace::report {
@@ -63,17 +64,6 @@ Analysis::Analysis(const archive::Definitions& defs, Report& out) : defs_(defs),
 
 std::size_t Analysis::bin(std::uint64_t t) const {
   return std::min<std::size_t>(kTimeBins - 1, t / out_.bin_ns);
-}
-
-std::int32_t Analysis::world_rank(std::uint32_t comm, std::uint32_t peer,
-                                  std::uint32_t self) const {
-  if (comm < defs_.comms.size()) {
-    const auto& c = defs_.comms[comm];
-    if (c.self) return static_cast<std::int32_t>(self);
-    if (peer < c.world_ranks.size()) return static_cast<std::int32_t>(c.world_ranks[peer]);
-    return -1;
-  }
-  return static_cast<std::int32_t>(peer);  // no communicator definition: assume world
 }
 
 JobStat* Analysis::other_job(std::uint32_t comm, std::uint32_t peer) {
@@ -149,7 +139,7 @@ void Analysis::send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std:
     ++job->sent;
     job->sent_bytes += bytes;
   }
-  const std::int32_t to = world_rank(comm, peer, rank);
+  const std::int32_t to = archive::world_rank(defs_, comm, peer, rank);
   if (to >= 0 && static_cast<std::size_t>(to) < out_.ranks.size()) {
     const std::size_t cell = rank * out_.ranks.size() + static_cast<std::size_t>(to);
     ++out_.matrix_count[cell];

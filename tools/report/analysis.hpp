@@ -97,7 +97,6 @@ class Analysis : public archive::EventSink {
   void collected(std::uint32_t loc, std::uint64_t t, std::uint64_t request);
   void request_nonblocking(std::uint32_t loc, std::uint64_t t, std::uint64_t id);
   void depth(QueueStat& q, std::uint64_t t, int change);
-  std::int32_t world_rank(std::uint32_t comm, std::uint32_t peer, std::uint32_t self) const;
   // The other job `peer` of `comm` is a process of, or nullptr.
   JobStat* other_job(std::uint32_t comm, std::uint32_t peer);
   std::size_t bin(std::uint64_t t) const;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "tools/archive/world_rank.hpp"
 #include "tools/report/requirements.hpp"
 
 namespace perusetrace::report {
@@ -145,15 +146,6 @@ std::uint32_t WaitStateAnalysis::cause_id(std::uint32_t rank, std::uint32_t labe
   return it->second;
 }
 
-std::int32_t WaitStateAnalysis::world(std::uint32_t comm, std::uint32_t peer,
-                                      std::uint32_t self) const {
-  if (comm >= defs_.comms.size()) return static_cast<std::int32_t>(peer);
-  const archive::CommDef& c = defs_.comms[comm];
-  if (c.self) return static_cast<std::int32_t>(self);
-  if (peer >= c.world_ranks.size() || c.world_ranks[peer] == archive::kOtherJobRank) return -1;
-  return static_cast<std::int32_t>(c.world_ranks[peer]);
-}
-
 WaitStateAnalysis::Segment* WaitStateAnalysis::segment(std::uint32_t loc, std::uint64_t seq) {
   Location& l = locations_[loc];
   if (seq < l.base || seq - l.base >= l.history.size()) return nullptr;
@@ -285,7 +277,7 @@ void WaitStateAnalysis::send(std::uint32_t loc, std::uint64_t, std::uint32_t pee
                              std::uint64_t request, bool blocking) {
   Location& l = locations_[loc];
   if (l.depth == 0 || l.history.empty()) return;
-  const std::int32_t to = world(comm, peer, l.rank);
+  const std::int32_t to = archive::world_rank(defs_, comm, peer, l.rank);
   if (to < 0 || static_cast<std::size_t>(to) >= in_flight_.size()) return;
   l.busy = true;
   Message m;
@@ -330,7 +322,7 @@ void WaitStateAnalysis::recv(std::uint32_t loc, std::uint64_t, std::uint32_t pee
     }
   }
   if (l.depth == 0 || l.history.empty()) return;
-  const std::int32_t from = world(comm, peer, l.rank);
+  const std::int32_t from = archive::world_rank(defs_, comm, peer, l.rank);
   if (from < 0) return;
   auto q = unmatched_.find({static_cast<std::uint32_t>(from), l.rank, comm, tag});
   if (q == unmatched_.end() || q->second.empty()) return;  // its sender is not in this trace

@@ -140,7 +140,6 @@ class WaitStateAnalysis : public archive::EventSink {
   std::uint32_t label_of(const Location& l);
   std::uint32_t intern(const std::string& s);
   std::uint32_t cause_id(std::uint32_t rank, std::uint32_t label);
-  std::int32_t world(std::uint32_t comm, std::uint32_t peer, std::uint32_t self) const;
   static std::uint64_t rank_key(std::uint32_t rank, std::uint64_t request) {
     return (static_cast<std::uint64_t>(rank) << 48) ^ request;
   }
