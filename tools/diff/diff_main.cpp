@@ -20,8 +20,9 @@ constexpr const char* kUsage =
 
 Compares the reports of two traces, A before and B after a change (a control variable, the
 code, the machine): the time in MPI per function (total over the ranks and mean per rank),
-the wait patterns (late sender, late sender inside collectives, time in the unexpected
-queue, late wait), the bandwidth per message-size class and the message counts, each with
+the wait states (late sender, late receiver, wait at barrier, ... per pattern), Peruse's
+queue measures (receives in the posted queue, messages in the unexpected queue, requests
+complete before their Wait), the bandwidth per message-size class and the message counts, each with
 its absolute and relative change. '!' marks a significant change (docs/diff.md).
 
   A, B           each a trace directory (PROGRAM-trace), its traces.otf2, or a report's JSON

@@ -23,10 +23,11 @@ namespace {
 constexpr const char* kUsage =
     R"(usage: perusetrace report ARCHIVE [--by ATTRIBUTE[,ATTRIBUTE]] [--json FILE] [--html FILE]
 
-Analyses an OTF2 trace written by perusetrace and prints, per rank, per message, per wait
-pattern (late sender, late receiver, late wait), per queue and per collective, what its
-Peruse events show, with the time in MPI per rank and function, the message matrix and the
-traffic within and between hosts. Analyses whose Peruse events were not traced name the
+Analyses an OTF2 trace written by perusetrace and prints, first, what matters most; the wait
+states (time in MPI calls spent waiting for another process: late sender, late receiver,
+wait at barrier and N x N, ...) with the delays that caused them and the critical path; the
+time in MPI per rank and function, the message matrix and the traffic within and between
+hosts; and per message, per queue and per collective what its Peruse events show. Analyses whose Peruse events were not traced name the
 setting to use. Traces that have them also get sections for one-sided communication (per
 window and origin/target pair, time in synchronisation), MPI-IO (per file and rank),
 datatypes (bytes per type, contiguous or packed), MPI_T values (their changes per rank and
@@ -35,13 +36,13 @@ MPI function, the control variables that differ or were set), spawned jobs and a
 
   ARCHIVE        the trace directory (PROGRAM-trace) or its traces.otf2
   --by ATTRS     also the time in MPI per function, the messages and bytes sent and the
-                 late-sender time per context: the values of these annotation attributes
+                 receives' posted-queue time per context: the values of these annotation attributes
                  (perusetrace/annotate.h) in force on the thread: NAME for the
                  program's own attribute, MODULE:NAME for a module's
   --json FILE    also write the report as JSON (docs/report-schema.md)
   --html FILE    also write one self-contained HTML page: an interactive timeline (MPI
                  calls, Peruse events, messages, queue depths; zoom and pan) with the
-                 pattern tables that jump to each occurrence, and plots
+                 wait-state and queue tables that jump to each occurrence, and plots
   -q, --quiet    no progress bar
 )";
 

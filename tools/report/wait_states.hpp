@@ -197,11 +197,11 @@ class WaitStateAnalysis : public archive::EventSink {
   WaitStates& out_;
   std::size_t history_;
   std::vector<Location> locations_;
-  std::vector<std::uint8_t> poll_;           // by region: MPI_Test*/MPI_Wait* (a request loop)
+  std::vector<std::uint8_t> poll_;  // by region: MPI_Test*, MPI_Wait*, probes (a request loop)
   std::vector<std::uint32_t> region_label_;  // by region: its name's label id
   std::vector<std::string> labels_;
   std::unordered_map<std::string, std::uint32_t> label_ids_;
-  std::uint32_t outside_label_ = 0;                              // "(no region)"
+  std::uint32_t outside_label_ = 0;                              // "compute outside any region"
   std::vector<std::pair<std::uint32_t, std::uint32_t>> causes_;  // id -> (rank, label)
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> cause_ids_;
 
