@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""What MPI_Finalize costs a traced run as ranks grow, on hosts simulated by tools/fake-cluster
+"""What MPI_Finalize costs a traced run as ranks grow, on hosts simulated by scripts/fake-cluster
 (root only): bench/finalize_cost.c on 4 hosts, every rank creating and freeing COMMS
 communicators, untraced and traced, oversubscribed (mpi_yield_when_idle).
 

@@ -39,7 +39,7 @@ constexpr const EventInfo& info(PeruseEvent e) {
   return kPeruseEvents[static_cast<std::size_t>(e)];
 }
 
-// The derived counter an event changes, as a Metric's number (otf2_writer/record.hpp: posted
+// The derived counter an event changes, as a Metric's number (record/record.hpp: posted
 // queue depth 0, unexpected queue depth 1, bytes in flight 2; -1 for none), and how: by one
 // request or message, or by the request's bytes, up or down. Its new value rides in the record.
 struct CounterChange {

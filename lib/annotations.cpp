@@ -14,7 +14,7 @@
 #include "lib/journal.hpp"
 #include "lib/metric_ids.hpp"
 #include "lib/thread_buffer.hpp"
-#include "otf2_writer/archive_schema.hpp"
+#include "record/archive_schema.hpp"
 
 namespace perusetrace::annotate {
 

@@ -1,6 +1,6 @@
 // The samples' call stacks as a calling context tree per rank, built at MPI_Finalize from the
 // threads' sample files (lib/sample_file.hpp), and the samples as records in the threads'
-// streams (otf2_writer/record.hpp, kind Sample).
+// streams (record/record.hpp, kind Sample).
 #pragma once
 
 #include <cstdint>
@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "lib/global_clock.hpp"
 #include "lib/sample_file.hpp"
 #include "lib/symbolizer.hpp"
-#include "otf2_writer/record.hpp"
 #include "otf2_writer/writer.hpp"
+#include "record/global_clock.hpp"
+#include "record/record.hpp"
 
 namespace perusetrace {
 

@@ -6,7 +6,7 @@
 
 #include <fstream>
 
-#include "lib/clock.hpp"
+#include "record/clock.hpp"
 
 namespace perusetrace {
 

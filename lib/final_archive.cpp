@@ -12,11 +12,11 @@
 #include "events/catalogue.hpp"
 #include "lib/calling_contexts.hpp"
 #include "lib/journal.hpp"
-#include "lib/journal_format.hpp"
-#include "lib/record_file.hpp"
 #include "lib/regions.hpp"
 #include "lib/sampler.hpp"
 #include "lib/world.hpp"
+#include "record/journal_format.hpp"
+#include "record/record_file.hpp"
 
 namespace perusetrace {
 

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string>
 
-#include "lib/global_clock.hpp"
 #include "otf2_writer/writer.hpp"
+#include "record/global_clock.hpp"
 
 namespace perusetrace {
 

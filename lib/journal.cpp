@@ -11,9 +11,9 @@
 #include <cstring>
 #include <mutex>
 
-#include "lib/journal_format.hpp"
 #include "lib/regions.hpp"
-#include "lib/tick_clock.hpp"
+#include "record/journal_format.hpp"
+#include "record/tick_clock.hpp"
 
 namespace perusetrace::journal {
 

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "lib/clock.hpp"
-#include "otf2_writer/record.hpp"
 #include "otf2_writer/writer.hpp"
+#include "record/clock.hpp"
+#include "record/record.hpp"
 
 namespace perusetrace::journal {
 

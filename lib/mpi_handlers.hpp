@@ -7,12 +7,12 @@
 #include <atomic>
 #include <cstdint>
 
-#include "lib/clock.hpp"
 #include "lib/mpi_functions.hpp"
 #include "lib/mpi_state.hpp"
 #include "lib/mpit_session.hpp"
 #include "lib/request_table.hpp"
 #include "lib/thread_buffer.hpp"
+#include "record/clock.hpp"
 
 namespace perusetrace {
 

@@ -5,8 +5,8 @@
 
 #include <cstdint>
 
-#include "lib/clock.hpp"
 #include "lib/mpi_functions.hpp"
+#include "record/clock.hpp"
 
 namespace perusetrace::state {
 

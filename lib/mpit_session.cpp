@@ -19,7 +19,7 @@
 #include "lib/mpit_variables.hpp"
 #include "lib/thread_buffer.hpp"
 #include "lib/world.hpp"
-#include "otf2_writer/archive_schema.hpp"
+#include "record/archive_schema.hpp"
 
 namespace perusetrace::mpit {
 

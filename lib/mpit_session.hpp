@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "lib/clock.hpp"
 #include "lib/settings.hpp"
 #include "otf2_writer/writer.hpp"
+#include "record/clock.hpp"
 
 namespace perusetrace::mpit {
 

@@ -9,10 +9,10 @@
 #include <set>
 #include <vector>
 
-#include "lib/clock.hpp"
 #include "lib/journal.hpp"
-#include "lib/journal_format.hpp"
 #include "lib/world.hpp"
+#include "record/clock.hpp"
+#include "record/journal_format.hpp"
 
 extern char* program_invocation_short_name;  // glibc
 

@@ -9,7 +9,7 @@ StartResult start(const EventSet& selected, bool, bool state_only) {
     r.notice =
         "this build was made against an MPI without Peruse: tracing MPI calls only (PMPI). "
         "For Peruse events, rebuild against an Open MPI configured with --enable-peruse "
-        "(tools/setup builds one).";
+        "(scripts/setup builds one).";
   }
   return r;
 }

@@ -15,10 +15,10 @@ extern "C" {
 #include <utility>
 
 #include "events/back_to_back.hpp"
-#include "otf2_writer/carried_followers.hpp"
 #include "lib/comm_registry.hpp"
 #include "lib/request_table.hpp"
 #include "lib/thread_buffer.hpp"
+#include "record/carried_followers.hpp"
 
 // Weak: the library also loads under an MPI whose libmpi has no Peruse (same ABI, built
 // without --enable-peruse); PERUSE_Init is then null and tracing is PMPI-only.
@@ -217,7 +217,7 @@ StartResult start(const EventSet& requested, bool thread_multiple, bool state_on
     r.notice =
         "this MPI has no Peruse (its libmpi lacks PERUSE_Init or PERUSE_Init failed): tracing MPI "
         "calls only. For Peruse events run under an Open MPI configured with --enable-peruse "
-        "(tools/setup builds one), or set MPITRACE_PERUSE_EVENTS=none to silence this notice.";
+        "(scripts/setup builds one), or set MPITRACE_PERUSE_EVENTS=none to silence this notice.";
     return r;
   }
   std::string missing;

@@ -2,7 +2,7 @@
 
 #include <string_view>
 
-#include "otf2_writer/archive_schema.hpp"
+#include "record/archive_schema.hpp"
 
 namespace perusetrace {
 

@@ -13,11 +13,11 @@
 #include <cstring>
 
 #include "lib/journal.hpp"
-#include "lib/journal_format.hpp"
 #include "lib/loader_lock.hpp"
 #include "lib/mpi_handlers.hpp"
 #include "lib/mpi_state.hpp"
 #include "lib/sample_file.hpp"
+#include "record/journal_format.hpp"
 
 namespace perusetrace::sampling {
 

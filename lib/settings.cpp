@@ -35,7 +35,7 @@ std::string group_list() {
 }
 
 // Every MPITRACE_* variable anything in the project reads: the runtime's settings, the
-// launcher's and tools/setup's (CI exports those into the ranks' environment too).
+// launcher's and scripts/setup's (CI exports those into the ranks' environment too).
 constexpr const char* kKnownVariables[] = {
     "MPITRACE_ENABLED",
     "MPITRACE_PERUSE_EVENTS",

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "events/selection.hpp"
-#include "lib/tick_clock.hpp"
+#include "record/tick_clock.hpp"
 
 namespace perusetrace {
 

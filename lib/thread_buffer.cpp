@@ -8,9 +8,9 @@
 #include <new>
 
 #include "lib/journal.hpp"
-#include "lib/journal_format.hpp"
-#include "lib/record_packing.hpp"
 #include "lib/regions.hpp"
+#include "record/journal_format.hpp"
+#include "record/record_packing.hpp"
 
 namespace perusetrace {
 

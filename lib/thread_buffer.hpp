@@ -10,9 +10,9 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "lib/clock.hpp"
-#include "otf2_writer/record.hpp"
-#include "lib/record_packing.hpp"
+#include "record/clock.hpp"
+#include "record/record.hpp"
+#include "record/record_packing.hpp"
 
 namespace perusetrace {
 

@@ -8,8 +8,8 @@
 #include <tuple>
 
 #include "events/catalogue.hpp"
-#include "otf2_writer/archive_schema.hpp"
 #include "otf2_writer/internal.hpp"
+#include "record/archive_schema.hpp"
 
 namespace perusetrace::trace::detail {
 

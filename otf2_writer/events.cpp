@@ -64,7 +64,7 @@ OTF2_ErrorCode peruse(Location& loc, const ArchiveSpec& spec, const Record& r) {
 
 OTF2_ErrorCode one(Location& loc, const ArchiveSpec& spec, const Record& r);
 
-// One-sided communication's values (otf2_writer/record.hpp) as OTF2's. A damaged journal may
+// One-sided communication's values (record/record.hpp) as OTF2's. A damaged journal may
 // hold anything: unknown values become the nearest harmless one.
 std::uint32_t remote(std::int32_t peer) {
   return peer < 0 ? OTF2_UNDEFINED_UINT32 : static_cast<std::uint32_t>(peer);

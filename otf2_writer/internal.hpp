@@ -10,10 +10,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "otf2_writer/archive_schema.hpp"
-#include "otf2_writer/datatype_text.hpp"
-#include "otf2_writer/peruse_fields.hpp"
 #include "otf2_writer/writer.hpp"
+#include "record/archive_schema.hpp"
+#include "record/datatype_text.hpp"
+#include "record/peruse_fields.hpp"
 
 namespace perusetrace::trace::detail {
 

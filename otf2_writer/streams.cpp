@@ -6,8 +6,8 @@
 #include <cstdarg>
 #include <new>
 
-#include "otf2_writer/archive_schema.hpp"
 #include "otf2_writer/internal.hpp"
+#include "record/archive_schema.hpp"
 
 #include <otf2/OTF2_Pthread_Locks.h>
 
@@ -105,7 +105,7 @@ Location* open_stream(int rank, std::uint32_t thread_index) {
 
 void write_local_definitions(OTF2_DefWriter* defs, const Unified& unified) {
   // No ClockOffset definitions: the events' times are already on the global clock
-  // (lib/global_clock.hpp), and a reader would apply offsets a second time.
+  // (record/global_clock.hpp), and a reader would apply offsets a second time.
   write_mapping(defs, OTF2_MAPPING_COMM, unified.comm_map);
   write_mapping(defs, OTF2_MAPPING_IO_HANDLE, unified.handle_map);
   write_mapping(defs, OTF2_MAPPING_IO_FILE, unified.file_map);

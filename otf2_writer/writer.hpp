@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "otf2_writer/record.hpp"
+#include "record/clock_offset.hpp"
+#include "record/record.hpp"
 
 namespace perusetrace::trace {
 
@@ -140,7 +141,7 @@ struct WindowInfo {
 // (kNoDatatype: none) and name each distinct definition once: two handles of one structure share
 // an id. Records carry them: aux of MpiSend, MpiRecv, MpiIsend, MpiIrecv and IoOperationBegin;
 // request of CollectiveEnd and aux of NbCollectiveRequest hold the send type in the low and the
-// receive type in the high 32 bits (otf2_writer/record.hpp).
+// receive type in the high 32 bits (record/record.hpp).
 inline constexpr std::uint32_t kNoDatatype = 0;
 struct DatatypeInfo {
   std::uint32_t local_id = kNoDatatype;
@@ -185,14 +186,6 @@ struct ContextInfo {
   std::string function;  // an MPI function's name for the MPI call a sample was taken in
   std::string file;      // "" when unknown
   std::uint32_t line = 0;
-};
-
-// One measurement of a rank's clock against rank 0's (lib/clock_sync.hpp).
-struct ClockOffset {
-  std::uint64_t local_time = 0;  // the rank's own clock, ns
-  std::int64_t offset = 0;       // add to local_time for rank 0's clock
-  double error = 0;              // half the best round trip, ns
-  std::uint32_t exchanges = 0;   // round trips measured; 0: the domain shares rank 0's clock
 };
 
 struct ProcessInfo {

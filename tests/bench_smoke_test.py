@@ -95,7 +95,7 @@ expect("run_stream.py", out, r"^peak RSS above untraced\s+: -?\d+\.\d MiB", "pea
 out = run("run_hot_path.py", "--mpi-prefix", prefix, "--runs", "1", "--scale", "100")
 # Counted in the buffer, not timed: a self message (MPI_Irecv, MPI_Send, MPI_Wait) records three
 # Enter/Leave pairs, and with every Peruse event 11 more in 8 records (three ride in the record
-# before them, otf2_writer/carried_followers.hpp).
+# before them, record/carried_followers.hpp).
 expect("run_hot_path.py", out, r"PMPI only\s+: \+-?\d+\.\d ns for 6 events \(6 records\)",
        "6 events in 6 records with PMPI only")
 expect("run_hot_path.py", out,

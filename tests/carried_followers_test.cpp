@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "events/back_to_back.hpp"
-#include "otf2_writer/carried_followers.hpp"
+#include "record/carried_followers.hpp"
 
 using namespace perusetrace;
 

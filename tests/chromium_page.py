@@ -20,7 +20,7 @@ BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 
 
 def browser():
-    """The Chromium executable, or None (tools/setup installs Debian's chromium)."""
+    """The Chromium executable, or None (scripts/setup installs Debian's chromium)."""
     return next((shutil.which(b) for b in BROWSERS if shutil.which(b)), None)
 
 
@@ -36,7 +36,7 @@ class ChromiumPage:
     def __enter__(self):
         exe = browser()
         if exe is None:
-            raise ChromiumError("chromium is not installed (tools/setup installs it)")
+            raise ChromiumError("chromium is not installed (scripts/setup installs it)")
         self._profile = tempfile.mkdtemp(prefix="perusetrace-chromium-")
         to_chrome, self._to_chrome = os.pipe()
         self._from_chrome, from_chrome = os.pipe()

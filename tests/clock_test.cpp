@@ -2,8 +2,8 @@
 
 #include <cstdint>
 
-#include "lib/global_clock.hpp"
-#include "lib/tick_clock.hpp"
+#include "record/global_clock.hpp"
+#include "record/tick_clock.hpp"
 
 using namespace perusetrace;
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Ranks on a simulated cluster (tools/fake-cluster): where they run, their clocks, their
+"""Ranks on a simulated cluster (scripts/fake-cluster): where they run, their clocks, their
 node-local disks, and that nothing of the cluster is left behind.
 
     cluster_smoke_test.py FAKE_CLUSTER CLOCK_PROBE [--mpirun MPIRUN]

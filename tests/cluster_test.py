@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Traced runs across hosts simulated on this machine (tools/fake-cluster): each host has its own
+"""Traced runs across hosts simulated on this machine (scripts/fake-cluster): each host has its own
 network, name, CLOCK_MONOTONIC and, with --scratch, its own disk. Root only; skipped (77) with
 fake-cluster's reason where it cannot run.
 

@@ -1,5 +1,5 @@
-// The archive reader's merge of several reading threads' streams (tools/archive/event_merge.hpp)
-// and what it leaves to the sequencer (tools/archive/event_sequencer.hpp), on streams made here:
+// The archive reader's merge of several reading threads' streams (reader/event_merge.hpp)
+// and what it leaves to the sequencer (reader/event_sequencer.hpp), on streams made here:
 // the merged order is OTF2's global event reader's (smallest time, then smallest location id)
 // whatever the split into streams, through bounded queues filled by threads of their own; a
 // stream's error stops the merge; Peruse fields an earlier archive left out are completed, and
@@ -14,10 +14,10 @@
 #include <tuple>
 #include <vector>
 
-#include "otf2_writer/peruse_fields.hpp"
-#include "tools/archive/batch_queue.hpp"
-#include "tools/archive/event_merge.hpp"
-#include "tools/archive/event_sequencer.hpp"
+#include "reader/batch_queue.hpp"
+#include "reader/event_merge.hpp"
+#include "reader/event_sequencer.hpp"
+#include "record/peruse_fields.hpp"
 
 using namespace perusetrace;
 using namespace perusetrace::archive;

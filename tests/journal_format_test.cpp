@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "lib/journal_format.hpp"
+#include "record/journal_format.hpp"
 
 using namespace perusetrace;
 

@@ -33,7 +33,7 @@ def main():
     for program in (mpicc, mpirun):
         if not os.access(program, os.X_OK):
             sys.exit(f"{program} is missing: apt-get install openmpi-bin libopenmpi-dev "
-                     "libmpich-dev mpich (tools/setup does)")
+                     "libmpich-dev mpich (scripts/setup does)")
     build = os.path.join(build_root, "other-mpi", flavour)
     if not os.path.exists(os.path.join(build, "build.ninja")):
         subprocess.run(["meson", "setup", build, source, f"-Dmpicc={mpicc}", f"-Dmpirun={mpirun}",

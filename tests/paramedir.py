@@ -1,9 +1,9 @@
 """Paraver's own kernel for the tests: paramedir, BSC's command-line Paraver, which reads
 .prv/.pcf/.row exactly as Paraver does and computes a configuration's (.cfg) histogram.
 
-Debian does not package Paraver. tools/build-paramedir builds paramedir from the paraver-kernel
+Debian does not package Paraver. scripts/build-paramedir builds paramedir from the paraver-kernel
 source tarball (MPITRACE_PARAVER_TARBALL; .ci/run points it at ../shared/deps) into a cache
-outside the checkout, once; tools/setup runs it, and locate() runs it again, which reuses the
+outside the checkout, once; scripts/setup runs it, and locate() runs it again, which reuses the
 cache or builds when only the tarball is there.
 
     locate(repo)                 -> paramedir's path; raises Unavailable(why) without one
@@ -31,12 +31,12 @@ def config(name):
 
 def locate(repo):
     """paramedir from the cache, built first when only its source is there (about 6 minutes on
-    2 cores). Raises Unavailable with tools/build-paramedir's reason when there is neither."""
+    2 cores). Raises Unavailable with scripts/build-paramedir's reason when there is neither."""
     build = subprocess.run([os.path.join(repo, "tools", "build-paramedir")],
                            capture_output=True, text=True)
     path = build.stdout.strip()
     if build.returncode != 0 or not os.access(path, os.X_OK):
-        raise Unavailable(f"paramedir is not available (tools/build-paramedir exit "
+        raise Unavailable(f"paramedir is not available (scripts/build-paramedir exit "
                           f"{build.returncode}): {build.stderr.strip()}")
     return path
 

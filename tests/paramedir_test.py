@@ -23,9 +23,9 @@ CASE:
                MPI function, labelled as Extrae labels them, are the archive's; the .pcf gives
                those functions Extrae's numbers and labels its types as Extrae does.
   unavailable  without the paraver-kernel source the helper says why and the tests skip;
-               tools/build-paramedir refuses a tarball with another checksum; and a .prv with a
+               scripts/build-paramedir refuses a tarball with another checksum; and a .prv with a
                record paramedir rejects fails the check (paramedir still exits 0).
-Exits 77 (skipped) when paramedir cannot be had (tools/build-paramedir says why).
+Exits 77 (skipped) when paramedir cannot be had (scripts/build-paramedir says why).
 """
 import argparse
 import collections
@@ -367,11 +367,11 @@ def case_unavailable(run):
         done = subprocess.run([script], env=case_env, capture_output=True, text=True)
         print(f"build-paramedir ({tarball}): exit {done.returncode}: {done.stderr.strip()}")
         if done.returncode != status or not all(w in done.stderr for w in words):
-            f.append(f"tools/build-paramedir with MPITRACE_PARAVER_TARBALL={tarball}: exit "
+            f.append(f"scripts/build-paramedir with MPITRACE_PARAVER_TARBALL={tarball}: exit "
                      f"{done.returncode}, {done.stderr.strip()!r}; expected exit {status} "
                      f"saying {words}")
         if done.stdout.strip():
-            f.append(f"tools/build-paramedir printed a path without paramedir: {done.stdout!r}")
+            f.append(f"scripts/build-paramedir printed a path without paramedir: {done.stdout!r}")
     # The helper turns that into the reason the tests skip.
     saved = os.environ.get("XDG_CACHE_HOME")
     os.environ["XDG_CACHE_HOME"] = cache

@@ -207,7 +207,7 @@ def main():
                            capture_output=True, text=True)
     if probe.returncode != 0:
         skip("pipit needs python3-pandas, python3-numpy and python3-otf2 "
-             "(tools/setup installs them)")
+             "(scripts/setup installs them)")
     pythonpath = pipit_source(opts.build)
     work = tempfile.mkdtemp(prefix=f"pipit-{opts.case}-")
     failures = CASES[opts.case](Run(opts, work, pythonpath))

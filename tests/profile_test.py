@@ -11,7 +11,7 @@ CASE:
               sampling periods (CallingContextSample events by their sample_weight, counted
               with python3-otf2) and each ends in a state frame, the text names MPI_Recv under
               main as rank 1's top stall, the HTML is well-formed and headless Chromium renders
-              its root frame (tools/setup installs chromium).
+              its root frame (scripts/setup installs chromium).
   no_samples  an archive traced without MPITRACE_SAMPLING: a message naming the setting, exit 2;
               a path that does not exist: exit 1.
 """
@@ -107,7 +107,7 @@ def check_html(path, failures):
     browser = next((shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome")
                     if shutil.which(b)), None)
     if browser is None:
-        failures.append("chromium is not installed (tools/setup installs it): the HTML could "
+        failures.append("chromium is not installed (scripts/setup installs it): the HTML could "
                         "not be rendered")
         return
     run = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu",

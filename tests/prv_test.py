@@ -382,7 +382,7 @@ def case_scaling(run, command):
         os.remove(prefix + ext)
 
     if not shutil.which("valgrind"):
-        return f + ["valgrind is not installed (tools/setup installs it; or apt-get install "
+        return f + ["valgrind is not installed (scripts/setup installs it; or apt-get install "
                     "valgrind): the growth check counts instructions with callgrind"]
     per_event = {}
     for label, n in (("small", rounds // 40), ("medium", rounds // 10)):

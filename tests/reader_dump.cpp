@@ -11,8 +11,8 @@
 #include <cstring>
 #include <string>
 
-#include "tools/archive/archive_reader.hpp"
-#include "tools/archive/pipelined_sink.hpp"
+#include "reader/archive_reader.hpp"
+#include "reader/pipelined_sink.hpp"
 
 namespace {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "lib/record_file.hpp"
-#include "lib/record_packing.hpp"
+#include "record/record_file.hpp"
+#include "record/record_packing.hpp"
 
 using namespace perusetrace;
 

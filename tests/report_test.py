@@ -682,7 +682,7 @@ def case_timeline(c):
     sends = sum(1 for events in trace.events.values() for e in events
                 if e.kind in ("MpiSend", "MpiIsend"))
     if chromium_page.browser() is None:
-        return f + ["chromium is not installed (tools/setup installs it)"]
+        return f + ["chromium is not installed (scripts/setup installs it)"]
     with open_page(trace_dir + ".html") as page:
         state = page_state(page)
         first = page.evaluate("""Array.from(document.querySelectorAll(
@@ -726,7 +726,7 @@ def case_timeline_jump(c):
         return f + ["no late sender reported"]
     w = worst[0]
     if chromium_page.browser() is None:
-        return f + ["chromium is not installed (tools/setup installs it)"]
+        return f + ["chromium is not installed (scripts/setup installs it)"]
     with open_page(trace_dir + ".html") as page:
         whole = page_state(page)
         row = page.evaluate("""(() => {

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""tools/setup fails loudly and helpfully: each case runs it against an empty cache of its own
+"""scripts/setup fails loudly and helpfully: each case runs it against an empty cache of its own
 (no Debian packages touched, nothing built) and checks the message.
 
     setup_test.py REPO CASE

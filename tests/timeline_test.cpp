@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/archive/pipelined_sink.hpp"
+#include "reader/pipelined_sink.hpp"
 #include "tools/report/timeline_detail.hpp"
 #include "tools/report/timeline_summary.hpp"
 

@@ -84,7 +84,7 @@ class Trace:
         return [(loc, e) for loc, events in self.events.items() for e in events if e.kind == kind]
 
 
-OTHER_JOB_NODE_CLASS = "other MPI job"  # otf2_writer/archive_schema.hpp
+OTHER_JOB_NODE_CLASS = "other MPI job"  # record/archive_schema.hpp
 
 
 def rank_of(location):
@@ -97,7 +97,7 @@ PERUSE_FIELDS = ("peer", "tag", "bytes", "operation", "comm")
 def whole_peruse_fields(memory, present):
     """A Peruse event's fields, whole. perusetrace writes the request only when it changes on the
     location, and the other fields only when they differ from the request's previous event there
-    (otf2_writer/peruse_fields.hpp). `memory` is the location's [last request, {request: fields}];
+    (record/peruse_fields.hpp). `memory` is the location's [last request, {request: fields}];
     it remembers everything, so a field the writer left out without an earlier value is caught."""
     if "request" not in present and memory[0] is None:
         raise ValueError(f"first Peruse event of a location without peruse_request: {present}")
@@ -400,7 +400,7 @@ MESSAGE_EVENTS = {"MSG_ARRIVED", "MSG_INSERT_IN_UNEX_Q", "MSG_REMOVE_FROM_UNEX_Q
 def peruse_fields(trace):
     """Message events carry request 0 and 0 bytes; a match reports the request removed from the
     posted queue right before it, with its bytes. perusetrace writes some of these events into the
-    record before them (otf2_writer/carried_followers.hpp): their fields must come out as Open MPI gave
+    record before them (record/carried_followers.hpp): their fields must come out as Open MPI gave
     them."""
     f = []
     for (rank, thread), events in trace.events.items():

@@ -81,7 +81,7 @@ def main():
     source, build_root, prefix = sys.argv[1:4]
     runs = int(sys.argv[4]) if len(sys.argv) > 4 else 3
     if not os.path.exists(LIBTSAN):
-        sys.exit(f"{LIBTSAN} is missing: apt-get install libtsan2 (tools/setup does)")
+        sys.exit(f"{LIBTSAN} is missing: apt-get install libtsan2 (scripts/setup does)")
     build = sanitized_build.build(source, build_root, "tsan", prefix, "thread",
                                   ["lib/libperusetrace.so", "tests/comm_threads",
                                    "tests/annotated_threads", "tests/reader_dump"])

@@ -15,7 +15,7 @@ CASE:
               the standard layout (the default) traced too: otf2-print reads it without a
               warning, python3-otf2 reads the same messages from both layouts, and
               `perusetrace prv` and `perusetrace report` read the ViTE layout's archive.
-Exits 77 (skipped) without /usr/bin/vite (tools/setup installs it).
+Exits 77 (skipped) without /usr/bin/vite (scripts/setup installs it).
 """
 import argparse
 import collections
@@ -199,7 +199,7 @@ def main():
     p.add_argument("case", choices=sorted(CASES))
     opts = p.parse_args()
     if not os.access(VITE, os.X_OK) or shutil.which("otf2-print") is None:
-        print(f"skipped: needs {VITE} and otf2-print (tools/setup installs vite and otf2-tools)")
+        print(f"skipped: needs {VITE} and otf2-print (scripts/setup installs vite and otf2-tools)")
         sys.exit(SKIP)
     work = tempfile.mkdtemp(prefix=f"vite-{opts.case}-")
     failures = CASES[opts.case](Run(opts, work))

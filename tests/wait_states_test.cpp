@@ -1,4 +1,4 @@
-// The wait-state analysis (tools/report/wait_states.cpp) on small real archives kept in
+// The wait-state analysis (analysis/wait_states.cpp) on small real archives kept in
 // tests/data/wait_states/ (tests/data/make_wait_state_archives.sh wrote them: 4 ranks, 400 ms
 // delays), without mpirun: the patterns, causes and critical path each scenario injects, and
 // the leaves adding up to at most each rank's time in MPI.
@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <string>
 
-#include "tools/archive/tool_run.hpp"
-#include "tools/report/archive_analysis.hpp"
+#include "analysis/archive_analysis.hpp"
+#include "tools/common/tool_run.hpp"
 
 using namespace perusetrace;
 using namespace perusetrace::report;
@@ -19,8 +19,7 @@ constexpr double kDelay = 400e6;  // ns
 
 report::Report analysed(const std::string& scenario) {
   archive::ProgressBar bar(true);
-  return analyse_archive(std::string(PERUSETRACE_TEST_DATA) + "/wait_states/" + scenario, "", bar,
-                         nullptr);
+  return analyse_archive(std::string(PERUSETRACE_TEST_DATA) + "/wait_states/" + scenario, "", bar);
 }
 
 const WaitPatternStat& pattern(const Report& r, WaitPattern p) {

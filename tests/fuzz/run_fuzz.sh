@@ -12,7 +12,7 @@ mpi_prefix=$3
 shift 3
 for tool in clang clang++; do
   command -v $tool >/dev/null || {
-    echo "run_fuzz.sh: $tool is missing: apt-get install clang libclang-rt-14-dev (tools/setup does)" >&2
+    echo "run_fuzz.sh: $tool is missing: apt-get install clang libclang-rt-14-dev (scripts/setup does)" >&2
     exit 1
   }
 done

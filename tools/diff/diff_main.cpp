@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "tools/archive/output_file.hpp"
-#include "tools/archive/tool_run.hpp"
+#include "tools/common/output_file.hpp"
+#include "tools/common/tool_run.hpp"
 #include "tools/diff/comparison.hpp"
 #include "tools/diff/diff_output.hpp"
 #include "tools/diff/report_summary.hpp"

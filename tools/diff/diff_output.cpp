@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "tools/archive/json_text.hpp"
+#include "analysis/json_text.hpp"
 
 namespace perusetrace::diff {
 

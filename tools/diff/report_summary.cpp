@@ -8,10 +8,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "tools/archive/archive_reader.hpp"
-#include "tools/report/archive_analysis.hpp"
-#include "tools/report/json_output.hpp"
-#include "tools/report/wait_state_data.hpp"
+#include "analysis/archive_analysis.hpp"
+#include "analysis/report_json.hpp"
+#include "analysis/wait_state_data.hpp"
+#include "reader/archive_reader.hpp"
 
 namespace perusetrace::diff {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/archive/tool_run.hpp"
+#include "tools/common/tool_run.hpp"
 #include "tools/diff/json_value.hpp"
 
 namespace perusetrace::diff {

@@ -7,13 +7,13 @@
 #include <string_view>
 #include <vector>
 
-#include "tools/archive/command_line.hpp"
-#include "tools/archive/tool_run.hpp"
+#include "reader/trace_paths.hpp"
+#include "tools/common/command_line.hpp"
+#include "tools/common/tool_run.hpp"
 #include "tools/export/export_format.hpp"
-#include "tools/export/output_stream.hpp"
 #include "tools/export/hdtrace.hpp"
+#include "tools/export/output_stream.hpp"
 #include "tools/export/perfetto.hpp"
-#include "tools/archive/trace_paths.hpp"
 
 namespace perusetrace::exporter {
 

@@ -17,9 +17,9 @@
 #include <utility>
 #include <vector>
 
-#include "tools/archive/archive_reader.hpp"
-#include "tools/archive/tool_run.hpp"
-#include "tools/archive/markup_text.hpp"
+#include "reader/archive_reader.hpp"
+#include "tools/common/markup_text.hpp"
+#include "tools/common/tool_run.hpp"
 
 namespace perusetrace::exporter {
 

@@ -14,13 +14,13 @@
 #include <utility>
 #include <vector>
 
-#include "tools/archive/archive_reader.hpp"
-#include "tools/archive/clock_repair.hpp"
-#include "tools/archive/json_text.hpp"
-#include "tools/archive/message_channel.hpp"
-#include "tools/archive/other_jobs.hpp"
-#include "tools/archive/world_rank.hpp"
-#include "tools/archive/tool_run.hpp"
+#include "analysis/json_text.hpp"
+#include "reader/archive_reader.hpp"
+#include "reader/clock_repair.hpp"
+#include "reader/message_channel.hpp"
+#include "reader/other_jobs.hpp"
+#include "reader/world_rank.hpp"
+#include "tools/common/tool_run.hpp"
 #include "tools/export/output_stream.hpp"
 
 namespace perusetrace::exporter {
@@ -490,7 +490,7 @@ int export_perfetto(const ExportRequest& request) {
   archive::ProgressBar bar(request.quiet);
   auto progress = [&](std::uint64_t done, std::uint64_t total) { bar(done, total); };
   // Hosts whose clocks still disagree: receives before their send move after it first, as the
-  // report and the Paraver converter do (tools/archive/clock_repair.hpp).
+  // report and the Paraver converter do (reader/clock_repair.hpp).
   archive::ClockRepair repair(defs);
   if (archive::clock_domains(defs) > 1) {
     archive::ArchiveReader first(request.archive);

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <unordered_map>
 
-#include "tools/archive/archive_reader.hpp"
+#include "reader/archive_reader.hpp"
 #include "tools/profile/profile_data.hpp"
 
 namespace perusetrace::profile {

@@ -2,8 +2,8 @@
 
 #include <fmt/core.h>
 
+#include "tools/common/markup_text.hpp"
 #include "tools/profile/json_output.hpp"
-#include "tools/archive/markup_text.hpp"
 
 namespace perusetrace::profile {
 

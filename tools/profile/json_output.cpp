@@ -2,7 +2,7 @@
 
 #include <fmt/core.h>
 
-#include "tools/archive/json_text.hpp"
+#include "analysis/json_text.hpp"
 
 namespace perusetrace::profile {
 

@@ -1,6 +1,7 @@
-#include "tools/archive/output_file.hpp"
-#include "tools/archive/tool_run.hpp"
 #include "tools/profile/profile_main.hpp"
+
+#include "tools/common/output_file.hpp"
+#include "tools/common/tool_run.hpp"
 
 #include <fmt/core.h>
 #include <unistd.h>
@@ -11,8 +12,8 @@
 #include <cstring>
 #include <string>
 
-#include "tools/archive/archive_reader.hpp"
-#include "tools/archive/command_line.hpp"
+#include "reader/archive_reader.hpp"
+#include "tools/common/command_line.hpp"
 #include "tools/profile/aggregation.hpp"
 #include "tools/profile/folded_output.hpp"
 #include "tools/profile/html_output.hpp"

@@ -7,18 +7,18 @@
 #include <chrono>
 #include <string>
 
-#include "tools/prv/prv_archive.hpp"
-#include "tools/archive/clock_repair.hpp"
-#include "tools/archive/command_line.hpp"
-#include "tools/archive/other_jobs.hpp"
+#include "lib/settings.hpp"
+#include "reader/clock_repair.hpp"
+#include "reader/other_jobs.hpp"
+#include "reader/trace_paths.hpp"
+#include "tools/common/command_line.hpp"
 #include "tools/prv/metric_types.hpp"
 #include "tools/prv/paraver_objects.hpp"
-#include "tools/prv/prv_codes.hpp"
 #include "tools/prv/pcf_row.hpp"
+#include "tools/prv/prv_archive.hpp"
+#include "tools/prv/prv_codes.hpp"
 #include "tools/prv/prv_writer.hpp"
-#include "lib/settings.hpp"
 #include "tools/prv/translator.hpp"
-#include "tools/archive/trace_paths.hpp"
 
 namespace {
 

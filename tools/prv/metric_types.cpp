@@ -2,7 +2,7 @@
 
 #include <fmt/core.h>
 
-#include "otf2_writer/archive_schema.hpp"
+#include "record/archive_schema.hpp"
 #include "tools/prv/prv_codes.hpp"
 
 namespace perusetrace::prv {

@@ -1,7 +1,7 @@
-// The shared archive reader (tools/archive) under the names the converter uses.
+// The shared archive reader (reader/) under the names the converter uses.
 #pragma once
 
-#include "tools/archive/archive_reader.hpp"
+#include "reader/archive_reader.hpp"
 
 namespace perusetrace::prv {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <array>
 
-#include "tools/archive/call_kind.hpp"
+#include "reader/call_kind.hpp"
 #include "tools/prv/extrae_mpi.hpp"
 #include "tools/prv/metric_types.hpp"
 #include "tools/prv/prv_codes.hpp"

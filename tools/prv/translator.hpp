@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "tools/archive/message_matcher.hpp"
+#include "reader/message_matcher.hpp"
 #include "tools/prv/annotation_types.hpp"
 #include "tools/prv/prv_archive.hpp"
 #include "tools/prv/prv_writer.hpp"

@@ -12,8 +12,8 @@
 #include <sstream>
 #include <type_traits>
 
-#include "lib/journal_format.hpp"
-#include "lib/tick_clock.hpp"
+#include "record/journal_format.hpp"
+#include "record/tick_clock.hpp"
 
 namespace perusetrace::recover {
 

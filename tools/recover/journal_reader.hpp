@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "lib/global_clock.hpp"
 #include "otf2_writer/writer.hpp"
+#include "record/global_clock.hpp"
 
 namespace perusetrace::recover {
 

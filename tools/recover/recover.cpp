@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "events/catalogue.hpp"
-#include "lib/journal_format.hpp"
-#include "tools/recover/journal_reader.hpp"
-#include "lib/record_file.hpp"
 #include "lib/regions.hpp"
+#include "record/journal_format.hpp"
+#include "record/record_file.hpp"
+#include "tools/recover/journal_reader.hpp"
 
 namespace perusetrace::recover {
 

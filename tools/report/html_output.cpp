@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <vector>
 
-#include "tools/report/mpit_analysis.hpp"
+#include "analysis/mpit_analysis.hpp"
+#include "tools/common/markup_text.hpp"
 #include "tools/report/text_output.hpp"
-#include "tools/report/wait_state_text.hpp"
 #include "tools/report/timeline_assets.hpp"
 #include "tools/report/timeline_json.hpp"
-#include "tools/archive/markup_text.hpp"
+#include "tools/report/wait_state_text.hpp"
 
 namespace perusetrace::report {
 

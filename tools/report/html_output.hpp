@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "tools/report/report_data.hpp"
+#include "analysis/report_data.hpp"
 #include "tools/report/timeline_data.hpp"
 
 namespace perusetrace::report {

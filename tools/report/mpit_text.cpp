@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/report/mpit_analysis.hpp"
+#include "analysis/mpit_analysis.hpp"
 
 namespace perusetrace::report {
 

@@ -1,5 +1,3 @@
-#include "tools/archive/output_file.hpp"
-#include "tools/archive/tool_run.hpp"
 #include "tools/report/report_main.hpp"
 
 #include <fmt/core.h>
@@ -9,13 +7,17 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 
-#include "tools/archive/command_line.hpp"
-#include "tools/report/archive_analysis.hpp"
+#include "analysis/archive_analysis.hpp"
+#include "analysis/report_json.hpp"
+#include "tools/common/command_line.hpp"
+#include "tools/common/output_file.hpp"
+#include "tools/common/tool_run.hpp"
 #include "tools/report/html_output.hpp"
-#include "tools/report/json_output.hpp"
 #include "tools/report/text_output.hpp"
+#include "tools/report/timeline_builder.hpp"
 #include "tools/report/timeline_data.hpp"
 
 namespace {
@@ -55,9 +57,15 @@ bool write_file(const std::string& path, const std::string& content) {
 int run_report(const std::string& path, const std::string& by, const std::string& json,
                const std::string& html, bool quiet) {
   archive::ProgressBar bar(quiet);
-  report::timeline::Timeline timeline;  // the page's, only for --html
-  const report::Report result =
-      report::analyse_archive(path, by, bar, html.empty() ? nullptr : &timeline);
+  std::optional<report::timeline::TimelineBuilder> builder;  // the page's, only for --html
+  report::ObserverFactory observe;
+  if (!html.empty())
+    observe = [&](const archive::Definitions& defs, const report::Report& report) {
+      return &builder.emplace(defs, report);
+    };
+  const report::Report result = report::analyse_archive(path, by, bar, observe);
+  const report::timeline::Timeline timeline =
+      builder ? builder->take() : report::timeline::Timeline{};
   report::write_text(stdout, result);
   bool ok = true;
   if (!json.empty()) ok = write_file(json, report::to_json(result)) && ok;

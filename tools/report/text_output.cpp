@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "tools/archive/other_jobs.hpp"
+#include "reader/other_jobs.hpp"
 #include "tools/report/context_text.hpp"
-#include "tools/report/mpit_text.hpp"
 #include "tools/report/io_text.hpp"
+#include "tools/report/mpit_text.hpp"
 #include "tools/report/rma_text.hpp"
 #include "tools/report/wait_state_text.hpp"
 

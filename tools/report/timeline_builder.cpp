@@ -241,9 +241,9 @@ void TimelineBuilder::message_case(const MessageCase& m) {
   keep(slowest_, report_.messages.slowest.items(), m, m.time, m.logical, same_case);
 }
 
-Timeline TimelineBuilder::finish() {
+void TimelineBuilder::finish() {
   matcher_.finish();
-  Timeline tl;
+  Timeline& tl = timeline_;
   tl.span_ns = defs_.trace_length;
   for (const archive::LocationDef& l : defs_.locations) {
     const std::string& rank = defs_.ranks[l.rank].name;
@@ -259,7 +259,6 @@ Timeline TimelineBuilder::finish() {
   summary_.finish(tl);
   detail_.finish(std::max(now_, defs_.trace_length), tl);
   if (tl.complete) coarsen(tl, kScreenBuckets);
-  return tl;
 }
 
 }  // namespace perusetrace::report::timeline

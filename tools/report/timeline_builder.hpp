@@ -11,14 +11,15 @@
 #include <utility>
 #include <vector>
 
-#include "tools/archive/archive_reader.hpp"
-#include "tools/archive/call_kind.hpp"
-#include "tools/archive/message_matcher.hpp"
-#include "tools/report/analysis.hpp"
+#include "analysis/archive_analysis.hpp"
+#include "analysis/peruse_analysis.hpp"
+#include "analysis/wait_states.hpp"
+#include "reader/archive_reader.hpp"
+#include "reader/call_kind.hpp"
+#include "reader/message_matcher.hpp"
 #include "tools/report/timeline_data.hpp"
 #include "tools/report/timeline_detail.hpp"
 #include "tools/report/timeline_summary.hpp"
-#include "tools/report/wait_states.hpp"
 
 namespace perusetrace::report::timeline {
 
@@ -26,10 +27,7 @@ namespace perusetrace::report::timeline {
 // occurrence with a margin on either side (a fifth of it, at least a microsecond).
 std::pair<std::uint64_t, std::uint64_t> occurrence_view(std::uint64_t time, std::uint64_t duration);
 
-class TimelineBuilder : public archive::EventSink,
-                        public CaseListener,
-                        public WaitListener,
-                        private archive::MessageSink {
+class TimelineBuilder : public PassObserver, private archive::MessageSink {
  public:
   TimelineBuilder(const archive::Definitions& defs, const Report& report);
 
@@ -51,10 +49,13 @@ class TimelineBuilder : public archive::EventSink,
   void message_case(const MessageCase& m) override;
   void wait_case(const WaitPatternStat& pattern, const WaitCase& c) override;
 
-  // After the last event: the timeline, its memory handed over.
-  Timeline finish();
+  // After the last event, while the report it was made with lives: builds the timeline.
+  void finish() override;
+  // Then: the timeline, its memory handed over.
+  Timeline take() { return std::move(timeline_); }
 
  private:
+  Timeline timeline_;
   struct Call {
     std::uint32_t region;
     std::uint64_t since, id;

@@ -8,8 +8,8 @@
 #include <iterator>
 #include <vector>
 
-#include "tools/archive/call_kind.hpp"
-#include "tools/archive/json_text.hpp"
+#include "analysis/json_text.hpp"
+#include "reader/call_kind.hpp"
 #include "tools/report/timeline_builder.hpp"
 
 namespace perusetrace::report::timeline {

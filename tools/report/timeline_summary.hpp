@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "tools/archive/call_kind.hpp"
+#include "reader/call_kind.hpp"
 #include "tools/report/timeline_data.hpp"
 
 namespace perusetrace::report::timeline {

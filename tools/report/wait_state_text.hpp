@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-#include "tools/report/report_data.hpp"
+#include "analysis/report_data.hpp"
 
 namespace perusetrace::report {
 

@@ -1,0 +1,348 @@
+// An OTF2 archive written by perusetrace, as its tools (the Paraver converter, the report) need
+// it: the definitions in plain C++ types and the events streamed in time order to an EventSink.
+// The only file of the tools that sees OTF2.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "record/datatype_text.hpp"
+#include "record/peruse_fields.hpp"
+
+namespace perusetrace::archive {
+
+// A problem with the input, worded for the user: what is wrong and what to do.
+class ArchiveError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Annotation: a nested annotation's value (perusetrace/annotate.h), "ATTRIBUTE=VALUE".
+enum class RegionKind : std::uint8_t { MpiFunction, Peruse, Tracer, Other, Annotation };
+enum class RegionRole : std::uint8_t { Function, PointToPoint, Barrier, Collective, FileIo, Other };
+
+struct RegionDef {
+  std::string name;
+  RegionKind kind = RegionKind::Other;
+  RegionRole role = RegionRole::Other;
+  std::uint32_t peruse_index = 0;  // RegionKind::Peruse: position among the Peruse regions
+  bool sampled = false;          // a function of the samples' call stacks (OTF2 paradigm SAMPLING)
+  std::string attribute, value;  // RegionKind::Annotation: the name's two parts
+  bool process_scope = false;    // RegionKind::Annotation: the value holds for the whole rank
+};
+
+struct NodeDef {
+  std::string name;
+};
+
+struct RankDef {
+  std::string name;
+  std::uint32_t node = 0;  // index into Definitions::nodes
+  std::uint32_t threads = 0;
+};
+
+struct LocationDef {
+  std::uint64_t id = 0;  // OTF2 location id
+  std::string name;
+  std::uint32_t rank = 0;
+  std::uint32_t thread = 0;  // 0 for the rank's first location, then in id order
+  std::uint64_t events = 0;
+};
+
+// A member of a communicator that is a process of another MPI job (CommDef::job).
+inline constexpr std::uint32_t kOtherJobRank = 0xfffffffeu;
+inline constexpr std::uint32_t kNoJob = 0xffffffffu;
+
+struct CommDef {
+  std::string name;
+  // Member i of the communicator is this world rank, or kOtherJobRank: a process of the job
+  // `job`, whose world rank there is job_ranks[i].
+  std::vector<std::uint32_t> world_ranks;
+  bool self = false;                     // MPI_COMM_SELF: the one member is the caller
+  std::uint32_t job = kNoJob;            // index into Definitions::jobs
+  std::vector<std::uint32_t> job_ranks;  // with `job`: as world_ranks, in that job for its members
+};
+
+// Another MPI job at the far end of intercommunicators (MPI_Comm_spawn's children, the job that
+// spawned this one, MPI_Comm_connect's peer): a trace of its own. Its processes are no ranks of
+// this archive.
+struct JobDef {
+  std::string name;      // "spawn-1", "parent", ...
+  std::string relation;  // "spawned" (by this job), "parent" (of this job), "connected"
+  std::string archive;   // its archive, relative to this archive's directory; "" not known
+  std::vector<std::uint32_t> ranks;  // its world ranks that are members of communicators here
+  std::uint32_t first_group = 0;     // the location group of ranks[0]; the others follow
+};
+
+// MPI-IO (docs/otf2-mapping.md, MPI-IO). A size the archive does not give is kUnknownSize.
+inline constexpr std::uint64_t kUnknownSize = ~std::uint64_t{0};
+
+// An MPI datatype (record/datatype_text.hpp); `id` and the inner `types` index
+// Definitions::datatypes.
+using DatatypeDef = trace::DatatypeText;
+
+// A file, one per name: opened, or only deleted, by some rank.
+struct FileDef {
+  std::string name;
+  std::uint64_t initial_size = kUnknownSize;  // its size in bytes when the run first opened it
+};
+
+// A file opened by one rank: an OTF2 I/O handle. Its own size at opening comes with its
+// creation (EventSink::io_handle_created).
+struct IoHandleDef {
+  std::string name;        // the file's name
+  std::uint32_t file = 0;  // index into Definitions::files
+  std::uint32_t comm = 0;  // the communicator it was opened on (kNoComm: unknown)
+};
+
+// A metric member. The Peruse counters share one class; every other metric has a class of its
+// own (archive_schema.hpp). Metric events reach the sinks one member at a time.
+enum class MetricMode : std::uint8_t {
+  Value,  // the value read (OTF2's absolute and accumulated modes)
+  Delta,  // the change since the previous value of the location (OTF2_METRIC_RELATIVE_LAST)
+};
+enum class MetricType : std::uint8_t { Int64, Uint64, Double };
+
+struct MetricDef {
+  std::string name, description, unit;
+  MetricMode mode = MetricMode::Value;
+  MetricType type = MetricType::Int64;
+  bool annotation = false;     // an annotation's integer values, named after its attribute
+  bool process_scope = false;  // an annotation's: the values hold for the whole rank
+};
+
+inline constexpr std::uint32_t kNoContext = 0xffffffffu;
+
+// A node of the samples' calling context tree: a frame, its place, its caller's node. Inside MPI
+// the leaf is the MPI function's own region.
+struct ContextDef {
+  std::uint32_t region = 0;           // index into Definitions::regions
+  std::uint32_t parent = kNoContext;  // kNoContext at a root
+  std::string file;                   // "" when the frame has no debug information
+  std::uint32_t line = 0;
+};
+
+// An RMA window (one-sided communication): targets are ranks of its communicator.
+struct WindowDef {
+  std::string name;
+  std::uint32_t comm = 0xffffffffu;  // index into Definitions::comms; kNoComm when unknown
+};
+
+struct Definitions {
+  std::uint64_t timer_resolution = 1'000'000'000;
+  std::uint64_t global_offset = 0;
+  std::uint64_t trace_length = 0;       // in ns
+  std::uint64_t realtime_start_ns = 0;  // CLOCK_REALTIME at the trace's start, 0 when unknown
+  std::vector<NodeDef> nodes;
+  std::vector<RankDef> ranks;              // by world rank
+  std::vector<LocationDef> locations;      // by rank, then thread: the tools' location index
+  std::vector<RegionDef> regions;          // by OTF2 region id
+  std::vector<std::string> peruse_events;  // short names (REQ_ACTIVATE...) by peruse_index
+  std::vector<CommDef> comms;              // by unified communicator id
+  std::vector<WindowDef> windows;          // by OTF2 RmaWin id
+  std::vector<JobDef> jobs;                // other MPI jobs (archive_schema.hpp, kJobsProperty)
+  // Groups of processes (OTF2 COMM_GROUP groups: those of communicators and of RMA group
+  // synchronisations) as world ranks, by OTF2 group id.
+  std::map<std::uint32_t, std::vector<std::uint32_t>> groups;
+  std::vector<MetricDef> metrics;        // by OTF2 metric member id (events name members)
+  std::vector<ContextDef> contexts;      // by OTF2 calling context id (a forest)
+  std::uint64_t sampling_period_ns = 0;  // the interrupt generator's period; 0: no sampling
+  std::vector<FileDef> files;            // by OTF2 IoFile id
+  std::vector<DatatypeDef> datatypes;    // by archive id, inner ones first
+  std::vector<IoHandleDef> io_handles;   // by OTF2 IoHandle id
+  std::uint64_t total_events = 0;
+  std::string creator;
+  std::string settings;       // the settings property ("MPITRACE_PERUSE_EVENTS=..."), or ""
+  std::string clock_domains;  // the clock-domains property, or "" (archive_schema.hpp)
+  // MPI_T's control variables as the properties hold them, or "" (archive_schema.hpp).
+  std::string cvars, cvars_differ, cvars_set;
+};
+
+// The fields of every Peruse event, whole (the archive writes repeated ones once); `comm` is the
+// archive's communicator id, kNoComm when the event names none.
+using PeruseFields = trace::PeruseFieldValues;
+
+inline constexpr std::uint32_t kNoComm = 0xffffffffu;
+inline constexpr std::uint32_t kNoRegion = 0xffffffffu;
+
+// A CallingContextSample with perusetrace's attributes (archive_schema.hpp). `state` and
+// `activity` are mpi_state.h's values as written (a damaged archive may hold others).
+struct Sample {
+  std::uint32_t context = kNoContext;  // index into Definitions::contexts
+  std::uint8_t state = 0;
+  std::uint8_t activity = 0;
+  std::uint32_t mpi_function = kNoRegion;  // a region; kNoRegion outside MPI
+  std::uint32_t weight = 1;                // the sampling periods it stands for
+};
+
+// One-sided communication's events, one struct for all of them (OTF2's Rma* records).
+enum class RmaEventKind : std::uint8_t {
+  WinCreate,
+  WinDestroy,
+  CollectiveBegin,
+  CollectiveEnd,
+  GroupSync,
+  RequestLock,
+  AcquireLock,
+  TryLock,
+  ReleaseLock,
+  Sync,
+  WaitChange,
+  Put,
+  Get,
+  Atomic,
+  CompleteBlocking,
+  CompleteNonBlocking,
+  CompleteRemote,
+  Test,
+};
+inline constexpr std::uint32_t kAllTargets = 0xffffffffu;  // a lock or sync of every target
+inline constexpr std::uint32_t kNoWindow = 0xffffffffu;
+struct RmaEvent {
+  RmaEventKind kind = RmaEventKind::Put;
+  std::uint32_t window = kNoWindow;      // index into Definitions::windows
+  std::uint32_t target = kAllTargets;    // a rank of the window's communicator
+  std::uint64_t sent = 0, received = 0;  // bytes to and from the target (Put, Get, Atomic)
+  std::uint64_t matching = 0;            // operations and their completions
+  std::uint32_t group = 0xffffffffu;     // GroupSync: key of Definitions::groups
+  std::uint32_t sync_level = 0;          // GroupSync, CollectiveEnd: 1 process, 2 memory
+  bool exclusive = false;                // RequestLock, AcquireLock, TryLock
+};
+// An MPI-IO operation as it begins: what it does, how, and how much it asks for.
+enum class IoMode : std::uint8_t { Read, Write, Flush };
+inline constexpr std::uint32_t kIoNonBlocking = 1, kIoCollective = 2;  // IoBegin::flags (OTF2's)
+struct IoBegin {
+  IoMode mode = IoMode::Read;
+  std::uint32_t flags = 0;
+  std::uint64_t bytes = 0;     // requested; kUnknownSize for a flush
+  std::uint64_t matching = 0;  // the same in its io_complete
+};
+enum class IoSeekFrom : std::uint8_t { Start, Current, End, Other };
+
+// What a datatype carried, for EventSink::datatype_use.
+enum class DatatypeUse : std::uint8_t {
+  Send,               // a point-to-point message sent (MpiSend, MpiIsend)
+  Receive,            // one received (MpiRecv, MpiIrecv)
+  CollectiveSend,     // the bytes this rank sent in a collective
+  CollectiveReceive,  // and received
+  FileRead,           // an MPI-IO operation completed, with the bytes it transferred
+  FileWrite,
+};
+
+inline constexpr std::uint32_t kNoRoot = 0xffffffffu;
+
+// A collective operation as it completed: MpiCollectiveEnd, or NonBlockingCollectiveComplete
+// (request not 0) in the Wait or Test that completed it.
+struct Collective {
+  std::uint32_t comm = 0xffffffffu;  // kNoComm when none
+  std::uint32_t root = kNoRoot;      // a rank of comm
+  std::uint64_t sent = 0, received = 0;
+  std::uint64_t request = 0;
+};
+
+// Times are ns since the trace start; `loc` indexes Definitions::locations. Every callback does
+// nothing unless a sink overrides it: each analysis takes only the events it reads.
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+  virtual void enter(std::uint32_t /*loc*/, std::uint64_t /*t*/, std::uint32_t /*region*/) {}
+  virtual void leave(std::uint32_t /*loc*/, std::uint64_t /*t*/, std::uint32_t /*region*/) {}
+  virtual void peruse(std::uint32_t /*loc*/, std::uint64_t /*t*/, std::uint32_t /*region*/,
+                      const PeruseFields& /*f*/) {}
+  // Point-to-point records; peer is a rank of `comm`.
+  virtual void send(std::uint32_t /*loc*/, std::uint64_t /*t*/, std::uint32_t /*peer*/,
+                    std::uint32_t /*comm*/, std::uint32_t /*tag*/, std::uint64_t /*bytes*/,
+                    std::uint64_t /*request*/, bool /*blocking*/) {}
+  virtual void send_complete(std::uint32_t /*loc*/, std::uint64_t /*t*/,
+                             std::uint64_t /*request*/) {}
+  virtual void recv_request(std::uint32_t /*loc*/, std::uint64_t /*t*/, std::uint64_t /*request*/) {
+  }
+  virtual void recv(std::uint32_t /*loc*/, std::uint64_t /*t*/, std::uint32_t /*peer*/,
+                    std::uint32_t /*comm*/, std::uint32_t /*tag*/, std::uint64_t /*bytes*/,
+                    std::uint64_t /*request*/, bool /*blocking*/) {}
+  virtual void request_cancelled(std::uint32_t /*loc*/, std::uint64_t /*t*/,
+                                 std::uint64_t /*request*/) {}
+  virtual void metric(std::uint32_t /*loc*/, std::uint64_t /*t*/, std::uint32_t /*metric*/,
+                      std::int64_t /*value*/) {}
+  // A metric whose value is a double (MPI_T timers, some Open MPI counters). Sinks that show
+  // whole numbers keep this default: the value rounded (see rounded_metric).
+  virtual void real_metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric, double value) {
+    this->metric(loc, t, metric, rounded_metric(value));
+  }
+  // A sample of the thread's state and call stack (MPITRACE_SAMPLING); only the profile needs
+  // them.
+  virtual void sample(std::uint32_t /*loc*/, std::uint64_t /*t*/, const Sample& /*s*/) {}
+  virtual void rma(std::uint32_t /*loc*/, std::uint64_t /*t*/, const RmaEvent& /*e*/) {}
+  // MPI-IO: `handle` indexes Definitions::io_handles, `file` Definitions::files. Operations
+  // begin and complete in the same MPI call, or complete in another (nonblocking ones in a Wait
+  // or Test, split collectives in their *_end) with the same matching id.
+  virtual void io_handle_created(std::uint32_t /*loc*/, std::uint64_t /*t*/,
+                                 std::uint32_t /*handle*/, std::uint64_t /*size_at_open*/) {}
+  virtual void io_handle_destroyed(std::uint32_t /*loc*/, std::uint64_t /*t*/,
+                                   std::uint32_t /*handle*/) {}
+  virtual void io_begin(std::uint32_t /*loc*/, std::uint64_t /*t*/, std::uint32_t /*handle*/,
+                        const IoBegin& /*op*/) {}
+  virtual void io_complete(std::uint32_t /*loc*/, std::uint64_t /*t*/, std::uint32_t /*handle*/,
+                           std::uint64_t /*bytes*/, std::uint64_t /*matching*/) {}
+  // MPI_File_seek(_shared): the offset asked for, from where, and the one reached (etypes of
+  // the file's view; kUnknownSize when the MPI did not say).
+  virtual void io_seek(std::uint32_t /*loc*/, std::uint64_t /*t*/, std::uint32_t /*handle*/,
+                       std::int64_t /*offset*/, IoSeekFrom /*from*/, std::uint64_t /*reached*/) {}
+  // MPI_File_set_size or MPI_File_preallocate (`region`, the MPI function), at its Leave,
+  // just before the leave() callback.
+  virtual void io_resize(std::uint32_t /*loc*/, std::uint64_t /*t*/, std::uint32_t /*handle*/,
+                         std::uint32_t /*region*/, std::uint64_t /*size*/) {}
+  virtual void io_delete(std::uint32_t /*loc*/, std::uint64_t /*t*/, std::uint32_t /*file*/) {}
+  // Collectives (blocking ones between the Enter and the Leave of their call) and the requests
+  // of nonblocking ones, made in the starting call.
+  virtual void collective(std::uint32_t /*loc*/, std::uint64_t /*t*/, const Collective& /*c*/) {}
+  virtual void collective_request(std::uint32_t /*loc*/, std::uint64_t /*t*/,
+                                  std::uint64_t /*request*/) {}
+  // The bytes a datatype (index into Definitions::datatypes) carried: called right after the
+  // send, recv, collective or io_complete it belongs to, on the same location. Archives written
+  // before datatypes were recorded have none.
+  virtual void datatype_use(std::uint32_t /*loc*/, std::uint64_t /*t*/, std::uint32_t /*datatype*/,
+                            DatatypeUse /*use*/, std::uint64_t /*bytes*/) {}
+
+  // `value` to the nearest integer; one outside int64's range is clamped, NaN is 0.
+  static std::int64_t rounded_metric(double value);
+};
+
+class ArchiveReader {
+ public:
+  // Opens PATH (DIR/traces.otf2, or DIR holding it) and reads its definitions; throws
+  // ArchiveError naming the problem and the fix.
+  explicit ArchiveReader(const std::string& path);
+  ~ArchiveReader();
+  ArchiveReader(const ArchiveReader&) = delete;
+  ArchiveReader& operator=(const ArchiveReader&) = delete;
+
+  const Definitions& definitions() const { return defs_; }
+  const std::string& anchor() const { return anchor_; }  // the .otf2 file
+
+  // Streams every event in time order: of equal times, a location's before those of a location
+  // with a larger OTF2 id (OTF2's global event reader's order). `progress(read, total)` is
+  // called now and then. Several threads decode the archive at once (set_reading_threads); the
+  // sink's callbacks come on the calling thread, in the same order whatever their number.
+  void read_events(EventSink& sink,
+                   const std::function<void(std::uint64_t, std::uint64_t)>& progress);
+
+  // How many threads decode the events: 0 (the default) as many as the machine has cores, at
+  // most 8 and one per location; 1 reads on the calling thread alone.
+  void set_reading_threads(unsigned threads);
+  unsigned reading_threads() const;  // how many the last read_events used
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+  Definitions defs_;
+  std::string anchor_;
+};
+
+}  // namespace perusetrace::archive

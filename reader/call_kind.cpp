@@ -1,0 +1,75 @@
+#include "reader/call_kind.hpp"
+
+#include <algorithm>
+#include <initializer_list>
+#include <string_view>
+
+namespace perusetrace::archive {
+
+namespace {
+
+bool one_of(std::string_view name, std::initializer_list<std::string_view> names) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+}  // namespace
+
+CallKind call_kind(const RegionDef& r) {
+  if (r.kind == RegionKind::Tracer) return CallKind::Tracer;
+  if (r.kind != RegionKind::MpiFunction) return CallKind::OutsideMpi;
+  const std::string_view n = r.name;
+  if (one_of(n, {"MPI_Recv", "MPI_Mrecv", "MPI_Probe", "MPI_Mprobe"})) return CallKind::WaitMessage;
+  if (one_of(n, {"MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend"})) return CallKind::BlockingSend;
+  if (one_of(n, {"MPI_Sendrecv", "MPI_Sendrecv_replace"})) return CallKind::SendRecv;
+  if (one_of(n,
+             {"MPI_Isend", "MPI_Issend", "MPI_Ibsend", "MPI_Irsend", "MPI_Start", "MPI_Startall"}))
+    return CallKind::ImmediateSend;
+  if (one_of(n, {"MPI_Irecv", "MPI_Imrecv"})) return CallKind::ImmediateRecv;
+  if (n.rfind("MPI_Wait", 0) == 0) return CallKind::Wait;
+  if (n.rfind("MPI_Test", 0) == 0 || one_of(n, {"MPI_Iprobe", "MPI_Improbe"}))
+    return CallKind::TestProbe;
+  switch (r.role) {
+    case RegionRole::Barrier:
+      return CallKind::Synchronization;
+    case RegionRole::Collective:
+      return CallKind::Collective;
+    case RegionRole::FileIo:
+      return CallKind::Io;
+    default:
+      return CallKind::OtherMpi;
+  }
+}
+
+const char* call_kind_name(CallKind kind) {
+  switch (kind) {
+    case CallKind::OutsideMpi:
+      return "outside MPI";
+    case CallKind::WaitMessage:
+      return "waiting for a message";
+    case CallKind::BlockingSend:
+      return "blocking send";
+    case CallKind::SendRecv:
+      return "send-receive";
+    case CallKind::ImmediateSend:
+      return "immediate send";
+    case CallKind::ImmediateRecv:
+      return "immediate receive";
+    case CallKind::Wait:
+      return "wait";
+    case CallKind::TestProbe:
+      return "test/probe";
+    case CallKind::Synchronization:
+      return "synchronization";
+    case CallKind::Collective:
+      return "collective";
+    case CallKind::Io:
+      return "I/O";
+    case CallKind::OtherMpi:
+      return "other MPI";
+    case CallKind::Tracer:
+      return "tracer writing its buffer";
+  }
+  return "?";
+}
+
+}  // namespace perusetrace::archive

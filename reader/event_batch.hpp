@@ -1,0 +1,289 @@
+// Events as fixed-size 48-byte records in batches: what the threads that decode an archive hand
+// on (to the merge, to the analyses' thread), so that a batch crosses threads in one step and
+// memory stays bounded by the number of batches, whatever the archive's size.
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <vector>
+
+#include "reader/archive_reader.hpp"
+
+namespace perusetrace::archive {
+
+enum class RecordKind : std::uint8_t {
+  Enter,
+  Leave,
+  Peruse,
+  Send,
+  SendComplete,
+  RecvRequest,
+  Recv,
+  Cancelled,
+  Metric,
+  RealMetric,
+  Sample,
+  Rma,
+  IoCreate,
+  IoDestroy,
+  IoBegin,
+  IoComplete,
+  IoSeek,
+  IoResize,
+  IoDelete,
+  Collective,
+  CollectiveRequest,
+  DatatypeUse,
+  Nothing,  // a record that turned out to say nothing: replay skips it
+};
+
+// One event; fields by kind as replay() reads them. `aux` is free for the reading threads'
+// own notes (the Peruse fields an event carried); the analyses never see it.
+struct EventRecord {
+  RecordKind kind;
+  std::uint8_t flag;
+  std::uint8_t aux;
+  std::uint32_t loc;
+  std::uint64_t t;
+  std::uint32_t a, b, c, d;
+  std::uint64_t x, y;
+};
+static_assert(sizeof(EventRecord) == 48);
+
+// A Peruse event's fields in its record: written by the batch, read by the merge and the replay.
+inline void store_peruse(EventRecord& r, const PeruseFields& f) {
+  r.b = static_cast<std::uint32_t>(f.peer);
+  r.c = static_cast<std::uint32_t>(f.tag);
+  r.d = f.comm;
+  r.x = f.request;
+  r.y = f.bytes;
+  r.flag = f.operation;
+}
+inline PeruseFields peruse_fields(const EventRecord& r) {
+  PeruseFields f;
+  f.request = r.x;
+  f.bytes = r.y;
+  f.peer = static_cast<std::int32_t>(r.b);
+  f.tag = static_cast<std::int32_t>(r.c);
+  f.comm = r.d;
+  f.operation = r.flag;
+  return f;
+}
+
+// Samples and RMA events, rare and larger, wait beside the records that index them (`a`).
+struct EventBatch {
+  static constexpr std::size_t kRecords = 8192;
+  std::vector<EventRecord> records;
+  std::vector<Sample> samples;
+  std::vector<RmaEvent> rmas;
+  bool ends_range = false;  // the last batch of a range of events (EventDecoder::run_ranges)
+  EventBatch() { records.reserve(kRecords); }
+  bool full() const { return records.size() == kRecords; }
+  void clear() {
+    records.clear();
+    samples.clear();
+    rmas.clear();
+    ends_range = false;
+  }
+};
+
+// Takes a full batch and gives one to fill next (the same one, emptied, or another).
+class BatchConsumer {
+ public:
+  virtual ~BatchConsumer() = default;
+  virtual EventBatch* consume(EventBatch* full) = 0;
+};
+
+// Hands every record of `batch` to `sink` as the callback it stands for; or one record of it.
+void replay(const EventBatch& batch, EventSink& sink);
+void replay(const EventRecord& r, const EventBatch& batch, EventSink& sink);
+
+// A BatchConsumer that replays each batch into a sink on the calling thread.
+class ReplayInto final : public BatchConsumer {
+ public:
+  explicit ReplayInto(EventSink& sink) : sink_(sink) {}
+  EventBatch* consume(EventBatch* full) override {
+    replay(*full, sink_);
+    full->clear();
+    return full;
+  }
+
+ private:
+  EventSink& sink_;
+};
+
+// Packs events into a batch, handing it to `consumer` when full. Final, so that a caller that
+// knows the type (the archive's reading threads) calls it without a virtual call.
+class BatchWriter final : public EventSink {
+ public:
+  BatchWriter() = default;
+  BatchWriter(EventBatch* batch, BatchConsumer* consumer) : batch_(batch), consumer_(consumer) {}
+  void reset(EventBatch* batch, BatchConsumer* consumer) {
+    batch_ = batch;
+    consumer_ = consumer;
+  }
+  EventBatch* batch() const { return batch_; }
+  EventRecord& last() { return batch_->records.back(); }  // the record added last
+  // Hands over what the batch holds (even if not full); keeps writing into the batch returned.
+  void flush() {
+    if (!batch_->records.empty()) batch_ = consumer_->consume(batch_);
+  }
+  void hand_over() { batch_ = consumer_->consume(batch_); }  // even when empty
+
+  // A copy of `r`, whose sample or RMA event (if it has one) is in `from`.
+  EventRecord& copy(const EventRecord& r, const EventBatch& from) {
+    if (batch_->full()) batch_ = consumer_->consume(batch_);
+    EventRecord& c = batch_->records.emplace_back(r);
+    if (r.kind == RecordKind::Sample) {
+      c.a = static_cast<std::uint32_t>(batch_->samples.size());
+      batch_->samples.push_back(from.samples[r.a]);
+    } else if (r.kind == RecordKind::Rma) {
+      c.a = static_cast<std::uint32_t>(batch_->rmas.size());
+      batch_->rmas.push_back(from.rmas[r.a]);
+    }
+    return c;
+  }
+
+  [[gnu::always_inline]] EventRecord& add(RecordKind kind, std::uint32_t loc, std::uint64_t t) {
+    if (batch_->full()) batch_ = consumer_->consume(batch_);
+    EventRecord& r = batch_->records.emplace_back();
+    r.kind = kind;
+    r.flag = 0;
+    r.aux = 0;
+    r.loc = loc;
+    r.t = t;
+    return r;
+  }
+
+  void enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override {
+    add(RecordKind::Enter, loc, t).a = region;
+  }
+  void leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override {
+    add(RecordKind::Leave, loc, t).a = region;
+  }
+  void peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
+              const PeruseFields& f) override {
+    EventRecord& r = add(RecordKind::Peruse, loc, t);
+    r.a = region;
+    store_peruse(r, f);
+  }
+  void send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
+            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override {
+    message(RecordKind::Send, loc, t, peer, comm, tag, bytes, request, blocking);
+  }
+  void send_complete(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override {
+    add(RecordKind::SendComplete, loc, t).x = request;
+  }
+  void recv_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override {
+    add(RecordKind::RecvRequest, loc, t).x = request;
+  }
+  void recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
+            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override {
+    message(RecordKind::Recv, loc, t, peer, comm, tag, bytes, request, blocking);
+  }
+  void request_cancelled(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override {
+    add(RecordKind::Cancelled, loc, t).x = request;
+  }
+  void metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
+              std::int64_t value) override {
+    EventRecord& r = add(RecordKind::Metric, loc, t);
+    r.a = metric;
+    r.x = static_cast<std::uint64_t>(value);
+  }
+  void real_metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
+                   double value) override {
+    EventRecord& r = add(RecordKind::RealMetric, loc, t);
+    r.a = metric;
+    r.x = std::bit_cast<std::uint64_t>(value);
+  }
+  void sample(std::uint32_t loc, std::uint64_t t, const Sample& s) override {
+    EventRecord& r = add(RecordKind::Sample, loc, t);
+    r.a = static_cast<std::uint32_t>(batch_->samples.size());
+    batch_->samples.push_back(s);
+  }
+  void rma(std::uint32_t loc, std::uint64_t t, const RmaEvent& e) override {
+    EventRecord& r = add(RecordKind::Rma, loc, t);
+    r.a = static_cast<std::uint32_t>(batch_->rmas.size());
+    batch_->rmas.push_back(e);
+  }
+  void io_handle_created(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
+                         std::uint64_t size_at_open) override {
+    EventRecord& r = add(RecordKind::IoCreate, loc, t);
+    r.a = handle;
+    r.x = size_at_open;
+  }
+  void io_handle_destroyed(std::uint32_t loc, std::uint64_t t, std::uint32_t handle) override {
+    add(RecordKind::IoDestroy, loc, t).a = handle;
+  }
+  void io_begin(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
+                const IoBegin& op) override {
+    EventRecord& r = add(RecordKind::IoBegin, loc, t);
+    r.a = handle;
+    r.flag = static_cast<std::uint8_t>(op.mode);
+    r.b = op.flags;
+    r.x = op.bytes;
+    r.y = op.matching;
+  }
+  void io_complete(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, std::uint64_t bytes,
+                   std::uint64_t matching) override {
+    EventRecord& r = add(RecordKind::IoComplete, loc, t);
+    r.a = handle;
+    r.x = bytes;
+    r.y = matching;
+  }
+  void io_seek(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, std::int64_t offset,
+               IoSeekFrom from, std::uint64_t reached) override {
+    EventRecord& r = add(RecordKind::IoSeek, loc, t);
+    r.a = handle;
+    r.flag = static_cast<std::uint8_t>(from);
+    r.x = static_cast<std::uint64_t>(offset);
+    r.y = reached;
+  }
+  void io_resize(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, std::uint32_t region,
+                 std::uint64_t size) override {
+    EventRecord& r = add(RecordKind::IoResize, loc, t);
+    r.a = handle;
+    r.b = region;
+    r.x = size;
+  }
+  void io_delete(std::uint32_t loc, std::uint64_t t, std::uint32_t file) override {
+    add(RecordKind::IoDelete, loc, t).a = file;
+  }
+  void collective(std::uint32_t loc, std::uint64_t t, const Collective& c) override {
+    EventRecord& r = add(RecordKind::Collective, loc, t);
+    r.a = c.comm;
+    r.b = c.root;
+    r.c = static_cast<std::uint32_t>(c.request >> 32);
+    r.d = static_cast<std::uint32_t>(c.request);
+    r.x = c.sent;
+    r.y = c.received;
+  }
+  void collective_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override {
+    add(RecordKind::CollectiveRequest, loc, t).x = request;
+  }
+  void datatype_use(std::uint32_t loc, std::uint64_t t, std::uint32_t datatype, DatatypeUse use,
+                    std::uint64_t bytes) override {
+    EventRecord& r = add(RecordKind::DatatypeUse, loc, t);
+    r.a = datatype;
+    r.flag = static_cast<std::uint8_t>(use);
+    r.x = bytes;
+  }
+
+ private:
+  void message(RecordKind kind, std::uint32_t loc, std::uint64_t t, std::uint32_t peer,
+               std::uint32_t comm, std::uint32_t tag, std::uint64_t bytes, std::uint64_t request,
+               bool blocking) {
+    EventRecord& r = add(kind, loc, t);
+    r.a = peer;
+    r.b = comm;
+    r.c = tag;
+    r.x = bytes;
+    r.y = request;
+    r.flag = blocking ? 1 : 0;
+  }
+
+  EventBatch* batch_ = nullptr;
+  BatchConsumer* consumer_ = nullptr;
+};
+
+}  // namespace perusetrace::archive

@@ -1,0 +1,92 @@
+// Where the journal lives and how its files are named; shared by the runtime that writes it and
+// by `perusetrace recover`, which reads it. See lib/journal.hpp for what the journal is.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace perusetrace::journal {
+
+// Written in the first line of every rank's definitions file; a reader refuses other versions.
+inline constexpr int kFormatVersion = 5;  // 5: records files hold packed blocks
+
+// Threads of a process that get a records file (and an OTF2 location); later ones are not traced.
+inline constexpr std::uint32_t kMaxThreads = 1024;
+// Local communicator and file ids count up from 0 in a process; a reader takes a larger one for
+// damage rather than size tables by it.
+inline constexpr std::uint32_t kMaxLocalIds = 1u << 24;
+
+inline std::string directory(const std::string& trace_dir) {
+  return trace_dir + "/journal";
+}
+
+inline std::string definitions_name(int rank) {
+  return "rank-" + std::to_string(rank) + ".defs";
+}
+inline std::string records_name(int rank, unsigned thread) {
+  return "rank-" + std::to_string(rank) + ".thread-" + std::to_string(thread) + ".records";
+}
+// The samples of one thread (MPITRACE_SAMPLING, lib/sample_file.hpp).
+inline std::string samples_name(int rank, unsigned thread) {
+  return "rank-" + std::to_string(rank) + ".thread-" + std::to_string(thread) + ".samples";
+}
+inline std::string samples_path(const std::string& trace_dir, int rank, unsigned thread) {
+  return directory(trace_dir) + "/" + samples_name(rank, thread);
+}
+inline std::string records_path(const std::string& trace_dir, int rank, unsigned thread) {
+  return directory(trace_dir) + "/" + records_name(rank, thread);
+}
+
+// The inverse of definitions_name and records_name: "rank-3.defs" -> (3, -1),
+// "rank-3.thread-1.records" -> (3, 1); false for any other name, or one they would not write
+// ("rank-03.defs").
+inline bool parse_name(const std::string& name, int& rank, int& thread) {
+  thread = -1;
+  const std::string prefix = "rank-";
+  if (name.rfind(prefix, 0) != 0) return false;
+  std::size_t at = prefix.size(), end = at;
+  while (end < name.size() && end - at < 9 && name[end] >= '0' && name[end] <= '9') ++end;
+  if (end == at) return false;
+  rank = std::stoi(name.substr(at, end - at));
+  if (name == definitions_name(rank)) return true;
+  const std::string middle = prefix + std::to_string(rank) + ".thread-";
+  if (name.rfind(middle, 0) != 0) return false;
+  at = end = middle.size();
+  while (end < name.size() && end - at < 9 && name[end] >= '0' && name[end] <= '9') ++end;
+  if (end == at) return false;
+  thread = std::stoi(name.substr(at, end - at));
+  return name == records_name(rank, static_cast<unsigned>(thread));
+}
+inline std::string definitions_path(const std::string& trace_dir, int rank) {
+  return directory(trace_dir) + "/" + definitions_name(rank);
+}
+
+// The definitions file is text, one fact per line, the keyword first; names come last on their
+// line and run to its end, so they may hold spaces:
+//   perusetrace-journal VERSION regions COUNT
+//   rank RANK of SIZE
+//   host NAME
+//   clock START_NS REALTIME_START_NS
+//   ticks TICKS NS TICKS NS   (two points of the records' clock, read at init: records carry
+//                              ticks, which are ns along the line through the first point and
+//                              the last one known — see record/tick_clock.hpp)
+//   tickpoint TICKS NS        (a later point: at MPI_Finalize or when the program died)
+//   settings TEXT
+//   comm LOCAL_ID PARENT_ID|- INTER N_MEMBERS WORLD_RANK... N_REMOTE WORLD_RANK... NAME
+//   commname LOCAL_ID NAME    (MPI_Comm_set_name; the latest line for a communicator holds)
+//   otherjob LOCAL_ID RELATION ARCHIVE|- JOB|-   (right after its comm line: the remote group
+//                             is another MPI job, trace::JobRelation RELATION, its ranks there)
+//   file LOCAL_ID COMM_LOCAL_ID NAME
+//   win LOCAL_ID COMM_LOCAL_ID NAME      (an RMA window)
+//   winname LOCAL_ID NAME                (MPI_Win_set_name: the window's name from now on)
+//   rmagroup LOCAL_ID N WORLD_RANK...    (the group of an MPI_Win_post or MPI_Win_start)
+//   filename LOCAL_ID NAME    (a file a deletion names: records IoDeleteFile carry LOCAL_ID)
+//   datatype LOCAL_ID COMBINER SIZE LB EXTENT TRUE_LB TRUE_EXTENT N_INTEGERS INTEGER...
+//            N_ADDRESSES ADDRESS... N_TYPES LOCAL_ID... NAME   (NAME may be empty)
+//   clockdomain LEADER_RANK NAME   (the ranks reading one clock share its leader's offsets)
+//   offset LOCAL_TIME OFFSET_NS ERROR_NS [EXCHANGES]   (add OFFSET_NS for rank 0's clock)
+//   stopped REASON            (the program died; written by the crash handlers)
+//   end END_NS                (MPI_Finalize reached; the archive is being written)
+// Times are CLOCK_MONOTONIC ns except in the records, which hold ticks.
+
+}  // namespace perusetrace::journal

@@ -1,0 +1,70 @@
+// Reads one thread's journal file back (at MPI_Finalize, and in `perusetrace recover`). A file
+// left by a dying program may end in a half-written block, hold a torn record from a thread
+// that was writing while a crash handler saved its buffer, or stop inside MPI calls: such
+// records are dropped (a damaged block costs the rest of that block), and the regions the
+// thread never left are closed at its last timestamp, so the archive stays well-formed.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include <memory>
+#include <vector>
+
+#include "record/global_clock.hpp"
+#include "record/record.hpp"
+#include "record/record_packing.hpp"
+
+namespace perusetrace {
+
+class RecordFile {
+ public:
+  struct Counts {
+    std::uint64_t kept = 0;
+    std::uint64_t dropped = 0;         // not a record this build writes, or out of order
+    std::uint64_t closed_regions = 0;  // Leaves added at the end
+    std::uint64_t torn_bytes = 0;      // at the end of the file, not readable as records
+    std::uint64_t first_time = 0;      // global ns, of the first record kept
+    std::uint64_t last_time = 0;       // global ns
+  };
+
+  RecordFile(std::uint16_t region_count, std::uint8_t peruse_event_count)
+      : region_count_(region_count), event_count_(peruse_event_count) {}
+  ~RecordFile();
+  RecordFile(const RecordFile&) = delete;
+  RecordFile& operator=(const RecordFile&) = delete;
+
+  bool open(const std::string& path, std::string& error);
+  // Records hold ticks of the rank's clock; what read() returns holds the run's global ns.
+  void set_clock(const GlobalClock& clock) { clock_ = clock; }
+  // Records later than this (local ns) are damaged: the rank noted a clock point after its last
+  // one.
+  void set_time_limit(std::uint64_t ns) { time_limit_ = ns; }
+  // Fills `out` with the next valid records; 0 at the end.
+  std::size_t read(Record* out, std::size_t capacity);
+  const Counts& counts() const { return counts_; }
+
+ private:
+  bool valid(const Record& r);
+  bool next_block();
+  std::size_t read_fully(void* into, std::size_t bytes);
+  int fd_ = -1;
+  bool at_end_ = false;
+  std::vector<std::uint8_t> block_;
+  const std::uint8_t* pos_ = nullptr;
+  const std::uint8_t* end_ = nullptr;
+  std::uint32_t block_left_ = 0;  // records the block's header promises that are not read yet
+  bool block_cut_ = false;        // the file ends inside this block
+  std::unique_ptr<packing::History> history_ = std::make_unique<packing::History>();
+  std::uint16_t region_count_;
+  std::uint8_t event_count_;
+  static constexpr int kMaxDepth = 64;
+  std::uint16_t open_regions_[kMaxDepth];
+  int depth_ = 0;
+  Counts counts_;
+  GlobalClock clock_;
+  std::uint64_t time_limit_ = ~std::uint64_t{0};
+};
+
+}  // namespace perusetrace
