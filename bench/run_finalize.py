@@ -27,7 +27,7 @@ HOSTS = "h1:0,h2:+5000,h3:-1234.5,h4:+60"
 
 
 def run_once(opts, ranks, traced, trace_dir):
-    cmd = [os.path.join(HERE, "..", "tools", "fake-cluster"), "--hosts", HOSTS,
+    cmd = [os.path.join(HERE, "..", "scripts", "fake-cluster"), "--hosts", HOSTS,
            "--slots", str(max(1, ranks // 4)), "--mpirun", opts.mpirun, "--",
            "-np", str(ranks), "--mca", "mpi_yield_when_idle", "1",
            "-x", f"LD_PRELOAD={os.path.join(opts.build, 'lib', 'libperusetrace.so')}",

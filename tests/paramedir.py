@@ -32,7 +32,7 @@ def config(name):
 def locate(repo):
     """paramedir from the cache, built first when only its source is there (about 6 minutes on
     2 cores). Raises Unavailable with scripts/build-paramedir's reason when there is neither."""
-    build = subprocess.run([os.path.join(repo, "tools", "build-paramedir")],
+    build = subprocess.run([os.path.join(repo, "scripts", "build-paramedir")],
                            capture_output=True, text=True)
     path = build.stdout.strip()
     if build.returncode != 0 or not os.access(path, os.X_OK):

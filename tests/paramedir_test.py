@@ -353,7 +353,7 @@ def case_unavailable(run):
     f = []
     cache = os.path.join(run.work, "cache")
     os.mkdir(cache)
-    script = os.path.join(run.opts.repo, "tools", "build-paramedir")
+    script = os.path.join(run.opts.repo, "scripts", "build-paramedir")
     env = {k: v for k, v in os.environ.items() if k != "MPITRACE_PARAVER_TARBALL"}
     env["XDG_CACHE_HOME"] = cache
     bad = os.path.join(run.work, "paraver-kernel-abbc7c3b48e5.tar.xz")

@@ -13,7 +13,7 @@ import tempfile
 def run_setup(repo, cache, **env):
     full = dict(os.environ, XDG_CACHE_HOME=cache, MPITRACE_SETUP_SKIP_APT="1",
                 MPITRACE_OMPI_PREFIX=os.path.join(cache, "prefix"), **env)
-    return subprocess.run([os.path.join(repo, "tools", "setup")], env=full, capture_output=True,
+    return subprocess.run([os.path.join(repo, "scripts", "setup")], env=full, capture_output=True,
                           text=True, timeout=120)
 
 
