@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Traced runs across hosts simulated on this machine (scripts/fake-cluster): each host has its own
 network, name, CLOCK_MONOTONIC and, with --scratch, its own disk. Root only; skipped (77) with
-fake-cluster's reason where it cannot run.
+fake-cluster's reason where this machine cannot run it (`fake-cluster --check` exits 77 saying
+"cannot run"); any other failure of the check (exit 2: a broken invocation, e.g. no mpirun) fails.
 
     cluster_test.py --fake-cluster PATH --mpirun MPIRUN --preload LIB --perusetrace EXE
                     --ring EXE --scenarios EXE CASE
@@ -76,8 +77,9 @@ class Cluster:
         sys.stderr.write(run.stderr)
         if run.returncode is None:
             raise SystemExit(f"the traced run {name} hung (stacks above)")
-        if run.returncode == SKIP and "fake-cluster: cannot run" in run.stderr:
-            print("skipped: " + run.stderr.strip().splitlines()[-1])
+        cannot_run = mpi_launch.fake_cluster_cannot_run(run.returncode, run.stderr)
+        if cannot_run:
+            print(f"skipped: {cannot_run}")
             sys.exit(SKIP)
         return run, trace_dir
 
@@ -473,9 +475,10 @@ def main():
     for name in ("fake_cluster", "mpirun", "preload", "perusetrace", "ring", "scenarios",
                  "clock_shift", "known_counts", "wait_states"):
         setattr(opts, name, os.path.abspath(getattr(opts, name)))
-    check = subprocess.run([opts.fake_cluster, "--check"], capture_output=True, text=True)
-    if check.returncode != 0:
-        print(f"skipped: {check.stderr.strip() or check.stdout.strip()}")
+    # Skipped only when this machine cannot simulate a cluster; a broken check fails.
+    cannot_run = mpi_launch.fake_cluster_check(opts.fake_cluster, opts.mpirun)
+    if cannot_run:
+        print(f"skipped: {cannot_run}")
         sys.exit(SKIP)
     work = tempfile.mkdtemp(prefix="perusetrace-cluster-")
     case_result.finish(f"cluster case '{opts.case}'", CASES[opts.case](Cluster(opts, work)), work)

@@ -134,3 +134,33 @@ def run(cmd, timeout, **kwargs):
     threads' stacks printed (gdb) before it is killed; the result then has returncode None
     and says so in its stderr. Keep `timeout` below the test's own, or meson kills first."""
     return finish(start(cmd, timeout, **kwargs))
+
+
+# scripts/fake-cluster's exit status, with a line "fake-cluster: cannot run: REASON", when this
+# machine lacks what a simulated cluster needs (root, time or network namespaces, tools).
+FAKE_CLUSTER_CANNOT_RUN = 77
+
+
+def fake_cluster_cannot_run(returncode, stderr):
+    """fake-cluster's reason why this machine cannot simulate a cluster, or None when its exit
+    status and stderr do not say that (a job's own failure, a broken invocation)."""
+    reasons = [line for line in stderr.splitlines() if line.startswith("fake-cluster: cannot run:")]
+    return reasons[-1] if returncode == FAKE_CLUSTER_CANNOT_RUN and reasons else None
+
+
+def fake_cluster_check(fake_cluster, mpirun):
+    """`fake-cluster --mpirun MPIRUN --check`: None when a simulated cluster can run here, and
+    the reason when this machine lacks what it needs: the one case for a test to skip. Any other
+    answer (a broken invocation, exit 2; a crash; 77 without its reason) ends the test as a
+    failure, saying what --check said."""
+    check = subprocess.run([fake_cluster, "--mpirun", mpirun, "--check"], capture_output=True,
+                           text=True)
+    if check.returncode == 0:
+        return None
+    reason = fake_cluster_cannot_run(check.returncode, check.stderr)
+    if reason:
+        return reason
+    raise SystemExit(f"FAILED: `{fake_cluster} --mpirun {mpirun} --check` exited "
+                     f"{check.returncode}, which is not 'this machine cannot run a fake cluster' "
+                     f"(77 with a 'fake-cluster: cannot run:' line) but a broken set-up; it said:"
+                     f"\n{(check.stderr + check.stdout).strip()}")

@@ -4,6 +4,9 @@ exits as mpirun did: for the tests whose check is the program's own exit code. A
 hangs has its stacks printed and exits 124.
 
     mpi_run.py MPIRUN NP PROGRAM [ARGS...]
+
+Untraced on purpose (peruse_smoke registers Peruse callbacks of its own). A program run traced,
+its archive read back and reported on, goes through run_traced.py (scenarios_all does).
 """
 import os
 import sys

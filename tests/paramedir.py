@@ -6,7 +6,10 @@ source tarball (MPITRACE_PARAVER_TARBALL; .ci/run points it at ../shared/deps) i
 outside the checkout, once; scripts/setup runs it, and locate() runs it again, which reuses the
 cache or builds when only the tarball is there.
 
-    locate(repo)                 -> paramedir's path; raises Unavailable(why) without one
+    locate(repo)                 -> paramedir's path; raises Unavailable(why) when there is
+                                    no paraver-kernel source at all (the tests skip), and
+                                    BuildFailed(why) when there is one but paramedir could not
+                                    be built from it (the tests fail)
     run(paramedir, prv, jobs)    -> failures: paramedir computes each (cfg, output) of `jobs`
     histogram(output)            -> {row label: {column label: value}}
 """
@@ -18,10 +21,19 @@ CONFIGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "paraver")
 # event of, and goes on: Paraver's stock MPI configurations say it on any trace without, say,
 # MPI-IO calls. Every other word on stdout, and anything on stderr, is a failure.
 SOME_EVENTS_ABSENT = "Some of the events specified in the filter doesn't appear in the trace."
+# scripts/build-paramedir's exit status when it has no source to build from (and no cache).
+NO_SOURCE = 2
 
 
 class Unavailable(Exception):
-    pass
+    """paramedir cannot be had on this machine: no paraver-kernel source and nothing cached.
+    The one reason to skip."""
+
+
+class BuildFailed(Exception):
+    """A paraver-kernel source was there but paramedir was not built from it (a failed build, a
+    tarball with the wrong checksum, an unwritable cache, no executable): a failure, never a
+    skip."""
 
 
 def config(name):
@@ -31,13 +43,26 @@ def config(name):
 
 def locate(repo):
     """paramedir from the cache, built first when only its source is there (about 6 minutes on
-    2 cores). Raises Unavailable with scripts/build-paramedir's reason when there is neither."""
-    build = subprocess.run([os.path.join(repo, "scripts", "build-paramedir")],
-                           capture_output=True, text=True)
+    2 cores). Raises Unavailable with scripts/build-paramedir's reason when there is neither
+    (its exit status 2), BuildFailed with its reason and what to do when anything else went
+    wrong."""
+    script = os.path.join(repo, "scripts", "build-paramedir")
+    build = subprocess.run([script], capture_output=True, text=True)
     path = build.stdout.strip()
-    if build.returncode != 0 or not os.access(path, os.X_OK):
+    said = build.stderr.strip()
+    if build.returncode == NO_SOURCE:
         raise Unavailable(f"paramedir is not available (scripts/build-paramedir exit "
-                          f"{build.returncode}): {build.stderr.strip()}")
+                          f"{build.returncode}: no paraver-kernel source): {said}")
+    if build.returncode != 0:
+        raise BuildFailed(f"scripts/build-paramedir failed (exit {build.returncode}): the "
+                          f"paramedir tests need Paraver's paramedir and it could not be built. "
+                          f"{said}\nFix what it says, then run {script} again (scripts/setup "
+                          f"runs it too).")
+    if not os.access(path, os.X_OK):
+        raise BuildFailed(f"scripts/build-paramedir exited 0 but printed no executable "
+                          f"paramedir ({path!r}; stderr: {said!r}). Remove the prefix it "
+                          f"names (MPITRACE_PARAVER_PREFIX, default ~/.cache/perusetrace/"
+                          f"paramedir-abbc7c3b48e5) and run {script} again.")
     return path
 
 

@@ -23,9 +23,12 @@ CASE:
                MPI function, labelled as Extrae labels them, are the archive's; the .pcf gives
                those functions Extrae's numbers and labels its types as Extrae does.
   unavailable  without the paraver-kernel source the helper says why and the tests skip;
-               scripts/build-paramedir refuses a tarball with another checksum; and a .prv with a
-               record paramedir rejects fails the check (paramedir still exits 0).
-Exits 77 (skipped) when paramedir cannot be had (scripts/build-paramedir says why).
+               scripts/build-paramedir refuses a tarball with another checksum, and the helper
+               makes that, and a build that failed before, a failure (not a skip); and a .prv
+               with a record paramedir rejects fails the check (paramedir still exits 0).
+Exits 77 (skipped) only when there is no paraver-kernel source to build paramedir from
+(scripts/build-paramedir says why); a failed build of paramedir fails every case, saying what
+failed and how to fix it.
 """
 import argparse
 import collections
@@ -372,23 +375,27 @@ def case_unavailable(run):
                      f"saying {words}")
         if done.stdout.strip():
             f.append(f"scripts/build-paramedir printed a path without paramedir: {done.stdout!r}")
-    # The helper turns that into the reason the tests skip.
-    saved = os.environ.get("XDG_CACHE_HOME")
-    os.environ["XDG_CACHE_HOME"] = cache
-    tarball = os.environ.pop("MPITRACE_PARAVER_TARBALL", None)
-    try:
-        paramedir.locate(run.opts.repo)
-        f.append("paramedir.locate found paramedir in an empty cache without a tarball")
-    except paramedir.Unavailable as e:
-        if "MPITRACE_PARAVER_TARBALL" not in str(e):
-            f.append(f"the helper's reason does not say what to set: {e}")
-    finally:
-        if saved is None:
-            del os.environ["XDG_CACHE_HOME"]
-        else:
-            os.environ["XDG_CACHE_HOME"] = saved
-        if tarball is not None:
-            os.environ["MPITRACE_PARAVER_TARBALL"] = tarball
+    # The helper turns no source into the reason the tests skip (Unavailable), and a source it
+    # could not build from into a failure (BuildFailed): a wrong tarball, and a build that failed
+    # before (its log left in the cache).
+    failed_log = os.path.join(cache, "perusetrace", "paramedir-abbc7c3b48e5.failed.log")
+    for tarball, failed_before, want, words in (
+            (None, False, paramedir.Unavailable, ["MPITRACE_PARAVER_TARBALL"]),
+            (bad, False, paramedir.BuildFailed, ["checksum mismatch", "build-paramedir"]),
+            (bad, True, paramedir.BuildFailed, ["an earlier build of paramedir failed",
+                                                failed_log])):
+        if failed_before:
+            os.makedirs(os.path.dirname(failed_log), exist_ok=True)
+            with open(failed_log, "w") as out:
+                out.write("273b9622330ee98a1f025bb0bac0ed7b6a77fc90309c73246095f9e979778179\n"
+                          "make: *** [all] Error 1\n")
+        got = locate_with(run.opts.repo, cache, tarball)
+        print(f"paramedir.locate (tarball {tarball}, failed before: {failed_before}): "
+              f"{type(got).__name__}: {got}")
+        if not isinstance(got, want) or not all(w in str(got) for w in words):
+            f.append(f"paramedir.locate with MPITRACE_PARAVER_TARBALL={tarball}"
+                     f"{' after a failed build' if failed_before else ''}: "
+                     f"{type(got).__name__} {got!r}; expected {want.__name__} saying {words}")
     # A record paramedir rejects: it exits 0 and says so on stderr, which must fail the check.
     if run.paramedir is None:
         return f
@@ -406,6 +413,28 @@ def case_unavailable(run):
     return f
 
 
+def locate_with(repo, cache, tarball):
+    """paramedir.locate with XDG_CACHE_HOME=cache and MPITRACE_PARAVER_TARBALL=tarball (unset for
+    None): what it returned or raised."""
+    saved = {k: os.environ.get(k) for k in ("XDG_CACHE_HOME", "MPITRACE_PARAVER_TARBALL",
+                                            "MPITRACE_PARAVER_PREFIX")}
+    os.environ["XDG_CACHE_HOME"] = cache
+    os.environ.pop("MPITRACE_PARAVER_PREFIX", None)
+    os.environ.pop("MPITRACE_PARAVER_TARBALL", None)
+    if tarball is not None:
+        os.environ["MPITRACE_PARAVER_TARBALL"] = tarball
+    try:
+        return paramedir.locate(repo)
+    except (paramedir.Unavailable, paramedir.BuildFailed) as e:
+        return e
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
 CASES = {"late_sender": case_late_sender, "scenarios": case_scenarios,
          "unavailable": case_unavailable}
 
@@ -419,10 +448,15 @@ def main():
     try:
         tool = paramedir.locate(opts.repo)
     except paramedir.Unavailable as e:
+        # Only when there is no paraver-kernel source at all; a failed build is BuildFailed.
         if opts.case != "unavailable":
             print(f"SKIP: {e}")
             sys.exit(SKIP)
         tool = None
+    except paramedir.BuildFailed as e:
+        print(f"FAILED paramedir case '{opts.case}': Paraver's paramedir, a dependency of this "
+              f"test, failed to build:\n{e}", file=sys.stderr)
+        sys.exit(1)
     work = tempfile.mkdtemp(prefix="perusetrace-paramedir-")
     case_result.finish(f"paramedir case '{opts.case}'", CASES[opts.case](Run(opts, work, tool)),
                        work)

@@ -96,7 +96,8 @@ def main():
             report = subprocess.run([opts.perusetrace, "report", archive, "--json", path, "-q"],
                                     capture_output=True, text=True, timeout=120)
             if report.returncode != 0:
-                failures.append(f"perusetrace report failed: {report.stderr[-500:]}")
+                failures.append(f"perusetrace report exited {report.returncode}: "
+                                f"{report.stderr[-500:]}")
             else:
                 with open(path) as f:
                     failures += [f"wait states: {e}" for e in wait_checks.invariant(json.load(f))]

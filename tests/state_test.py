@@ -14,15 +14,19 @@ CASE:
                     archive's share of each state and activity (CallingContextSample attributes
                     mpi_state, mpi_activity) is its phases' share of the run within 5 points.
   sample_mode       the same with MPITRACE_MODE=sample; and a message-heavy ring's sample-only
-                    archive at least 20 times smaller than its full trace.
+                    archive, with samples on each of its 4 ranks, at least 20 times smaller
+                    than its full trace.
   selection         MPITRACE_RANKS=1 samples rank 1 only; MPI_Pcontrol(0)/(1) around the
                     transfers leaves none of their samples.
   loader_churn      tests/apps/loader_churn on 2 ranks sampled at 10 kHz for 2 s: dlopen,
                     dlclose and dl_iterate_phdr without pause, the dynamic loader's lock taken
                     and freed tens of thousands of times a second. The run ends (a stack walk
                     that waits for the lock its own thread is taking hangs it: it did, every
-                    time, until lib/loader_lock.cpp), each rank has the samples of its 2 s, and
-                    most of them have their stack, through the program's churn loop.
+                    time, until lib/loader_lock.cpp), each rank has the samples of its 2 s (a
+                    rank, or an archive, without samples fails), and most of them have their
+                    stack, through the program's churn loop.
+Every case that expects samples fails when the archive has none (the per-rank checks run over
+the ranks the program ran, not over the ranks the archive happens to have samples of).
 """
 import collections
 import os
@@ -151,6 +155,14 @@ def case_sample_mode(opts, work):
         if ring.returncode != 0:
             return failures + [f"the {mode} ring failed: {ring.stderr[-800:]}"]
         sizes[mode] = archive_bytes(ring_out)
+        if mode == "sample":
+            # A sample-only archive is small; one without samples would be smaller still.
+            samples = {rank: n for rank, (_, n) in
+                       sampled_shares(os.path.join(ring_out, "traces.otf2")).items() if n}
+            print(f"sample-only ring: samples per rank {samples}")
+            if sorted(samples) != [0, 1, 2, 3]:
+                failures.append(f"the sample-only ring's archive has samples on ranks "
+                                f"{sorted(samples)}, expected all of 0-3")
     ratio = sizes["trace"] / max(sizes["sample"], 1)
     print(f"ring archives: full tracing {sizes['trace']} bytes, sample-only {sizes['sample']} "
           f"bytes: {ratio:.0f} times smaller")
@@ -223,10 +235,17 @@ def case_loader_churn(opts, work):
         return [f"the run failed (exit {run.returncode}): {run.stderr[-3000:]}"]
     failures = []
     expected = seconds * 1e6 / period_us
-    for rank, (samples, in_churn) in sorted(churn_samples(os.path.join(out, "traces.otf2"))
-                                            .items()):
+    counts = churn_samples(os.path.join(out, "traces.otf2"))
+    # Every rank that ran the loop, whether or not the archive has samples of it: a rank without
+    # any (or an archive without any) fails.
+    for rank in (0, 1):
+        samples, in_churn = counts.get(rank, (0, 0))
         print(f"rank {rank}: {samples} samples (a {seconds} s loop at {period_us} us: "
               f"{expected:.0f}), {in_churn} with the churn loop in their stack")
+        if samples == 0:
+            failures.append(f"rank {rank}: no samples at all in the archive, expected "
+                            f"{expected:.0f} or more")
+            continue
         # The loop is most of the run: every period of it is a sample, by weight.
         if samples < 0.9 * expected:
             failures.append(f"rank {rank}: {samples} samples, expected {expected:.0f} or more")
