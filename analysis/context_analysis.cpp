@@ -154,15 +154,15 @@ void ContextAnalysis::metric(std::uint32_t loc, std::uint64_t, std::uint32_t met
   l.context = kNone;
 }
 
-void ContextAnalysis::send(std::uint32_t loc, std::uint64_t, std::uint32_t, std::uint32_t,
-                           std::uint32_t, std::uint64_t bytes, std::uint64_t, bool) {
+void ContextAnalysis::send(std::uint32_t loc, std::uint64_t, const archive::PointToPoint& p2p) {
+  const std::uint64_t bytes = p2p.bytes;
   ContextStat& c = out_.contexts[context_of(locations_[loc])];
   ++c.sent;
   c.sent_bytes += bytes;
 }
 
-void ContextAnalysis::recv(std::uint32_t loc, std::uint64_t, std::uint32_t, std::uint32_t,
-                           std::uint32_t, std::uint64_t bytes, std::uint64_t, bool) {
+void ContextAnalysis::recv(std::uint32_t loc, std::uint64_t, const archive::PointToPoint& p2p) {
+  const std::uint64_t bytes = p2p.bytes;
   ContextStat& c = out_.contexts[context_of(locations_[loc])];
   ++c.received;
   c.received_bytes += bytes;

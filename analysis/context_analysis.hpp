@@ -15,6 +15,7 @@
 
 #include "analysis/report_data.hpp"
 #include "reader/archive_reader.hpp"
+#include "reader/forwarding_sink.hpp"
 
 namespace perusetrace::report {
 
@@ -34,13 +35,11 @@ class ContextAnalysis : public archive::EventSink {
   void leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
   void peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
               const archive::PeruseFields& f) override;
-  void send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
-            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override;
-  void send_complete(std::uint32_t, std::uint64_t, std::uint64_t) override {}
-  void recv_request(std::uint32_t, std::uint64_t, std::uint64_t) override {}
-  void recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
-            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override;
-  void request_cancelled(std::uint32_t, std::uint64_t, std::uint64_t) override {}
+  void point_to_point(std::uint32_t loc, std::uint64_t t, const archive::PointToPoint& e) override {
+    archive::split_point_to_point(*this, loc, t, e);
+  }
+  void send(std::uint32_t loc, std::uint64_t t, const archive::PointToPoint& p2p);
+  void recv(std::uint32_t loc, std::uint64_t t, const archive::PointToPoint& p2p);
   void metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
               std::int64_t value) override;
   void sample(std::uint32_t loc, std::uint64_t t, const archive::Sample& s) override;
@@ -80,38 +79,14 @@ class ContextAnalysis : public archive::EventSink {
 // The report's per-context analyses: with `by`, one for those attributes together
 // (Report::by_context); without, one per attribute of the archive, the first kShownAlone
 // (Report::by_attribute).
-class ContextAnalyses : public archive::EventSink {
+class ContextAnalyses : public archive::ForwardingSink<ContextAnalyses> {
  public:
   static constexpr std::size_t kShownAlone = 8;
   ContextAnalyses(const archive::Definitions& defs, const std::string& by, Report& out);
 
-  void enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override {
-    for (auto& a : all_) a->enter(loc, t, region);
-  }
-  void leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override {
-    for (auto& a : all_) a->leave(loc, t, region);
-  }
-  void peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
-              const archive::PeruseFields& f) override {
-    for (auto& a : all_) a->peruse(loc, t, region, f);
-  }
-  void send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
-            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override {
-    for (auto& a : all_) a->send(loc, t, peer, comm, tag, bytes, request, blocking);
-  }
-  void send_complete(std::uint32_t, std::uint64_t, std::uint64_t) override {}
-  void recv_request(std::uint32_t, std::uint64_t, std::uint64_t) override {}
-  void recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
-            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override {
-    for (auto& a : all_) a->recv(loc, t, peer, comm, tag, bytes, request, blocking);
-  }
-  void request_cancelled(std::uint32_t, std::uint64_t, std::uint64_t) override {}
-  void metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
-              std::int64_t value) override {
-    for (auto& a : all_) a->metric(loc, t, metric, value);
-  }
-  void sample(std::uint32_t loc, std::uint64_t t, const archive::Sample& s) override {
-    for (auto& a : all_) a->sample(loc, t, s);
+  template <typename Call>
+  void route(std::uint32_t /*loc*/, std::uint64_t t, const Call& call) {
+    for (auto& a : all_) call(*a, t);
   }
 
  private:

@@ -65,8 +65,11 @@ std::string datatype_name(const archive::Definitions& defs, std::uint32_t id, in
 DatatypeAnalysis::DatatypeAnalysis(const archive::Definitions& defs, Report& out)
     : defs_(defs), out_(out), stats_(defs.datatypes.size()), used_(defs.datatypes.size(), false) {}
 
-void DatatypeAnalysis::datatype_use(std::uint32_t loc, std::uint64_t t, std::uint32_t datatype,
-                                    archive::DatatypeUse use, std::uint64_t bytes) {
+void DatatypeAnalysis::datatype_use(std::uint32_t loc, std::uint64_t t,
+                                    const archive::DatatypeBytes& use_of) {
+  const auto datatype = use_of.datatype;
+  const auto use = use_of.use;
+  const auto bytes = use_of.bytes;
   if (datatype >= stats_.size()) return;
   DatatypeStat& s = stats_[datatype];
   used_[datatype] = true;

@@ -16,8 +16,8 @@ namespace perusetrace::report {
 class DatatypeAnalysis : public archive::EventSink {
  public:
   DatatypeAnalysis(const archive::Definitions& defs, Report& out);
-  void datatype_use(std::uint32_t loc, std::uint64_t t, std::uint32_t datatype,
-                    archive::DatatypeUse use, std::uint64_t bytes) override;
+  void datatype_use(std::uint32_t loc, std::uint64_t t,
+                    const archive::DatatypeBytes& use_of) override;
   // Puts the datatypes that carried anything into the report, most bytes first.
   void finish();
 

@@ -79,8 +79,10 @@ void IoAnalysis::io_begin(std::uint32_t loc, std::uint64_t t, std::uint32_t hand
   pending_[{rank_of(loc), op.matching}] = {file, op.mode, op.flags, t};
 }
 
-void IoAnalysis::io_complete(std::uint32_t loc, std::uint64_t t, std::uint32_t, std::uint64_t bytes,
-                             std::uint64_t matching) {
+void IoAnalysis::io_complete(std::uint32_t loc, std::uint64_t t, std::uint32_t,
+                             const archive::IoComplete& done) {
+  auto bytes = done.bytes;
+  const auto matching = done.matching;
   const auto it = pending_.find({rank_of(loc), matching});
   if (it == pending_.end()) return;
   const Pending op = it->second;
@@ -107,13 +109,13 @@ void IoAnalysis::io_complete(std::uint32_t loc, std::uint64_t t, std::uint32_t, 
   }
 }
 
-void IoAnalysis::io_seek(std::uint32_t loc, std::uint64_t, std::uint32_t handle, std::int64_t,
-                         archive::IoSeekFrom, std::uint64_t) {
+void IoAnalysis::io_seek(std::uint32_t loc, std::uint64_t, std::uint32_t handle,
+                         const archive::IoSeek& /*seek*/) {
   if (IoRankStat* s = stat(loc, file_of(handle))) ++s->seeks;
 }
 
-void IoAnalysis::io_resize(std::uint32_t loc, std::uint64_t, std::uint32_t handle, std::uint32_t,
-                           std::uint64_t) {
+void IoAnalysis::io_resize(std::uint32_t loc, std::uint64_t, std::uint32_t handle,
+                           const archive::IoResize& /*resize*/) {
   if (IoRankStat* s = stat(loc, file_of(handle))) ++s->resizes;
 }
 

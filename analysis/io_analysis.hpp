@@ -25,12 +25,12 @@ class IoAnalysis : public archive::EventSink {
   void io_handle_destroyed(std::uint32_t loc, std::uint64_t t, std::uint32_t handle) override;
   void io_begin(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
                 const archive::IoBegin& op) override;
-  void io_complete(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, std::uint64_t bytes,
-                   std::uint64_t matching) override;
-  void io_seek(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, std::int64_t offset,
-               archive::IoSeekFrom from, std::uint64_t reached) override;
-  void io_resize(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, std::uint32_t region,
-                 std::uint64_t size) override;
+  void io_complete(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
+                   const archive::IoComplete& done) override;
+  void io_seek(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
+               const archive::IoSeek& seek) override;
+  void io_resize(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
+                 const archive::IoResize& resize) override;
   void io_delete(std::uint32_t loc, std::uint64_t t, std::uint32_t file) override;
   // After the last event: the operations still waiting for their completion.
   void finish();

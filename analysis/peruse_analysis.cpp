@@ -129,8 +129,12 @@ void Analysis::leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) {
 
 // ---- point-to-point records --------------------------------------------------------------
 
-void Analysis::send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
-                    std::uint32_t, std::uint64_t bytes, std::uint64_t request, bool blocking) {
+void Analysis::send(std::uint32_t loc, std::uint64_t t, const archive::PointToPoint& p2p) {
+  const std::uint32_t peer = p2p.peer;
+  const std::uint32_t comm = p2p.comm;
+  const std::uint64_t bytes = p2p.bytes;
+  const std::uint64_t request = p2p.request;
+  const bool blocking = p2p.blocking;
   const std::uint32_t rank = locations_[loc].rank;
   RankStats& rs = out_.ranks[rank];
   ++rs.sent;
@@ -161,8 +165,12 @@ void Analysis::request_nonblocking(std::uint32_t loc, std::uint64_t t, std::uint
   r.nonblocking = true;
 }
 
-void Analysis::recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
-                    std::uint32_t, std::uint64_t bytes, std::uint64_t request, bool blocking) {
+void Analysis::recv(std::uint32_t loc, std::uint64_t t, const archive::PointToPoint& p2p) {
+  const std::uint32_t peer = p2p.peer;
+  const std::uint32_t comm = p2p.comm;
+  const std::uint64_t bytes = p2p.bytes;
+  const std::uint64_t request = p2p.request;
+  const bool blocking = p2p.blocking;
   RankStats& rs = out_.ranks[locations_[loc].rank];
   ++rs.received;
   rs.received_bytes += bytes;

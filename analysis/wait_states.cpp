@@ -272,9 +272,13 @@ void WaitStateAnalysis::leave(std::uint32_t loc, std::uint64_t t, std::uint32_t 
 
 // ---- point-to-point --------------------------------------------------------------------------
 
-void WaitStateAnalysis::send(std::uint32_t loc, std::uint64_t, std::uint32_t peer,
-                             std::uint32_t comm, std::uint32_t tag, std::uint64_t bytes,
-                             std::uint64_t request, bool blocking) {
+void WaitStateAnalysis::send(std::uint32_t loc, std::uint64_t, const archive::PointToPoint& p2p) {
+  const std::uint32_t peer = p2p.peer;
+  const std::uint32_t comm = p2p.comm;
+  const std::uint32_t tag = p2p.tag;
+  const std::uint64_t bytes = p2p.bytes;
+  const std::uint64_t request = p2p.request;
+  const bool blocking = p2p.blocking;
   Location& l = locations_[loc];
   if (l.depth == 0 || l.history.empty()) return;
   const std::int32_t to = archive::world_rank(defs_, comm, peer, l.rank);
@@ -308,9 +312,12 @@ void WaitStateAnalysis::request_cancelled(std::uint32_t loc, std::uint64_t, std:
   send_requests_.erase(key);
 }
 
-void WaitStateAnalysis::recv(std::uint32_t loc, std::uint64_t, std::uint32_t peer,
-                             std::uint32_t comm, std::uint32_t tag, std::uint64_t,
-                             std::uint64_t request, bool blocking) {
+void WaitStateAnalysis::recv(std::uint32_t loc, std::uint64_t, const archive::PointToPoint& p2p) {
+  const std::uint32_t peer = p2p.peer;
+  const std::uint32_t comm = p2p.comm;
+  const std::uint32_t tag = p2p.tag;
+  const std::uint64_t request = p2p.request;
+  const bool blocking = p2p.blocking;
   Location& l = locations_[loc];
   l.busy = true;
   std::uint64_t posted = kNever;

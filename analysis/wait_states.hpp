@@ -37,13 +37,14 @@ class WaitStateAnalysis : public archive::EventSink {
 
   void enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
   void leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
-  void send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
-            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override;
-  void send_complete(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override;
-  void recv_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override;
-  void recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
-            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override;
-  void request_cancelled(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override;
+  void point_to_point(std::uint32_t loc, std::uint64_t t, const archive::PointToPoint& e) override {
+    archive::split_point_to_point(*this, loc, t, e);
+  }
+  void send(std::uint32_t loc, std::uint64_t t, const archive::PointToPoint& p2p);
+  void send_complete(std::uint32_t loc, std::uint64_t t, std::uint64_t request);
+  void recv_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request);
+  void recv(std::uint32_t loc, std::uint64_t t, const archive::PointToPoint& p2p);
+  void request_cancelled(std::uint32_t loc, std::uint64_t t, std::uint64_t request);
   void collective(std::uint32_t loc, std::uint64_t t, const archive::Collective& c) override;
   void collective_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override;
   void rma(std::uint32_t loc, std::uint64_t t, const archive::RmaEvent& e) override;

@@ -245,8 +245,53 @@ struct Collective {
   std::uint64_t request = 0;
 };
 
-// Times are ns since the trace start; `loc` indexes Definitions::locations. Every callback does
-// nothing unless a sink overrides it: each analysis takes only the events it reads.
+// Point-to-point communication's events, one struct for all of them (OTF2's MpiSend, MpiIsend,
+// MpiIsendComplete, MpiIrecvRequest, MpiRecv, MpiIrecv, MpiRequestCancelled).
+enum class P2pKind : std::uint8_t {
+  Send,          // a message sent (blocking) or posted (an Isend's, with its request)
+  SendComplete,  // an Isend's request completed (in a Wait or Test)
+  RecvRequest,   // an Irecv posted: its request
+  Recv,          // a message received: by a blocking call, or an Irecv's completed
+  Cancelled,     // a request cancelled
+};
+struct PointToPoint {
+  P2pKind kind = P2pKind::Send;
+  std::uint32_t peer = 0;            // Send, Recv: a rank of `comm`
+  std::uint32_t comm = 0xffffffffu;  // Send, Recv
+  std::uint32_t tag = 0;             // Send, Recv
+  std::uint64_t bytes = 0;           // Send, Recv
+  std::uint64_t request = 0;         // 0 for a blocking Send or Recv
+  bool blocking = false;             // Send, Recv: made by a blocking call
+};
+
+// MPI-IO's completions, seeks and resizes (EventSink::io_complete, io_seek, io_resize).
+struct IoComplete {
+  std::uint64_t bytes = 0;     // transferred
+  std::uint64_t matching = 0;  // the same in its io_begin
+};
+// MPI_File_seek(_shared): the offset asked for, from where, and the one reached (etypes of the
+// file's view; kUnknownSize when the MPI did not say).
+struct IoSeek {
+  std::int64_t offset = 0;
+  IoSeekFrom from = IoSeekFrom::Start;
+  std::uint64_t reached = kUnknownSize;
+};
+// MPI_File_set_size or MPI_File_preallocate (`region`, the MPI function) and the size asked for.
+struct IoResize {
+  std::uint32_t region = 0xffffffffu;
+  std::uint64_t size = 0;
+};
+
+// The bytes a datatype (index into Definitions::datatypes) carried (EventSink::datatype_use).
+struct DatatypeBytes {
+  std::uint32_t datatype = 0;
+  DatatypeUse use = DatatypeUse::Send;
+  std::uint64_t bytes = 0;
+};
+
+// Times are ns since the trace start; `loc` indexes Definitions::locations. Events come one
+// struct per family; a callback does nothing unless a sink overrides it, so each sink overrides
+// only the families it reads.
 class EventSink {
  public:
   virtual ~EventSink() = default;
@@ -254,19 +299,8 @@ class EventSink {
   virtual void leave(std::uint32_t /*loc*/, std::uint64_t /*t*/, std::uint32_t /*region*/) {}
   virtual void peruse(std::uint32_t /*loc*/, std::uint64_t /*t*/, std::uint32_t /*region*/,
                       const PeruseFields& /*f*/) {}
-  // Point-to-point records; peer is a rank of `comm`.
-  virtual void send(std::uint32_t /*loc*/, std::uint64_t /*t*/, std::uint32_t /*peer*/,
-                    std::uint32_t /*comm*/, std::uint32_t /*tag*/, std::uint64_t /*bytes*/,
-                    std::uint64_t /*request*/, bool /*blocking*/) {}
-  virtual void send_complete(std::uint32_t /*loc*/, std::uint64_t /*t*/,
-                             std::uint64_t /*request*/) {}
-  virtual void recv_request(std::uint32_t /*loc*/, std::uint64_t /*t*/, std::uint64_t /*request*/) {
-  }
-  virtual void recv(std::uint32_t /*loc*/, std::uint64_t /*t*/, std::uint32_t /*peer*/,
-                    std::uint32_t /*comm*/, std::uint32_t /*tag*/, std::uint64_t /*bytes*/,
-                    std::uint64_t /*request*/, bool /*blocking*/) {}
-  virtual void request_cancelled(std::uint32_t /*loc*/, std::uint64_t /*t*/,
-                                 std::uint64_t /*request*/) {}
+  virtual void point_to_point(std::uint32_t /*loc*/, std::uint64_t /*t*/,
+                              const PointToPoint& /*e*/) {}
   virtual void metric(std::uint32_t /*loc*/, std::uint64_t /*t*/, std::uint32_t /*metric*/,
                       std::int64_t /*value*/) {}
   // A metric whose value is a double (MPI_T timers, some Open MPI counters). Sinks that show
@@ -288,30 +322,53 @@ class EventSink {
   virtual void io_begin(std::uint32_t /*loc*/, std::uint64_t /*t*/, std::uint32_t /*handle*/,
                         const IoBegin& /*op*/) {}
   virtual void io_complete(std::uint32_t /*loc*/, std::uint64_t /*t*/, std::uint32_t /*handle*/,
-                           std::uint64_t /*bytes*/, std::uint64_t /*matching*/) {}
-  // MPI_File_seek(_shared): the offset asked for, from where, and the one reached (etypes of
-  // the file's view; kUnknownSize when the MPI did not say).
+                           const IoComplete& /*done*/) {}
   virtual void io_seek(std::uint32_t /*loc*/, std::uint64_t /*t*/, std::uint32_t /*handle*/,
-                       std::int64_t /*offset*/, IoSeekFrom /*from*/, std::uint64_t /*reached*/) {}
-  // MPI_File_set_size or MPI_File_preallocate (`region`, the MPI function), at its Leave,
-  // just before the leave() callback.
+                       const IoSeek& /*seek*/) {}
+  // At the resizing call's Leave, just before the leave() callback.
   virtual void io_resize(std::uint32_t /*loc*/, std::uint64_t /*t*/, std::uint32_t /*handle*/,
-                         std::uint32_t /*region*/, std::uint64_t /*size*/) {}
+                         const IoResize& /*resize*/) {}
   virtual void io_delete(std::uint32_t /*loc*/, std::uint64_t /*t*/, std::uint32_t /*file*/) {}
   // Collectives (blocking ones between the Enter and the Leave of their call) and the requests
   // of nonblocking ones, made in the starting call.
   virtual void collective(std::uint32_t /*loc*/, std::uint64_t /*t*/, const Collective& /*c*/) {}
   virtual void collective_request(std::uint32_t /*loc*/, std::uint64_t /*t*/,
                                   std::uint64_t /*request*/) {}
-  // The bytes a datatype (index into Definitions::datatypes) carried: called right after the
-  // send, recv, collective or io_complete it belongs to, on the same location. Archives written
-  // before datatypes were recorded have none.
-  virtual void datatype_use(std::uint32_t /*loc*/, std::uint64_t /*t*/, std::uint32_t /*datatype*/,
-                            DatatypeUse /*use*/, std::uint64_t /*bytes*/) {}
+  // Called right after the point-to-point event, collective or io_complete it belongs to, on the
+  // same location. Archives written before datatypes were recorded have none.
+  virtual void datatype_use(std::uint32_t /*loc*/, std::uint64_t /*t*/,
+                            const DatatypeBytes& /*d*/) {}
 
   // `value` to the nearest integer; one outside int64's range is clamped, NaN is 0.
   static std::int64_t rounded_metric(double value);
 };
+
+// For a sink that takes point-to-point events kind by kind: calls its send(loc, t, e),
+// send_complete(loc, t, request), recv_request(loc, t, request), recv(loc, t, e) or
+// request_cancelled(loc, t, request), whichever of them it has (public members).
+template <typename Sink>
+void split_point_to_point(Sink& sink, std::uint32_t loc, std::uint64_t t, const PointToPoint& e) {
+  switch (e.kind) {
+    case P2pKind::Send:
+      if constexpr (requires { sink.send(loc, t, e); }) sink.send(loc, t, e);
+      break;
+    case P2pKind::SendComplete:
+      if constexpr (requires { sink.send_complete(loc, t, e.request); })
+        sink.send_complete(loc, t, e.request);
+      break;
+    case P2pKind::RecvRequest:
+      if constexpr (requires { sink.recv_request(loc, t, e.request); })
+        sink.recv_request(loc, t, e.request);
+      break;
+    case P2pKind::Recv:
+      if constexpr (requires { sink.recv(loc, t, e); }) sink.recv(loc, t, e);
+      break;
+    case P2pKind::Cancelled:
+      if constexpr (requires { sink.request_cancelled(loc, t, e.request); })
+        sink.request_cancelled(loc, t, e.request);
+      break;
+  }
+}
 
 class ArchiveReader {
  public:

@@ -48,23 +48,20 @@ void ClockRepair::leave(std::uint32_t loc, std::uint64_t, std::uint32_t) {
   if (!locations_[loc].calls.empty()) locations_[loc].calls.pop_back();
 }
 
-void ClockRepair::send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
-                       std::uint32_t tag, std::uint64_t, std::uint64_t, bool) {
-  const auto from = static_cast<std::int32_t>(defs_.locations[loc].rank);
-  const std::int32_t to = world(loc, comm, peer);
-  if (to < 0) return;
-  // A send begins with its MPI call: MpiIsend is written when the call returns.
-  const std::vector<std::uint64_t>& calls = locations_[loc].calls;
-  add(loc,
-      Item{calls.empty() ? t : calls.back(), channel(MessageChannel{from, to, comm, tag}), false});
-}
-
-void ClockRepair::recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
-                       std::uint32_t tag, std::uint64_t, std::uint64_t, bool) {
-  const std::int32_t from = world(loc, comm, peer);
-  const auto to = static_cast<std::int32_t>(defs_.locations[loc].rank);
-  if (from < 0) return;
-  add(loc, Item{t, channel(MessageChannel{from, to, comm, tag}), true});
+void ClockRepair::point_to_point(std::uint32_t loc, std::uint64_t t, const PointToPoint& e) {
+  const auto self = static_cast<std::int32_t>(defs_.locations[loc].rank);
+  if (e.kind == P2pKind::Send) {
+    const std::int32_t to = world(loc, e.comm, e.peer);
+    if (to < 0) return;
+    // A send begins with its MPI call: MpiIsend is written when the call returns.
+    const std::vector<std::uint64_t>& calls = locations_[loc].calls;
+    add(loc, Item{calls.empty() ? t : calls.back(),
+                  channel(MessageChannel{self, to, e.comm, e.tag}), false});
+  } else if (e.kind == P2pKind::Recv) {
+    const std::int32_t from = world(loc, e.comm, e.peer);
+    if (from < 0) return;
+    add(loc, Item{t, channel(MessageChannel{from, self, e.comm, e.tag}), true});
+  }
 }
 
 void ClockRepair::add(std::uint32_t loc, const Item& item) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "reader/archive_reader.hpp"
+#include "reader/forwarding_sink.hpp"
 #include "reader/message_channel.hpp"
 
 namespace perusetrace::archive {
@@ -30,10 +31,7 @@ class ClockRepair : public EventSink {
 
   void enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
   void leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
-  void send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
-            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override;
-  void recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
-            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override;
+  void point_to_point(std::uint32_t loc, std::uint64_t t, const PointToPoint& e) override;
 
   // After the last event: receives whose send never came are left where they are.
   void finish();
@@ -90,87 +88,14 @@ class ClockRepair : public EventSink {
 };
 
 // Hands every event to `next` at its repaired time.
-class RepairedSink : public EventSink {
+class RepairedSink : public ForwardingSink<RepairedSink> {
  public:
   RepairedSink(const std::vector<ClockRepair::Shifts>& shifts, EventSink& next)
       : shifts_(shifts), next_(next), cursor_(shifts.size(), 0), shift_(shifts.size(), 0) {}
 
-  void enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override {
-    next_.enter(loc, at(loc, t), region);
-  }
-  void leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override {
-    next_.leave(loc, at(loc, t), region);
-  }
-  void peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
-              const PeruseFields& f) override {
-    next_.peruse(loc, at(loc, t), region, f);
-  }
-  void send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
-            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override {
-    next_.send(loc, at(loc, t), peer, comm, tag, bytes, request, blocking);
-  }
-  void send_complete(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override {
-    next_.send_complete(loc, at(loc, t), request);
-  }
-  void recv_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override {
-    next_.recv_request(loc, at(loc, t), request);
-  }
-  void recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
-            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override {
-    next_.recv(loc, at(loc, t), peer, comm, tag, bytes, request, blocking);
-  }
-  void request_cancelled(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override {
-    next_.request_cancelled(loc, at(loc, t), request);
-  }
-  void metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
-              std::int64_t value) override {
-    next_.metric(loc, at(loc, t), metric, value);
-  }
-  void real_metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
-                   double value) override {
-    next_.real_metric(loc, at(loc, t), metric, value);
-  }
-  void sample(std::uint32_t loc, std::uint64_t t, const Sample& s) override {
-    next_.sample(loc, at(loc, t), s);
-  }
-  void rma(std::uint32_t loc, std::uint64_t t, const RmaEvent& e) override {
-    next_.rma(loc, at(loc, t), e);
-  }
-  void io_handle_created(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
-                         std::uint64_t size) override {
-    next_.io_handle_created(loc, at(loc, t), handle, size);
-  }
-  void io_handle_destroyed(std::uint32_t loc, std::uint64_t t, std::uint32_t handle) override {
-    next_.io_handle_destroyed(loc, at(loc, t), handle);
-  }
-  void io_begin(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
-                const IoBegin& op) override {
-    next_.io_begin(loc, at(loc, t), handle, op);
-  }
-  void io_complete(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, std::uint64_t bytes,
-                   std::uint64_t matching) override {
-    next_.io_complete(loc, at(loc, t), handle, bytes, matching);
-  }
-  void io_seek(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, std::int64_t offset,
-               IoSeekFrom from, std::uint64_t reached) override {
-    next_.io_seek(loc, at(loc, t), handle, offset, from, reached);
-  }
-  void io_resize(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, std::uint32_t region,
-                 std::uint64_t size) override {
-    next_.io_resize(loc, at(loc, t), handle, region, size);
-  }
-  void io_delete(std::uint32_t loc, std::uint64_t t, std::uint32_t file) override {
-    next_.io_delete(loc, at(loc, t), file);
-  }
-  void collective(std::uint32_t loc, std::uint64_t t, const Collective& c) override {
-    next_.collective(loc, at(loc, t), c);
-  }
-  void collective_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override {
-    next_.collective_request(loc, at(loc, t), request);
-  }
-  void datatype_use(std::uint32_t loc, std::uint64_t t, std::uint32_t datatype, DatatypeUse use,
-                    std::uint64_t bytes) override {
-    next_.datatype_use(loc, at(loc, t), datatype, use, bytes);
+  template <typename Call>
+  void route(std::uint32_t loc, std::uint64_t t, const Call& call) {
+    call(next_, at(loc, t));
   }
 
  private:
@@ -187,97 +112,6 @@ class RepairedSink : public EventSink {
   EventSink& next_;
   std::vector<std::size_t> cursor_;
   std::vector<std::uint64_t> shift_;
-};
-
-// Hands every event to two sinks, in turn.
-class TeeSink : public EventSink {
- public:
-  TeeSink(EventSink& a, EventSink& b) : a_(a), b_(b) {}
-  void enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override {
-    a_.enter(loc, t, region), b_.enter(loc, t, region);
-  }
-  void leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override {
-    a_.leave(loc, t, region), b_.leave(loc, t, region);
-  }
-  void peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
-              const PeruseFields& f) override {
-    a_.peruse(loc, t, region, f), b_.peruse(loc, t, region, f);
-  }
-  void send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
-            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override {
-    a_.send(loc, t, peer, comm, tag, bytes, request, blocking);
-    b_.send(loc, t, peer, comm, tag, bytes, request, blocking);
-  }
-  void send_complete(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override {
-    a_.send_complete(loc, t, request), b_.send_complete(loc, t, request);
-  }
-  void recv_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override {
-    a_.recv_request(loc, t, request), b_.recv_request(loc, t, request);
-  }
-  void recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
-            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override {
-    a_.recv(loc, t, peer, comm, tag, bytes, request, blocking);
-    b_.recv(loc, t, peer, comm, tag, bytes, request, blocking);
-  }
-  void request_cancelled(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override {
-    a_.request_cancelled(loc, t, request), b_.request_cancelled(loc, t, request);
-  }
-  void metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
-              std::int64_t value) override {
-    a_.metric(loc, t, metric, value), b_.metric(loc, t, metric, value);
-  }
-  void real_metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
-                   double value) override {
-    a_.real_metric(loc, t, metric, value), b_.real_metric(loc, t, metric, value);
-  }
-  void sample(std::uint32_t loc, std::uint64_t t, const Sample& s) override {
-    a_.sample(loc, t, s), b_.sample(loc, t, s);
-  }
-  void rma(std::uint32_t loc, std::uint64_t t, const RmaEvent& e) override {
-    a_.rma(loc, t, e), b_.rma(loc, t, e);
-  }
-  void io_handle_created(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
-                         std::uint64_t size) override {
-    a_.io_handle_created(loc, t, handle, size), b_.io_handle_created(loc, t, handle, size);
-  }
-  void io_handle_destroyed(std::uint32_t loc, std::uint64_t t, std::uint32_t handle) override {
-    a_.io_handle_destroyed(loc, t, handle), b_.io_handle_destroyed(loc, t, handle);
-  }
-  void io_begin(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
-                const IoBegin& op) override {
-    a_.io_begin(loc, t, handle, op), b_.io_begin(loc, t, handle, op);
-  }
-  void io_complete(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, std::uint64_t bytes,
-                   std::uint64_t matching) override {
-    a_.io_complete(loc, t, handle, bytes, matching);
-    b_.io_complete(loc, t, handle, bytes, matching);
-  }
-  void io_seek(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, std::int64_t offset,
-               IoSeekFrom from, std::uint64_t reached) override {
-    a_.io_seek(loc, t, handle, offset, from, reached);
-    b_.io_seek(loc, t, handle, offset, from, reached);
-  }
-  void io_resize(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, std::uint32_t region,
-                 std::uint64_t size) override {
-    a_.io_resize(loc, t, handle, region, size), b_.io_resize(loc, t, handle, region, size);
-  }
-  void io_delete(std::uint32_t loc, std::uint64_t t, std::uint32_t file) override {
-    a_.io_delete(loc, t, file), b_.io_delete(loc, t, file);
-  }
-  void collective(std::uint32_t loc, std::uint64_t t, const Collective& c) override {
-    a_.collective(loc, t, c), b_.collective(loc, t, c);
-  }
-  void collective_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override {
-    a_.collective_request(loc, t, request), b_.collective_request(loc, t, request);
-  }
-  void datatype_use(std::uint32_t loc, std::uint64_t t, std::uint32_t datatype, DatatypeUse use,
-                    std::uint64_t bytes) override {
-    a_.datatype_use(loc, t, datatype, use, bytes), b_.datatype_use(loc, t, datatype, use, bytes);
-  }
-
- private:
-  EventSink& a_;
-  EventSink& b_;
 };
 
 }  // namespace perusetrace::archive

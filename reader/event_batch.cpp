@@ -4,6 +4,13 @@ namespace perusetrace::archive {
 
 namespace {
 
+PointToPoint request_event(P2pKind kind, std::uint64_t request) {
+  PointToPoint e;
+  e.kind = kind;
+  e.request = request;
+  return e;
+}
+
 inline void replay_one(const EventRecord& r, const EventBatch& batch, EventSink& sink) {
   switch (r.kind) {
     case RecordKind::Enter:
@@ -16,19 +23,19 @@ inline void replay_one(const EventRecord& r, const EventBatch& batch, EventSink&
       sink.peruse(r.loc, r.t, r.a, peruse_fields(r));
       break;
     case RecordKind::Send:
-      sink.send(r.loc, r.t, r.a, r.b, r.c, r.x, r.y, r.flag != 0);
+    case RecordKind::Recv:
+      sink.point_to_point(r.loc, r.t,
+                          {r.kind == RecordKind::Send ? P2pKind::Send : P2pKind::Recv, r.a, r.b,
+                           r.c, r.x, r.y, r.flag != 0});
       break;
     case RecordKind::SendComplete:
-      sink.send_complete(r.loc, r.t, r.x);
+      sink.point_to_point(r.loc, r.t, request_event(P2pKind::SendComplete, r.x));
       break;
     case RecordKind::RecvRequest:
-      sink.recv_request(r.loc, r.t, r.x);
-      break;
-    case RecordKind::Recv:
-      sink.recv(r.loc, r.t, r.a, r.b, r.c, r.x, r.y, r.flag != 0);
+      sink.point_to_point(r.loc, r.t, request_event(P2pKind::RecvRequest, r.x));
       break;
     case RecordKind::Cancelled:
-      sink.request_cancelled(r.loc, r.t, r.x);
+      sink.point_to_point(r.loc, r.t, request_event(P2pKind::Cancelled, r.x));
       break;
     case RecordKind::Metric:
       sink.metric(r.loc, r.t, r.a, static_cast<std::int64_t>(r.x));
@@ -52,14 +59,14 @@ inline void replay_one(const EventRecord& r, const EventBatch& batch, EventSink&
       sink.io_begin(r.loc, r.t, r.a, {static_cast<IoMode>(r.flag), r.b, r.x, r.y});
       break;
     case RecordKind::IoComplete:
-      sink.io_complete(r.loc, r.t, r.a, r.x, r.y);
+      sink.io_complete(r.loc, r.t, r.a, {r.x, r.y});
       break;
     case RecordKind::IoSeek:
-      sink.io_seek(r.loc, r.t, r.a, static_cast<std::int64_t>(r.x), static_cast<IoSeekFrom>(r.flag),
-                   r.y);
+      sink.io_seek(r.loc, r.t, r.a,
+                   {static_cast<std::int64_t>(r.x), static_cast<IoSeekFrom>(r.flag), r.y});
       break;
     case RecordKind::IoResize:
-      sink.io_resize(r.loc, r.t, r.a, r.b, r.x);
+      sink.io_resize(r.loc, r.t, r.a, {r.b, r.x});
       break;
     case RecordKind::IoDelete:
       sink.io_delete(r.loc, r.t, r.a);
@@ -71,7 +78,7 @@ inline void replay_one(const EventRecord& r, const EventBatch& batch, EventSink&
       sink.collective_request(r.loc, r.t, r.x);
       break;
     case RecordKind::DatatypeUse:
-      sink.datatype_use(r.loc, r.t, r.a, static_cast<DatatypeUse>(r.flag), r.x);
+      sink.datatype_use(r.loc, r.t, {r.a, static_cast<DatatypeUse>(r.flag), r.x});
       break;
     case RecordKind::Nothing:
       break;

@@ -167,22 +167,29 @@ class BatchWriter final : public EventSink {
     r.a = region;
     store_peruse(r, f);
   }
-  void send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
-            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override {
-    message(RecordKind::Send, loc, t, peer, comm, tag, bytes, request, blocking);
-  }
-  void send_complete(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override {
-    add(RecordKind::SendComplete, loc, t).x = request;
-  }
-  void recv_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override {
-    add(RecordKind::RecvRequest, loc, t).x = request;
-  }
-  void recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
-            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override {
-    message(RecordKind::Recv, loc, t, peer, comm, tag, bytes, request, blocking);
-  }
-  void request_cancelled(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override {
-    add(RecordKind::Cancelled, loc, t).x = request;
+  void point_to_point(std::uint32_t loc, std::uint64_t t, const PointToPoint& e) override {
+    switch (e.kind) {
+      case P2pKind::Send:
+      case P2pKind::Recv: {
+        EventRecord& r = add(e.kind == P2pKind::Send ? RecordKind::Send : RecordKind::Recv, loc, t);
+        r.a = e.peer;
+        r.b = e.comm;
+        r.c = e.tag;
+        r.x = e.bytes;
+        r.y = e.request;
+        r.flag = e.blocking ? 1 : 0;
+        break;
+      }
+      case P2pKind::SendComplete:
+        add(RecordKind::SendComplete, loc, t).x = e.request;
+        break;
+      case P2pKind::RecvRequest:
+        add(RecordKind::RecvRequest, loc, t).x = e.request;
+        break;
+      case P2pKind::Cancelled:
+        add(RecordKind::Cancelled, loc, t).x = e.request;
+        break;
+    }
   }
   void metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
               std::int64_t value) override {
@@ -224,27 +231,26 @@ class BatchWriter final : public EventSink {
     r.x = op.bytes;
     r.y = op.matching;
   }
-  void io_complete(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, std::uint64_t bytes,
-                   std::uint64_t matching) override {
+  void io_complete(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
+                   const IoComplete& e) override {
     EventRecord& r = add(RecordKind::IoComplete, loc, t);
     r.a = handle;
-    r.x = bytes;
-    r.y = matching;
+    r.x = e.bytes;
+    r.y = e.matching;
   }
-  void io_seek(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, std::int64_t offset,
-               IoSeekFrom from, std::uint64_t reached) override {
+  void io_seek(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, const IoSeek& e) override {
     EventRecord& r = add(RecordKind::IoSeek, loc, t);
     r.a = handle;
-    r.flag = static_cast<std::uint8_t>(from);
-    r.x = static_cast<std::uint64_t>(offset);
-    r.y = reached;
+    r.flag = static_cast<std::uint8_t>(e.from);
+    r.x = static_cast<std::uint64_t>(e.offset);
+    r.y = e.reached;
   }
-  void io_resize(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, std::uint32_t region,
-                 std::uint64_t size) override {
+  void io_resize(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
+                 const IoResize& e) override {
     EventRecord& r = add(RecordKind::IoResize, loc, t);
     r.a = handle;
-    r.b = region;
-    r.x = size;
+    r.b = e.region;
+    r.x = e.size;
   }
   void io_delete(std::uint32_t loc, std::uint64_t t, std::uint32_t file) override {
     add(RecordKind::IoDelete, loc, t).a = file;
@@ -261,27 +267,14 @@ class BatchWriter final : public EventSink {
   void collective_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override {
     add(RecordKind::CollectiveRequest, loc, t).x = request;
   }
-  void datatype_use(std::uint32_t loc, std::uint64_t t, std::uint32_t datatype, DatatypeUse use,
-                    std::uint64_t bytes) override {
+  void datatype_use(std::uint32_t loc, std::uint64_t t, const DatatypeBytes& d) override {
     EventRecord& r = add(RecordKind::DatatypeUse, loc, t);
-    r.a = datatype;
-    r.flag = static_cast<std::uint8_t>(use);
-    r.x = bytes;
+    r.a = d.datatype;
+    r.flag = static_cast<std::uint8_t>(d.use);
+    r.x = d.bytes;
   }
 
  private:
-  void message(RecordKind kind, std::uint32_t loc, std::uint64_t t, std::uint32_t peer,
-               std::uint32_t comm, std::uint32_t tag, std::uint64_t bytes, std::uint64_t request,
-               bool blocking) {
-    EventRecord& r = add(kind, loc, t);
-    r.a = peer;
-    r.b = comm;
-    r.c = tag;
-    r.x = bytes;
-    r.y = request;
-    r.flag = blocking ? 1 : 0;
-  }
-
   EventBatch* batch_ = nullptr;
   BatchConsumer* consumer_ = nullptr;
 };

@@ -247,7 +247,7 @@ OTF2_CallbackCode on_leave(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_A
         attribute(a, s.setup.attr_io_size, OTF2_TYPE_UINT64, size) &&
         handle.ioHandleRef < s.defs.io_handles.size())
       s.out->io_resize(i, ts, static_cast<std::uint32_t>(handle.ioHandleRef),
-                       static_cast<std::uint32_t>(region), size.uint64);
+                       {static_cast<std::uint32_t>(region), size.uint64});
     s.out->leave(i, ts, region);
   });
 }
@@ -297,9 +297,9 @@ OTF2_CallbackCode on_io_begin(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF
 OTF2_CallbackCode on_io_complete(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
                                  OTF2_IoHandleRef h, uint64_t bytes, uint64_t matching) {
   return on_handle(d, l, t, h, [&](State& s, std::uint32_t i, std::uint64_t ts, std::uint32_t hi) {
-    s.out->io_complete(i, ts, hi, bytes, matching);
+    s.out->io_complete(i, ts, hi, {bytes, matching});
     s.out->last().aux = kLooksUpDatatypes;
-    s.out->datatype_use(i, ts, kNoDatatype, DatatypeUse::FileRead, bytes);
+    s.out->datatype_use(i, ts, {kNoDatatype, DatatypeUse::FileRead, bytes});
     s.out->last().aux = kFromCompletion;
   });
 }
@@ -311,7 +311,7 @@ OTF2_CallbackCode on_io_seek(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2
                             : whence == OTF2_IO_SEEK_FROM_CURRENT ? IoSeekFrom::Current
                             : whence == OTF2_IO_SEEK_FROM_END     ? IoSeekFrom::End
                                                                   : IoSeekFrom::Other;
-    s.out->io_seek(i, ts, hi, offset, from, reached);
+    s.out->io_seek(i, ts, hi, {offset, from, reached});
   });
 }
 OTF2_CallbackCode on_io_delete(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
@@ -327,12 +327,12 @@ std::uint32_t comm_of(OTF2_CommRef c) {
 void use_datatype(State& s, std::uint32_t i, std::uint64_t ts, OTF2_AttributeList* a,
                   OTF2_AttributeRef attr, DatatypeUse use, std::uint64_t bytes) {
   const std::uint32_t type = s.datatype_in(a, attr);
-  if (type != kNoDatatype) s.out->datatype_use(i, ts, type, use, bytes);
+  if (type != kNoDatatype) s.out->datatype_use(i, ts, {type, use, bytes});
 }
 OTF2_CallbackCode on_send(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList* a,
                           uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes) {
   return located(d, l, t, [&](State& s, std::uint32_t i, std::uint64_t ts) {
-    s.out->send(i, ts, peer, comm_of(comm), tag, bytes, 0, true);
+    s.out->point_to_point(i, ts, {P2pKind::Send, peer, comm_of(comm), tag, bytes, 0, true});
     use_datatype(s, i, ts, a, s.setup.attr_datatype, DatatypeUse::Send, bytes);
   });
 }
@@ -340,26 +340,26 @@ OTF2_CallbackCode on_isend(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_A
                            uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes,
                            uint64_t request) {
   return located(d, l, t, [&](State& s, std::uint32_t i, std::uint64_t ts) {
-    s.out->send(i, ts, peer, comm_of(comm), tag, bytes, request, false);
+    s.out->point_to_point(i, ts, {P2pKind::Send, peer, comm_of(comm), tag, bytes, request, false});
     use_datatype(s, i, ts, a, s.setup.attr_datatype, DatatypeUse::Send, bytes);
   });
 }
 OTF2_CallbackCode on_isend_complete(OTF2_LocationRef l, OTF2_TimeStamp t, void* d,
                                     OTF2_AttributeList*, uint64_t request) {
   return located(d, l, t, [&](State& s, std::uint32_t i, std::uint64_t ts) {
-    s.out->send_complete(i, ts, request);
+    s.out->point_to_point(i, ts, {P2pKind::SendComplete, 0, kNoComm, 0, 0, request, false});
   });
 }
 OTF2_CallbackCode on_irecv_request(OTF2_LocationRef l, OTF2_TimeStamp t, void* d,
                                    OTF2_AttributeList*, uint64_t request) {
   return located(d, l, t, [&](State& s, std::uint32_t i, std::uint64_t ts) {
-    s.out->recv_request(i, ts, request);
+    s.out->point_to_point(i, ts, {P2pKind::RecvRequest, 0, kNoComm, 0, 0, request, false});
   });
 }
 OTF2_CallbackCode on_recv(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList* a,
                           uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes) {
   return located(d, l, t, [&](State& s, std::uint32_t i, std::uint64_t ts) {
-    s.out->recv(i, ts, peer, comm_of(comm), tag, bytes, 0, true);
+    s.out->point_to_point(i, ts, {P2pKind::Recv, peer, comm_of(comm), tag, bytes, 0, true});
     use_datatype(s, i, ts, a, s.setup.attr_datatype, DatatypeUse::Receive, bytes);
   });
 }
@@ -367,7 +367,7 @@ OTF2_CallbackCode on_irecv(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_A
                            uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes,
                            uint64_t request) {
   return located(d, l, t, [&](State& s, std::uint32_t i, std::uint64_t ts) {
-    s.out->recv(i, ts, peer, comm_of(comm), tag, bytes, request, false);
+    s.out->point_to_point(i, ts, {P2pKind::Recv, peer, comm_of(comm), tag, bytes, request, false});
     use_datatype(s, i, ts, a, s.setup.attr_datatype, DatatypeUse::Receive, bytes);
   });
 }
@@ -376,9 +376,9 @@ void collective_done(State& s, std::uint32_t i, std::uint64_t ts, const Collecti
                      std::uint32_t send_type, std::uint32_t recv_type) {
   s.out->collective(i, ts, c);
   if (send_type != kNoDatatype)
-    s.out->datatype_use(i, ts, send_type, DatatypeUse::CollectiveSend, c.sent);
+    s.out->datatype_use(i, ts, {send_type, DatatypeUse::CollectiveSend, c.sent});
   if (recv_type != kNoDatatype)
-    s.out->datatype_use(i, ts, recv_type, DatatypeUse::CollectiveReceive, c.received);
+    s.out->datatype_use(i, ts, {recv_type, DatatypeUse::CollectiveReceive, c.received});
 }
 Collective collective_of(OTF2_CommRef comm, uint32_t root, uint64_t sent, uint64_t received,
                          uint64_t request) {
@@ -412,16 +412,16 @@ OTF2_CallbackCode on_collective_complete(OTF2_LocationRef l, OTF2_TimeStamp t, v
     // The datatypes its start named are the sequencer's to find.
     s.out->collective(i, ts, collective_of(comm, root, sent, received, request));
     s.out->last().aux = kLooksUpDatatypes;
-    s.out->datatype_use(i, ts, kNoDatatype, DatatypeUse::CollectiveSend, sent);
+    s.out->datatype_use(i, ts, {kNoDatatype, DatatypeUse::CollectiveSend, sent});
     s.out->last().aux = kFromCompletion;
-    s.out->datatype_use(i, ts, kNoDatatype, DatatypeUse::CollectiveReceive, received);
+    s.out->datatype_use(i, ts, {kNoDatatype, DatatypeUse::CollectiveReceive, received});
     s.out->last().aux = kFromCompletion;
   });
 }
 OTF2_CallbackCode on_cancelled(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
                                uint64_t request) {
   return located(d, l, t, [&](State& s, std::uint32_t i, std::uint64_t ts) {
-    s.out->request_cancelled(i, ts, request);
+    s.out->point_to_point(i, ts, {P2pKind::Cancelled, 0, kNoComm, 0, 0, request, false});
   });
 }
 // ---- one-sided communication: every Rma* record as one RmaEvent -------------------------

@@ -80,9 +80,25 @@ void MessageMatcher::peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t pe
   }
 }
 
-void MessageMatcher::send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer,
-                          std::uint32_t comm, std::uint32_t tag, std::uint64_t bytes,
-                          std::uint64_t request, bool blocking) {
+void MessageMatcher::point_to_point(std::uint32_t loc, std::uint64_t t, const PointToPoint& e) {
+  switch (e.kind) {
+    case P2pKind::Send:
+      return send(loc, t, e);
+    case P2pKind::SendComplete:
+      return send_complete(loc, e.request);
+    case P2pKind::RecvRequest:
+      return recv_request(loc, e.request);
+    case P2pKind::Recv:
+      return recv(loc, t, e);
+    case P2pKind::Cancelled:
+      return cancelled(loc, e.request);
+  }
+}
+
+void MessageMatcher::send(std::uint32_t loc, std::uint64_t t, const PointToPoint& e) {
+  const std::uint32_t peer = e.peer, comm = e.comm, tag = e.tag;
+  const std::uint64_t bytes = e.bytes, request = e.request;
+  const bool blocking = e.blocking;
   const std::uint32_t rank = defs_.locations[loc].rank;
   const std::uint32_t to = world(loc, comm, peer);
   if (to == kOtherJobRank) {
@@ -124,9 +140,10 @@ void MessageMatcher::recv_request(std::uint32_t loc, std::uint64_t request) {
   recv_by_request_[{defs_.locations[loc].rank, request}] = physical;
 }
 
-void MessageMatcher::recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer,
-                          std::uint32_t comm, std::uint32_t tag, std::uint64_t request,
-                          bool blocking) {
+void MessageMatcher::recv(std::uint32_t loc, std::uint64_t t, const PointToPoint& e) {
+  const std::uint32_t peer = e.peer, comm = e.comm, tag = e.tag;
+  const std::uint64_t request = e.request;
+  const bool blocking = e.blocking;
   const std::uint32_t rank = defs_.locations[loc].rank;
   const std::uint32_t from = world(loc, comm, peer);
   if (from == kOtherJobRank) {

@@ -46,13 +46,7 @@ class MessageMatcher {
 
   void peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t peruse_index,
               const PeruseFields& f);
-  void send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
-            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking);
-  void send_complete(std::uint32_t loc, std::uint64_t request);
-  void recv_request(std::uint32_t loc, std::uint64_t request);
-  void recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
-            std::uint32_t tag, std::uint64_t request, bool blocking);
-  void cancelled(std::uint32_t loc, std::uint64_t request);
+  void point_to_point(std::uint32_t loc, std::uint64_t t, const PointToPoint& e);
 
   // Writes what waits for a sender's completion; counts what never found a partner.
   void finish();
@@ -69,6 +63,12 @@ class MessageMatcher {
   std::size_t pending() const { return sends_.size(); }
 
  private:
+  void send(std::uint32_t loc, std::uint64_t t, const PointToPoint& e);
+  void send_complete(std::uint32_t loc, std::uint64_t request);
+  void recv_request(std::uint32_t loc, std::uint64_t request);
+  void recv(std::uint32_t loc, std::uint64_t t, const PointToPoint& e);
+  void cancelled(std::uint32_t loc, std::uint64_t request);
+
   using Key = MessageKey;
   using KeyHash = MessageKeyHash;
   struct Recv {

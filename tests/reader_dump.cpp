@@ -33,24 +33,15 @@ class Dump final : public EventSink {
          fmt::format("{} {} {} {} {} {} {}", region, f.request, f.peer, f.tag, f.bytes, f.operation,
                      f.comm));
   }
-  void send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
-            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override {
-    line("send", loc, t,
-         fmt::format("{} {} {} {} {} {}", peer, comm, tag, bytes, request, blocking));
-  }
-  void send_complete(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override {
-    line("send_complete", loc, t, fmt::format("{}", request));
-  }
-  void recv_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override {
-    line("recv_request", loc, t, fmt::format("{}", request));
-  }
-  void recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
-            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override {
-    line("recv", loc, t,
-         fmt::format("{} {} {} {} {} {}", peer, comm, tag, bytes, request, blocking));
-  }
-  void request_cancelled(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override {
-    line("cancelled", loc, t, fmt::format("{}", request));
+  void point_to_point(std::uint32_t loc, std::uint64_t t, const PointToPoint& e) override {
+    static constexpr const char* kNames[] = {"send", "send_complete", "recv_request", "recv",
+                                             "request_cancelled"};
+    const char* name = kNames[static_cast<int>(e.kind)];
+    if (e.kind == P2pKind::Send || e.kind == P2pKind::Recv)
+      line(name, loc, t,
+           fmt::format("{} {} {} {} {} {}", e.peer, e.comm, e.tag, e.bytes, e.request, e.blocking));
+    else
+      line(name, loc, t, fmt::format("{}", e.request));
   }
   void metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
               std::int64_t value) override {
@@ -82,17 +73,24 @@ class Dump final : public EventSink {
          fmt::format("{} {} {} {} {}", handle, static_cast<int>(op.mode), op.flags, op.bytes,
                      op.matching));
   }
-  void io_complete(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, std::uint64_t bytes,
-                   std::uint64_t matching) override {
+  void io_complete(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
+                   const IoComplete& done) override {
+    const auto bytes = done.bytes;
+    const auto matching = done.matching;
     line("io_complete", loc, t, fmt::format("{} {} {}", handle, bytes, matching));
   }
-  void io_seek(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, std::int64_t offset,
-               IoSeekFrom from, std::uint64_t reached) override {
+  void io_seek(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
+               const IoSeek& seek) override {
+    const auto offset = seek.offset;
+    const auto from = seek.from;
+    const auto reached = seek.reached;
     line("io_seek", loc, t,
          fmt::format("{} {} {} {}", handle, offset, static_cast<int>(from), reached));
   }
-  void io_resize(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, std::uint32_t region,
-                 std::uint64_t size) override {
+  void io_resize(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
+                 const IoResize& resize) override {
+    const auto region = resize.region;
+    const auto size = resize.size;
     line("io_resize", loc, t, fmt::format("{} {} {}", handle, region, size));
   }
   void io_delete(std::uint32_t loc, std::uint64_t t, std::uint32_t file) override {
@@ -105,8 +103,10 @@ class Dump final : public EventSink {
   void collective_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override {
     line("collective_request", loc, t, fmt::format("{}", request));
   }
-  void datatype_use(std::uint32_t loc, std::uint64_t t, std::uint32_t datatype, DatatypeUse use,
-                    std::uint64_t bytes) override {
+  void datatype_use(std::uint32_t loc, std::uint64_t t, const DatatypeBytes& use_of) override {
+    const auto datatype = use_of.datatype;
+    const auto use = use_of.use;
+    const auto bytes = use_of.bytes;
     line("datatype_use", loc, t, fmt::format("{} {} {}", datatype, static_cast<int>(use), bytes));
   }
 

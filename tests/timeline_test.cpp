@@ -184,8 +184,16 @@ class Log : public archive::EventSink {
          std::to_string(f.tag) + " " + std::to_string(f.bytes) + " " + std::to_string(f.operation) +
          " " + std::to_string(f.comm));
   }
-  void send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
-            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override {
+  void point_to_point(std::uint32_t loc, std::uint64_t t, const archive::PointToPoint& e) override {
+    archive::split_point_to_point(*this, loc, t, e);
+  }
+  void send(std::uint32_t loc, std::uint64_t t, const archive::PointToPoint& p2p) {
+    const std::uint32_t peer = p2p.peer;
+    const std::uint32_t comm = p2p.comm;
+    const std::uint32_t tag = p2p.tag;
+    const std::uint64_t bytes = p2p.bytes;
+    const std::uint64_t request = p2p.request;
+    const bool blocking = p2p.blocking;
     note("send " + std::to_string(loc) + " " + std::to_string(t) + " " + std::to_string(peer) +
          " " + std::to_string(comm) + " " + std::to_string(tag) + " " + std::to_string(bytes) +
          " " + std::to_string(request) + " " + std::to_string(blocking));
@@ -216,7 +224,7 @@ void feed(archive::EventSink& sink, std::uint64_t n) {
         break;
       }
       case 2:
-        sink.send(loc, i, 2, 0, 42, i * 3, i, i % 8 == 2);
+        sink.point_to_point(loc, i, {archive::P2pKind::Send, 2, 0, 42, i * 3, i, i % 8 == 2});
         break;
       default:
         sink.real_metric(loc, i, 1, 0.5 + static_cast<double>(i));
@@ -256,17 +264,24 @@ class IoLog : public archive::EventSink {
     calls.push_back(fmt::format("begin {} {} {} {} {} {} {}", loc, t, handle,
                                 static_cast<int>(op.mode), op.flags, op.bytes, op.matching));
   }
-  void io_complete(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, std::uint64_t bytes,
-                   std::uint64_t matching) override {
+  void io_complete(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
+                   const archive::IoComplete& done) override {
+    const auto bytes = done.bytes;
+    const auto matching = done.matching;
     calls.push_back(fmt::format("complete {} {} {} {} {}", loc, t, handle, bytes, matching));
   }
-  void io_seek(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, std::int64_t offset,
-               archive::IoSeekFrom from, std::uint64_t reached) override {
+  void io_seek(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
+               const archive::IoSeek& seek) override {
+    const auto offset = seek.offset;
+    const auto from = seek.from;
+    const auto reached = seek.reached;
     calls.push_back(fmt::format("seek {} {} {} {} {} {}", loc, t, handle, offset,
                                 static_cast<int>(from), reached));
   }
-  void io_resize(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, std::uint32_t region,
-                 std::uint64_t size) override {
+  void io_resize(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
+                 const archive::IoResize& resize) override {
+    const auto region = resize.region;
+    const auto size = resize.size;
     calls.push_back(fmt::format("resize {} {} {} {} {}", loc, t, handle, region, size));
   }
   void io_delete(std::uint32_t loc, std::uint64_t t, std::uint32_t file) override {
@@ -288,14 +303,14 @@ void feed_io(archive::EventSink& sink, std::uint64_t n) {
                        i % 3 == 2 ? archive::kUnknownSize : i * 4, i});
         break;
       case 2:
-        sink.io_complete(loc, i, handle, i * 4, i - 1);
+        sink.io_complete(loc, i, handle, {i * 4, i - 1});
         break;
       case 3:
-        sink.io_seek(loc, i, handle, -static_cast<std::int64_t>(i),
-                     static_cast<archive::IoSeekFrom>(i % 4), i);
+        sink.io_seek(loc, i, handle,
+                     {-static_cast<std::int64_t>(i), static_cast<archive::IoSeekFrom>(i % 4), i});
         break;
       case 4:
-        sink.io_resize(loc, i, handle, 300 + static_cast<std::uint32_t>(i % 2), i << 16);
+        sink.io_resize(loc, i, handle, {300 + static_cast<std::uint32_t>(i % 2), i << 16});
         break;
       case 5:
         sink.io_delete(loc, i, static_cast<std::uint32_t>(i % 13));

@@ -141,8 +141,16 @@ class HdtraceWriter : public archive::EventSink {
     end(o, t);
   }
 
-  void send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
-            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override {
+  void point_to_point(std::uint32_t loc, std::uint64_t t, const archive::PointToPoint& e) override {
+    archive::split_point_to_point(*this, loc, t, e);
+  }
+  void send(std::uint32_t loc, std::uint64_t t, const archive::PointToPoint& p2p) {
+    const std::uint32_t peer = p2p.peer;
+    const std::uint32_t comm = p2p.comm;
+    const std::uint32_t tag = p2p.tag;
+    const std::uint64_t bytes = p2p.bytes;
+    const std::uint64_t request = p2p.request;
+    const bool blocking = p2p.blocking;
     Frame* f = call(loc, t);
     if (f == nullptr) return;
     if (!blocking && f->attributes.has("request")) {
@@ -159,8 +167,13 @@ class HdtraceWriter : public archive::EventSink {
     f->attributes.add("comm", comm);
     if (!blocking) f->attributes.add("request", rid(loc, 0, request));
   }
-  void recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
-            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override {
+  void recv(std::uint32_t loc, std::uint64_t t, const archive::PointToPoint& p2p) {
+    const std::uint32_t peer = p2p.peer;
+    const std::uint32_t comm = p2p.comm;
+    const std::uint32_t tag = p2p.tag;
+    const std::uint64_t bytes = p2p.bytes;
+    const std::uint64_t request = p2p.request;
+    const bool blocking = p2p.blocking;
     Frame* f = call(loc, t);
     if (f == nullptr) return;
     if (blocking) {
@@ -177,7 +190,7 @@ class HdtraceWriter : public archive::EventSink {
                                rid(loc, 0, request), bytes, world_rank(comm, peer, loc), tag, comm);
     type_in_for_ = &f->children;
   }
-  void recv_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override {
+  void recv_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) {
     Frame* f = call(loc, t);
     if (f == nullptr) return;
     if (f->attributes.has("request"))
@@ -185,7 +198,7 @@ class HdtraceWriter : public archive::EventSink {
     else
       f->attributes.add("request", rid(loc, 0, request));
   }
-  void send_complete(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override {
+  void send_complete(std::uint32_t loc, std::uint64_t t, std::uint64_t request) {
     if (Frame* f = call(loc, t))
       f->children += fmt::format("<For request='{}'/>", rid(loc, 0, request));
   }
@@ -234,8 +247,10 @@ class HdtraceWriter : public archive::EventSink {
     if (nonblocking) f->attributes.add("request", rid(loc, 1, op.matching));
     nonblocking_io_[{defs_.locations[loc].rank, op.matching}] = nonblocking;
   }
-  void io_complete(std::uint32_t loc, std::uint64_t t, std::uint32_t, std::uint64_t bytes,
-                   std::uint64_t matching) override {
+  void io_complete(std::uint32_t loc, std::uint64_t t, std::uint32_t,
+                   const archive::IoComplete& done) override {
+    const auto bytes = done.bytes;
+    const auto matching = done.matching;
     Frame* f = call(loc, t);
     if (f == nullptr) return;
     const auto it = nonblocking_io_.find({defs_.locations[loc].rank, matching});
@@ -248,8 +263,11 @@ class HdtraceWriter : public archive::EventSink {
       f->attributes.add("size", bytes);
     }
   }
-  void datatype_use(std::uint32_t loc, std::uint64_t t, std::uint32_t datatype,
-                    archive::DatatypeUse use, std::uint64_t bytes) override {
+  void datatype_use(std::uint32_t loc, std::uint64_t t,
+                    const archive::DatatypeBytes& use_of) override {
+    const auto datatype = use_of.datatype;
+    const auto use = use_of.use;
+    const auto bytes = use_of.bytes;
     Frame* f = call(loc, t, true);
     if (f == nullptr || datatype >= defs_.datatypes.size()) return;
     used_types_[loc].insert(datatype);

@@ -61,10 +61,11 @@ class ChromeTrace : public archive::EventSink {
   void leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
   void peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
               const archive::PeruseFields& f) override;
-  void send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
-            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override;
-  void recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
-            std::uint32_t tag, std::uint64_t bytes, std::uint64_t request, bool blocking) override;
+  void point_to_point(std::uint32_t loc, std::uint64_t t, const archive::PointToPoint& e) override {
+    archive::split_point_to_point(*this, loc, t, e);
+  }
+  void send(std::uint32_t loc, std::uint64_t t, const archive::PointToPoint& p2p);
+  void recv(std::uint32_t loc, std::uint64_t t, const archive::PointToPoint& p2p);
   void metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
               std::int64_t value) override;
   void real_metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric, double value) override;
@@ -72,8 +73,8 @@ class ChromeTrace : public archive::EventSink {
   void rma(std::uint32_t loc, std::uint64_t t, const archive::RmaEvent& e) override;
   void io_begin(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
                 const archive::IoBegin& op) override;
-  void io_complete(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, std::uint64_t bytes,
-                   std::uint64_t matching) override;
+  void io_complete(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
+                   const archive::IoComplete& done) override;
 
  private:
   struct Track {
@@ -296,8 +297,11 @@ void ChromeTrace::flow(bool start, std::uint32_t loc, std::uint64_t t, std::uint
   close();
 }
 
-void ChromeTrace::send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
-                       std::uint32_t tag, std::uint64_t bytes, std::uint64_t, bool) {
+void ChromeTrace::send(std::uint32_t loc, std::uint64_t t, const archive::PointToPoint& p2p) {
+  const std::uint32_t peer = p2p.peer;
+  const std::uint32_t comm = p2p.comm;
+  const std::uint32_t tag = p2p.tag;
+  const std::uint64_t bytes = p2p.bytes;
   const std::uint32_t rank = tracks_[loc].rank;
   if (other_job(comm, peer)) {
     ++counts_.with_other_jobs;
@@ -317,8 +321,11 @@ void ChromeTrace::send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, s
   flow(true, loc, t, id, to, comm, tag, bytes);
 }
 
-void ChromeTrace::recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
-                       std::uint32_t tag, std::uint64_t bytes, std::uint64_t, bool) {
+void ChromeTrace::recv(std::uint32_t loc, std::uint64_t t, const archive::PointToPoint& p2p) {
+  const std::uint32_t peer = p2p.peer;
+  const std::uint32_t comm = p2p.comm;
+  const std::uint32_t tag = p2p.tag;
+  const std::uint64_t bytes = p2p.bytes;
   const std::uint32_t rank = tracks_[loc].rank;
   if (other_job(comm, peer)) {
     ++counts_.with_other_jobs;
@@ -432,7 +439,9 @@ void ChromeTrace::io_begin(std::uint32_t loc, std::uint64_t t, std::uint32_t han
 }
 
 void ChromeTrace::io_complete(std::uint32_t loc, std::uint64_t t, std::uint32_t,
-                              std::uint64_t bytes, std::uint64_t matching) {
+                              const archive::IoComplete& done) {
+  const auto bytes = done.bytes;
+  const auto matching = done.matching;
   if (!end_operation(io_open_, "io", loc, t, matching)) return;
   if (bytes != archive::kUnknownSize)
     fmt::format_to(std::back_inserter(buf_), R"(,"args":{{"bytes":{}}})", bytes);

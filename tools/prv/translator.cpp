@@ -174,32 +174,10 @@ void Translator::peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region
   messages_.peruse(loc, t, index, f);
 }
 
-void Translator::send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
-                      std::uint32_t tag, std::uint64_t bytes, std::uint64_t request,
-                      bool blocking) {
+void Translator::point_to_point(std::uint32_t loc, std::uint64_t t,
+                                const archive::PointToPoint& e) {
   touch(loc, t);
-  messages_.send(loc, t, peer, comm, tag, bytes, request, blocking);
-}
-
-void Translator::send_complete(std::uint32_t loc, std::uint64_t t, std::uint64_t request) {
-  touch(loc, t);
-  messages_.send_complete(loc, request);
-}
-
-void Translator::recv_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) {
-  touch(loc, t);
-  messages_.recv_request(loc, request);
-}
-
-void Translator::recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer, std::uint32_t comm,
-                      std::uint32_t tag, std::uint64_t, std::uint64_t request, bool blocking) {
-  touch(loc, t);
-  messages_.recv(loc, t, peer, comm, tag, request, blocking);
-}
-
-void Translator::request_cancelled(std::uint32_t loc, std::uint64_t t, std::uint64_t request) {
-  touch(loc, t);
-  messages_.cancelled(loc, request);
+  messages_.point_to_point(loc, t, e);
 }
 
 void Translator::metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,

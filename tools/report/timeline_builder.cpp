@@ -140,33 +140,10 @@ void TimelineBuilder::metric(std::uint32_t loc, std::uint64_t t, std::uint32_t m
   add(item);
 }
 
-void TimelineBuilder::send(std::uint32_t loc, std::uint64_t t, std::uint32_t peer,
-                           std::uint32_t comm, std::uint32_t tag, std::uint64_t bytes,
-                           std::uint64_t request, bool blocking) {
+void TimelineBuilder::point_to_point(std::uint32_t loc, std::uint64_t t,
+                                     const archive::PointToPoint& e) {
   at(t);
-  matcher_.send(loc, t, peer, comm, tag, bytes, request, blocking);
-}
-
-void TimelineBuilder::send_complete(std::uint32_t loc, std::uint64_t t, std::uint64_t request) {
-  at(t);
-  matcher_.send_complete(loc, request);
-}
-
-void TimelineBuilder::recv_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) {
-  at(t);
-  matcher_.recv_request(loc, request);
-}
-
-void TimelineBuilder::recv(std::uint32_t loc, std::uint64_t t, std::uint32_t peer,
-                           std::uint32_t comm, std::uint32_t tag, std::uint64_t,
-                           std::uint64_t request, bool blocking) {
-  at(t);
-  matcher_.recv(loc, t, peer, comm, tag, request, blocking);
-}
-
-void TimelineBuilder::request_cancelled(std::uint32_t loc, std::uint64_t t, std::uint64_t request) {
-  at(t);
-  matcher_.cancelled(loc, request);
+  matcher_.point_to_point(loc, t, e);
 }
 
 void TimelineBuilder::message(const archive::MatchedMessage& m) {
