@@ -1,5 +1,5 @@
 // The wait-state analysis (analysis/wait_states.cpp) on small real archives kept in
-// tests/data/wait_states/ (tests/data/make_wait_state_archives.sh wrote them: 4 ranks, 400 ms
+// tests/data/wait_states/ (tests/data/make_archives.sh wrote them: 4 ranks, 400 ms
 // delays), without mpirun: the patterns, causes and critical path each scenario injects, and
 // the leaves adding up to at most each rank's time in MPI.
 #include <catch2/catch.hpp>
@@ -8,7 +8,7 @@
 #include <string>
 
 #include "analysis/archive_analysis.hpp"
-#include "tools/common/tool_run.hpp"
+#include "reader/progress_bar.hpp"
 
 using namespace perusetrace;
 using namespace perusetrace::report;
