@@ -133,8 +133,11 @@ std::string one_line_items(const std::string& lines) {
 }
 
 OTF2_ErrorCode set_unified_properties(OTF2_Archive* archive, const Unified& unified) {
-  OTF2_ErrorCode rc = OTF2_Archive_SetProperty(archive, kClockDomainsProperty,
-                                               clock_domains_text(unified.ranks).c_str(), true);
+  OTF2_ErrorCode rc = OTF2_Archive_SetProperty(archive, kArchiveVersionProperty,
+                                               std::to_string(kArchiveVersion).c_str(), true);
+  if (rc != OTF2_SUCCESS) return rc;
+  rc = OTF2_Archive_SetProperty(archive, kClockDomainsProperty,
+                                clock_domains_text(unified.ranks).c_str(), true);
   if (unified.ranks.empty()) return rc;
   // MPI_T's control variables: rank 0's, then every other rank's that differ from them.
   std::string differ;

@@ -845,6 +845,20 @@ std::int64_t EventSink::rounded_metric(double value) {
   return !(value == value) ? 0 : std::llround(std::clamp(value, -kLimit, kLimit));
 }
 
+std::string archive_version_problem(const std::string& version, const std::string& anchor,
+                                    const std::string& creator) {
+  if (version.empty()) return "";
+  char* end = nullptr;
+  const unsigned long v = std::strtoul(version.c_str(), &end, 10);
+  if (*end == '\0' && v >= 1 && v <= trace::kArchiveVersion) return "";
+  return fmt::format(
+      "{} is an archive of version {} (written by {}); this perusetrace reads archive versions 1 "
+      "to {}. Read it with the perusetrace that wrote it, or trace the program again with this "
+      "one.",
+      anchor, version, creator.empty() ? "an unknown perusetrace" : creator,
+      trace::kArchiveVersion);
+}
+
 ArchiveReader::ArchiveReader(const std::string& path) : impl_(std::make_unique<Impl>()) {
   impl_->defs = &defs_;
   if (!exists(path))
@@ -896,6 +910,10 @@ ArchiveReader::ArchiveReader(const std::string& path) : impl_(std::make_unique<I
     std::free(value);
     return text;
   };
+  if (const std::string problem =
+          archive_version_problem(property(trace::kArchiveVersionProperty), anchor_, defs_.creator);
+      !problem.empty())
+    throw ArchiveError(problem);
   defs_.settings = property(trace::kSettingsProperty);
   defs_.clock_domains = property(trace::kClockDomainsProperty);
   defs_.cvars = property(trace::kCvarsProperty);

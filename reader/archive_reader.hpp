@@ -370,6 +370,11 @@ void split_point_to_point(Sink& sink, std::uint32_t loc, std::uint64_t t, const 
   }
 }
 
+// "" when this reader reads an archive whose PERUSETRACE::ARCHIVE_VERSION property is `version`
+// ("" for archives written before there was one); else what is wrong and what to do.
+std::string archive_version_problem(const std::string& version, const std::string& anchor,
+                                    const std::string& creator);
+
 class ArchiveReader {
  public:
   // Opens PATH (DIR/traces.otf2, or DIR holding it) and reads its definitions; throws

@@ -7,6 +7,11 @@
 namespace perusetrace::trace {
 
 // Properties of the anchor file.
+// The version of what perusetrace writes into an archive (its records, attributes and
+// properties), raised whenever the reader of an older perusetrace could misread it. Archives
+// written before this property was: version 1.
+inline constexpr const char* kArchiveVersionProperty = "PERUSETRACE::ARCHIVE_VERSION";
+inline constexpr unsigned kArchiveVersion = 1;
 // The settings the run was traced with: "MPITRACE_PERUSE_EVENTS=... MPITRACE_GROUPS=...".
 inline constexpr const char* kSettingsProperty = "PERUSETRACE::SETTINGS";
 // One item per clock domain, separated by spaces:

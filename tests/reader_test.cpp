@@ -191,6 +191,15 @@ TEST_CASE("the same events in the same order whatever the number of reading thre
   }
 }
 
+TEST_CASE("an archive of a later format is refused by name, older ones read") {
+  CHECK(archive_version_problem("", "a/traces.otf2", "perusetrace 0.1.0").empty());
+  CHECK(archive_version_problem("1", "a/traces.otf2", "perusetrace 0.1.0").empty());
+  const std::string later = archive_version_problem("99", "a/traces.otf2", "perusetrace 9.0");
+  CHECK(later.find("a/traces.otf2 is an archive of version 99 (written by perusetrace 9.0)") == 0);
+  CHECK(later.find("Read it with the perusetrace that wrote it") != std::string::npos);
+  CHECK(!archive_version_problem("x", "a/traces.otf2", "").empty());
+}
+
 TEST_CASE("what the reader cannot read, it names with the fix") {
   CHECK(error_of(data("no-such-trace")).find("does not exist") != std::string::npos);
   const std::string tmp =
