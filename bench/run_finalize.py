@@ -20,7 +20,7 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "tests"))
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "common"))
 import mpi_launch  # noqa: E402
 
 HOSTS = "h1:0,h2:+5000,h3:-1234.5,h4:+60"

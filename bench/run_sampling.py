@@ -20,7 +20,7 @@ import sys
 import tempfile
 from statistics import median
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "common"))
 import mpi_launch  # noqa: E402
 
 MODES = {"a": None, "b": "off", "c": "1ms", "d": "100us"}

@@ -1,4 +1,4 @@
-/* Known phases for the annotation tests (tests/annotate_test.py), on 2 ranks.
+/* Known phases for the annotation tests (tests/runtime/annotate_test.py), on 2 ranks.
  *
  *   annotated_phases ITERATIONS MESSAGES [mismatch | wrongname | die]
  *

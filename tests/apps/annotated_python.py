@@ -1,4 +1,4 @@
-"""The Python module (python/perusetrace.py) on 2 ranks (tests/annotate_test.py, case python).
+"""The Python module (python/perusetrace.py) on 2 ranks (tests/runtime/annotate_test.py, case python).
 
 MPI through ctypes: the ranks' libmpi is the one the preloaded tracer was built with, which the
 interpreter finds already loaded; the tracer's output names the trace it wrote. Rank 0 sends MESSAGES messages to rank 1 inside

@@ -1,5 +1,5 @@
 // Thread-scope annotations under MPI_THREAD_MULTIPLE, through the C++ scopes of
-// perusetrace/annotate.hpp (tests/annotate_test.py, case threads), on 2 ranks.
+// perusetrace/annotate.hpp (tests/runtime/annotate_test.py, case threads), on 2 ranks.
 //
 //   annotated_threads THREADS
 //

@@ -1,5 +1,5 @@
 /* Where each rank runs and how its CLOCK_MONOTONIC compares with rank 0's, for the simulated
- * cluster (scripts/fake-cluster, tests/cluster_smoke_test.py). Rank 0 prints
+ * cluster (scripts/fake-cluster, tests/cluster/cluster_smoke_test.py). Rank 0 prints
  *
  *   rank R host NAME monotonic_offset_vs_rank0 SECONDS
  *

@@ -1,7 +1,7 @@
 /* Preloaded before libperusetrace, moves CLOCK_MONOTONIC of one rank by a fixed amount, behind
  * the tracer's back: a clock the tracer believes it shares with the other ranks but does not,
  * the situation of two hosts whose offset was measured wrong. Only for the report's test of the
- * clock condition (tests/report_test.py broken_clock).
+ * clock condition (tests/analysis/report_test.py broken_clock).
  *   CLOCK_SHIFT_RANK=R CLOCK_SHIFT_NS=N   (the rank as Open MPI's launcher numbers it) */
 #define _GNU_SOURCE
 #include <dlfcn.h>

@@ -3,7 +3,7 @@
  * thread order, so the collectives line up) and in each of CYCLES cycles duplicates and splits
  * it, sends MESSAGES messages on each new communicator (blocking from rank 0 on the dup,
  * nonblocking from rank 1 on the split; tag = thread * 1000 + cycle) and frees both. Rank 0
- * prints the parameters; the trace's ground truth follows from them (tests/trace_checks.py).
+ * prints the parameters; the trace's ground truth follows from them (tests/common/trace_checks.py).
  * Fails when the MPI does not give MPI_THREAD_MULTIPLE: every MPI the tests run on (Open MPI,
  * MPICH) does, and a skip would hide a build that lost it. With "exit" it ends with exit() instead
  * of MPI_Finalize, leaving the trace to `perusetrace recover`. mpirun -np 2 comm_threads [THREADS]

@@ -1,4 +1,4 @@
-/* Derived datatypes with known bytes per type, on 4 ranks (tests/datatypes_test.py knows the
+/* Derived datatypes with known bytes per type, on 4 ranks (tests/trace/datatypes_test.py knows the
  * numbers): a ring of sends and receives with vector, indexed, struct, resized, dup'd and
  * nested types, two of them named, a freed type whose handle may come back as another one,
  * an MPI_Allgather of a subarray, an MPI_Bcast of a resized type, two MPI_Alltoallw (one type

@@ -1,6 +1,6 @@
 /* A program whose MPI traffic is known exactly. Rank 0 prints "expect KIND N" lines with the
- * totals over all ranks, which tests/trace_checks.py compares with the trace. Run with 4 ranks.
- * Each kind of request completion (wait, waitall, waitany, waitsome, test, testall) and each
+ * totals over all ranks, which tests/common/trace_checks.py compares with the trace. Run with 4
+ * ranks. Each kind of request completion (wait, waitall, waitany, waitsome, test, testall) and each
  * way to create a communicator the tracer must follow appears at least once. */
 #include <mpi.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* One-sided communication with counts the trace checks know (tests/trace_checks.py,
+/* One-sided communication with counts the trace checks know (tests/common/trace_checks.py,
  * check_rma): on 4 ranks, every operation, every way of synchronising and every kind of window,
  * each step's data checked. r+k means rank (r + k) % 4.
  *

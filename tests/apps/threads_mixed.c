@@ -1,13 +1,13 @@
 /* Every kind of event the archive reader hands on, from THREADS threads on each of an even
- * number of ranks (MPI_THREAD_MULTIPLE), for tests/reader_order_test.py: the reader must deliver
- * the same sequence whatever the number of threads that decode the archive.
- *   mpirun -np 4 threads_mixed FILE [THREADS] [ROUNDS]
- * Thread t of rank r exchanges ROUNDS messages with thread t of rank r^1 on its own duplicate of
- * MPI_COMM_WORLD (blocking, then nonblocking, tag t). Then two threads per rank hand requests
- * over: the first starts an MPI_Iallreduce and an MPI_File_iwrite_at (FILE, opened on every
- * rank), the second completes both, so their datatypes are named on one location and used on
- * another. The main thread ends with an RMA fence epoch of MPI_Put to the next rank (in a window of
- * MPI_Win_allocate: run with OMPI_MCA_osc=sm, Open MPI's pt2pt refuses MPI_THREAD_MULTIPLE). */
+ * number of ranks (MPI_THREAD_MULTIPLE), for tests/analysis/reader_order_test.py: the reader must
+ * deliver the same sequence whatever the number of threads that decode the archive. mpirun -np 4
+ * threads_mixed FILE [THREADS] [ROUNDS] Thread t of rank r exchanges ROUNDS messages with thread t
+ * of rank r^1 on its own duplicate of MPI_COMM_WORLD (blocking, then nonblocking, tag t). Then two
+ * threads per rank hand requests over: the first starts an MPI_Iallreduce and an MPI_File_iwrite_at
+ * (FILE, opened on every rank), the second completes both, so their datatypes are named on one
+ * location and used on another. The main thread ends with an RMA fence epoch of MPI_Put to the next
+ * rank (in a window of MPI_Win_allocate: run with OMPI_MCA_osc=sm, Open MPI's pt2pt refuses
+ * MPI_THREAD_MULTIPLE). */
 #define _POSIX_C_SOURCE 200809L /* pthread_barrier_t */
 #include <mpi.h>
 #include <pthread.h>

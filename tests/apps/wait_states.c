@@ -1,4 +1,5 @@
-/* Known-answer programs for the report's wait states (tests/wait_state_test.py), on 4 ranks.
+/* Known-answer programs for the report's wait states (tests/analysis/wait_state_test.py), on 4
+ * ranks.
  *
  *   wait_states SCENARIO [DELAY_MS]
  *
