@@ -157,8 +157,9 @@ struct Definitions {
   std::vector<IoHandleDef> io_handles;   // by OTF2 IoHandle id
   std::uint64_t total_events = 0;
   std::string creator;
-  std::string settings;       // the settings property ("MPITRACE_PERUSE_EVENTS=..."), or ""
-  std::string clock_domains;  // the clock-domains property, or "" (archive_schema.hpp)
+  unsigned archive_version = 1;  // PERUSETRACE::ARCHIVE_VERSION (1 for archives without it)
+  std::string settings;          // the settings property ("MPITRACE_PERUSE_EVENTS=..."), or ""
+  std::string clock_domains;     // the clock-domains property, or "" (archive_schema.hpp)
   // MPI_T's control variables as the properties hold them, or "" (archive_schema.hpp).
   std::string cvars, cvars_differ, cvars_set;
 };

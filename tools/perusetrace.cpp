@@ -8,6 +8,7 @@
 
 #include "tools/diff/diff_main.hpp"
 #include "tools/export/export_main.hpp"
+#include "tools/info/info_main.hpp"
 #include "tools/mpit/mpit_main.hpp"
 #include "tools/profile/profile_main.hpp"
 #include "tools/prv/convert.hpp"
@@ -63,6 +64,8 @@ constexpr Command kCommands[] = {
     {"export", "write a trace in another tool's format (Perfetto JSON, HDTrace XML)", export_main,
      true},
     {"diff", "compare two traces' reports (before and after a change)", diff_main, true},
+    {"info", "what a trace holds: settings, ranks per host, clocks, events traced", info_main,
+     true},
     {"recover", "build the archive of a run that died before MPI_Finalize", recover_main, false},
     {"mpit", "list the MPI's MPI_T performance and control variables", mpit_main, false},
 };
