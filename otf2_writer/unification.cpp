@@ -2,7 +2,7 @@
 // contributions of its children's subtrees into its own and passes the result to its parent;
 // rank 0 numbers the communicators, and the numbers travel back down, each rank sending each
 // child those of the communicators the child sent up. No rank receives more than the whole
-// run's definitions, each communicator once (rank 0 used to gather every rank's list, with
+// run's definitions, each communicator once (a gather of every rank's list at rank 0 would hold
 // MPI_COMM_WORLD's members once per rank), and each rank talks to log2(size) others.
 #include <mpi.h>
 
