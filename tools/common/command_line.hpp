@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace perusetrace::archive {
+namespace perusetrace::tools {
 
 struct Option {
   std::string_view short_name;  // may be empty
@@ -58,4 +58,4 @@ inline int parse_command_line(std::string_view command, const char* usage, int a
                             std::span<const Option>(options.begin(), options.size()), archive);
 }
 
-}  // namespace perusetrace::archive
+}  // namespace perusetrace::tools

@@ -6,7 +6,7 @@
 
 #include <string>
 
-namespace perusetrace::archive {
+namespace perusetrace::tools {
 
 inline std::string markup_escaped(const std::string& text) {
   std::string out;
@@ -36,4 +36,4 @@ inline std::string markup_escaped(const std::string& text) {
   return out;
 }
 
-}  // namespace perusetrace::archive
+}  // namespace perusetrace::tools

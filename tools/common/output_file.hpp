@@ -9,7 +9,7 @@
 #include <cstring>
 #include <string>
 
-namespace perusetrace::archive {
+namespace perusetrace::tools {
 
 inline bool write_output_file(const char* who, const std::string& path,
                               const std::string& content) {
@@ -26,4 +26,4 @@ inline bool write_output_file(const char* who, const std::string& path,
   return true;
 }
 
-}  // namespace perusetrace::archive
+}  // namespace perusetrace::tools

@@ -9,7 +9,7 @@
 #include "reader/archive_reader.hpp"
 #include "reader/progress_bar.hpp"
 
-namespace perusetrace::archive {
+namespace perusetrace::tools {
 
 // Runs `work` (returning the exit code); an archive it cannot read, or any other failure,
 // becomes one line "perusetrace TOOL: ..." and exit code 1.
@@ -17,7 +17,7 @@ template <typename Work>
 int run_tool(const char* tool, Work&& work) {
   try {
     return work();
-  } catch (const ArchiveError& e) {
+  } catch (const archive::ArchiveError& e) {
     fmt::print(stderr, "perusetrace {}: {}\n", tool, e.what());
   } catch (const std::exception& e) {
     fmt::print(stderr, "perusetrace {}: the {} failed: {}\n", tool, tool, e.what());
@@ -25,4 +25,4 @@ int run_tool(const char* tool, Work&& work) {
   return 1;
 }
 
-}  // namespace perusetrace::archive
+}  // namespace perusetrace::tools

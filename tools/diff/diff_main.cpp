@@ -104,7 +104,7 @@ int diff_main(int argc, char** argv) {
     return usage_error(fmt::format(
         "--min-time '{}' is not a duration: give a number with ns, us, ms or s, e.g. 2ms",
         min_time));
-  return archive::run_tool("diff", [&] {
+  return tools::run_tool("diff", [&] {
     archive::ProgressBar bar(quiet);
     const diff::ReportSummary a = diff::load_report(inputs[0], bar);
     bar.restart();
@@ -112,8 +112,7 @@ int diff_main(int argc, char** argv) {
     bar.clear();
     const diff::Comparison c = diff::compare(a, b, significance);
     diff::write_text(stdout, a, b, c);
-    if (!json.empty() && !archive::write_output_file("diff", json, diff::to_json(a, b, c)))
-      return 1;
+    if (!json.empty() && !tools::write_output_file("diff", json, diff::to_json(a, b, c))) return 1;
     return 0;
   });
 }

@@ -103,13 +103,13 @@ int export_main(int argc, char** argv) {
   const std::string text = exporter::usage();
   exporter::ExportRequest request;
   bool chosen[std::size(kFormats)] = {};
-  std::vector<archive::Option> options = {{"-o", "--output", &request.output, nullptr},
-                                          {"", "--program", &request.program, nullptr},
-                                          {"-q", "--quiet", nullptr, &request.quiet}};
+  std::vector<tools::Option> options = {{"-o", "--output", &request.output, nullptr},
+                                        {"", "--program", &request.program, nullptr},
+                                        {"-q", "--quiet", nullptr, &request.quiet}};
   for (std::size_t i = 0; i < std::size(kFormats); ++i)
     options.push_back({"", kFormats[i].option, nullptr, &chosen[i]});
   const int rc =
-      archive::parse_command_line("export", text.c_str(), argc, argv, options, request.archive);
+      tools::parse_command_line("export", text.c_str(), argc, argv, options, request.archive);
   if (rc >= 0) return rc;
   const exporter::Format* format = nullptr;
   for (std::size_t i = 0; i < std::size(kFormats); ++i) {
@@ -126,7 +126,7 @@ int export_main(int argc, char** argv) {
                kFormats[0].option, text);
     return 2;
   }
-  return archive::run_tool("export", [&] {
+  return tools::run_tool("export", [&] {
     try {
       return format->run(request);
     } catch (const exporter::OutputError& e) {

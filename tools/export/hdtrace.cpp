@@ -61,7 +61,7 @@ class Attributes {
     if (has(name)) return;
     names_.insert(name);
     if constexpr (std::is_convertible_v<T, std::string>) {
-      text_ += fmt::format(" {}='{}'", name, archive::markup_escaped(value));
+      text_ += fmt::format(" {}='{}'", name, tools::markup_escaped(value));
     } else {
       text_ += fmt::format(" {}='{}'", name, value);
     }
@@ -407,7 +407,7 @@ std::string datatype_xml(const archive::DatatypeDef& d) {
   auto type = [&](std::size_t i) { return i < d.types.size() ? std::to_string(d.types[i]) : "-1"; };
   auto at = [](const auto& v, std::size_t i) { return i < v.size() ? std::to_string(v[i]) : "0"; };
   std::string head =
-      fmt::format("  <{} id=\"{}\" name=\"{}\"", d.combiner, d.id, archive::markup_escaped(d.name));
+      fmt::format("  <{} id=\"{}\" name=\"{}\"", d.combiner, d.id, tools::markup_escaped(d.name));
   std::string body;
   const std::string& c = d.combiner;
   const std::size_t count =
@@ -471,15 +471,15 @@ std::string project(const Definitions& defs, const std::string& program, const s
                     const std::vector<std::set<std::uint32_t>>& used_types) {
   std::string x = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   x += fmt::format("<Application name=\"{}\" processCount=\"{}\">\n",
-                   archive::markup_escaped(program), defs.ranks.size());
+                   tools::markup_escaped(program), defs.ranks.size());
   x += fmt::format("<Description>perusetrace export of {}</Description>\n",
-                   archive::markup_escaped(anchor));
+                   tools::markup_escaped(anchor));
   // Files: one per name, as the archive's IoFiles, with their size at the run's first opening;
   // PIOsim simulates them with a distribution, which the merger gave the default of.
   x += " <FileList>\n";
   for (std::size_t i = 0; i < defs.files.size(); ++i) {
-    x += fmt::format("  <File name=\"{}\" id=\"{}\">\n",
-                     archive::markup_escaped(defs.files[i].name), i);
+    x += fmt::format("  <File name=\"{}\" id=\"{}\">\n", tools::markup_escaped(defs.files[i].name),
+                     i);
     if (defs.files[i].initial_size != archive::kUnknownSize)
       x += fmt::format("   <InitialSize>{}</InitialSize>\n", defs.files[i].initial_size);
     x += "   <Distribution implementation=\"de.hd.pvs.piosim.model.inputOutput.distribution."
@@ -493,7 +493,7 @@ std::string project(const Definitions& defs, const std::string& program, const s
   for (const archive::LocationDef& l : defs.locations)
     hosts[HdtraceWriter::host_of(defs, l.rank)][l.rank].push_back(l.thread);
   for (const auto& [host, ranks] : hosts) {
-    x += fmt::format("  <Node name=\"{}\">\n", archive::markup_escaped(host));
+    x += fmt::format("  <Node name=\"{}\">\n", tools::markup_escaped(host));
     for (const auto& [rank, threads] : ranks) {
       x += fmt::format("   <Node name=\"{}\">\n", rank);
       for (std::uint32_t t : threads) x += fmt::format("    <Node name=\"{}\" />\n", t);
@@ -508,7 +508,7 @@ std::string project(const Definitions& defs, const std::string& program, const s
     const archive::CommDef& comm = defs.comms[c];
     // HDTrace called MPI_COMM_WORLD "WORLD" (PIOsim skips it by that name).
     const std::string name = comm.name == "MPI_COMM_WORLD" ? "WORLD" : comm.name;
-    x += fmt::format("  <Communicator name=\"{}\" id=\"{}\">\n", archive::markup_escaped(name), c);
+    x += fmt::format("  <Communicator name=\"{}\" id=\"{}\">\n", tools::markup_escaped(name), c);
     if (comm.self) {
       for (std::size_t r = 0; r < defs.ranks.size(); ++r)
         x += fmt::format("   <Rank global=\"{}\" local=\"0\" cid=\"{}\" />\n", r, c);

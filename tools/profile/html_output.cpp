@@ -172,14 +172,14 @@ std::string to_html(const Profile& p) {
   for (const RankStat& r : p.ranks) threads += r.threads;
   std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   html += fmt::format("<title>perusetrace profile: {}</title>\n<style>{}</style>\n</head>\n",
-                      archive::markup_escaped(p.archive), kStyle);
+                      tools::markup_escaped(p.archive), kStyle);
   html += "<body>\n<h1>perusetrace profile</h1>\n";
   html += fmt::format(
       "<p>{}: {} samples, one every {:.3f} ms per thread, {} ranks ({} threads), {:.3f} s of "
       "thread time. Width is time; a frame's colour is the state most of its time was in. "
       "Click a frame to zoom in, the top frame or <button id=\"reset\">reset</button> to zoom "
       "out. Show <select id=\"rank\"><option value=\"all\">all ranks</option></select></p>\n",
-      archive::markup_escaped(p.archive), p.samples, static_cast<double>(p.period_ns) * 1e-6,
+      tools::markup_escaped(p.archive), p.samples, static_cast<double>(p.period_ns) * 1e-6,
       p.ranks.size(), threads, p.seconds(p.samples));
   html += "<div id=\"legend\"></div>\n";
   html +=

@@ -45,7 +45,7 @@ constexpr int kNoSamples = 2;
 using namespace perusetrace;
 
 bool write_file(const std::string& path, const std::string& content) {
-  return archive::write_output_file("profile", path, content);
+  return tools::write_output_file("profile", path, content);
 }
 
 int no_samples(const std::string& anchor, const char* why) {
@@ -90,12 +90,12 @@ int run_profile(const std::string& path, const std::string& json, const std::str
 int profile_main(int argc, char** argv) {
   std::string path, json, html, folded;
   bool quiet = false;
-  const int rc = archive::parse_command_line("profile", kUsage, argc, argv,
-                                             {{"", "--json", &json, nullptr},
-                                              {"", "--html", &html, nullptr},
-                                              {"", "--folded", &folded, nullptr},
-                                              {"-q", "--quiet", nullptr, &quiet}},
-                                             path);
+  const int rc = tools::parse_command_line("profile", kUsage, argc, argv,
+                                           {{"", "--json", &json, nullptr},
+                                            {"", "--html", &html, nullptr},
+                                            {"", "--folded", &folded, nullptr},
+                                            {"-q", "--quiet", nullptr, &quiet}},
+                                           path);
   if (rc >= 0) return rc;
-  return archive::run_tool("profile", [&] { return run_profile(path, json, html, folded, quiet); });
+  return tools::run_tool("profile", [&] { return run_profile(path, json, html, folded, quiet); });
 }

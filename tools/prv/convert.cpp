@@ -164,11 +164,11 @@ int prv_main(int argc, char** argv) {
   std::string archive, prefix, sort_memory_text;
   bool quiet = false;
   const int rc =
-      perusetrace::archive::parse_command_line("prv", kUsage, argc, argv,
-                                               {{"-o", "--output", &prefix, nullptr},
-                                                {"-q", "--quiet", nullptr, &quiet},
-                                                {"", "--sort-memory", &sort_memory_text, nullptr}},
-                                               archive);
+      perusetrace::tools::parse_command_line("prv", kUsage, argc, argv,
+                                             {{"-o", "--output", &prefix, nullptr},
+                                              {"-q", "--quiet", nullptr, &quiet},
+                                              {"", "--sort-memory", &sort_memory_text, nullptr}},
+                                             archive);
   if (rc >= 0) return rc;
   std::size_t sort_memory = kDefaultSortMemory;
   if (!sort_memory_text.empty() &&

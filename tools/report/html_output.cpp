@@ -36,13 +36,13 @@ std::string line_plot(const std::string& id, const std::string& title, const std
   const double w = kWidth - kLeft - kRight, h = kHeight - kTop - kBottom;
   std::string svg = fmt::format(
       R"svg(<h3>{}</h3><svg id="{}" xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" viewBox="0 0 {} {}">)svg",
-      archive::markup_escaped(title), id, kWidth, kHeight, kWidth, kHeight);
+      tools::markup_escaped(title), id, kWidth, kHeight, kWidth, kHeight);
   svg +=
       fmt::format(R"svg(<rect x="{}" y="{}" width="{}" height="{}" fill="none" stroke="#888"/>)svg",
                   kLeft, kTop, w, h);
   svg += fmt::format(R"svg(<text x="4" y="{}" font-size="11">{:.3g}</text>)svg", kTop + 10, top);
   svg += fmt::format(R"svg(<text x="4" y="{}" font-size="11">0 {}</text>)svg", kTop + h,
-                     archive::markup_escaped(unit));
+                     tools::markup_escaped(unit));
   svg += fmt::format(R"svg(<text x="{}" y="{}" font-size="11">0 s</text>)svg", kLeft, kHeight - 8);
   svg +=
       fmt::format(R"svg(<text x="{}" y="{}" font-size="11" text-anchor="end">{:.3f} s</text>)svg",
@@ -62,7 +62,7 @@ std::string line_plot(const std::string& id, const std::string& title, const std
                     colour, points);
     svg +=
         fmt::format(R"svg(<text x="{}" y="{}" font-size="11" fill="{}">{}</text>)svg", kLeft + 6,
-                    kTop + 14 + 12 * static_cast<int>(k), colour, archive::markup_escaped(s.label));
+                    kTop + 14 + 12 * static_cast<int>(k), colour, tools::markup_escaped(s.label));
   }
   return svg + "</svg>\n";
 }
@@ -191,7 +191,7 @@ std::string io_table(const Io& io) {
       t += fmt::format(
           "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
           "<td>{}</td><td>{}, {}, {}, {}, {}</td><td>{:.3f}</td><td>{:.3f}</td></tr>\n",
-          archive::markup_escaped(f.name), r, traffic(s.reads), traffic(s.writes),
+          tools::markup_escaped(f.name), r, traffic(s.reads), traffic(s.writes),
           traffic(s.kinds[kIoIndependent]), traffic(s.kinds[kIoCollective]),
           traffic(s.kinds[kIoIndependentNonblocking]), traffic(s.kinds[kIoCollectiveNonblocking]),
           s.flushes.operations, s.seeks, s.resizes, s.deletes, s.opens,
@@ -240,7 +240,7 @@ std::string context_chart(const Report& r) {
   const int height = kTop + kRow * static_cast<int>(rows.size()) + kBottom;
   std::string svg = fmt::format(
       R"svg(<h3>By context ({}): time in MPI (blue) and late-sender time (red)</h3><svg id="plot-contexts" xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" viewBox="0 0 {} {}">)svg",
-      archive::markup_escaped(names), kWidth, height, kWidth, height);
+      tools::markup_escaped(names), kWidth, height, kWidth, height);
   const double scale = static_cast<double>(kWidth - kLabel - kRight) / static_cast<double>(top);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const ContextStat& c = *rows[i];
@@ -249,7 +249,7 @@ std::string context_chart(const Report& r) {
       label += (a ? " " : "") + (c.values[a].empty() ? std::string("(none)") : c.values[a]);
     const int y = kTop + kRow * static_cast<int>(i);
     svg += fmt::format(R"svg(<text x="4" y="{}" font-size="11">{}</text>)svg", y + 12,
-                       archive::markup_escaped(label));
+                       tools::markup_escaped(label));
     const std::pair<std::uint64_t, const char*> bars[] = {{c.mpi_ns, "#1f77b4"},
                                                           {c.posted_queue_ns, "#d62728"}};
     for (int b = 0; b < 2; ++b)
@@ -325,9 +325,9 @@ std::string to_html(const Report& r, const timeline::Timeline& timeline) {
 )svg";
   page += timeline::kStyle;
   page += "</style>\n</head><body>\n";
-  page += fmt::format("<h1>perusetrace report</h1><p>{}</p>\n", archive::markup_escaped(r.archive));
+  page += fmt::format("<h1>perusetrace report</h1><p>{}</p>\n", tools::markup_escaped(r.archive));
   if (!summary.empty())
-    page += "<pre id=\"summary\">" + archive::markup_escaped(summary.substr(1)) + "</pre>\n";
+    page += "<pre id=\"summary\">" + tools::markup_escaped(summary.substr(1)) + "</pre>\n";
   page += kTimelineSection;
   page += "<h2>Plots</h2>\n";
   page += line_plot("plot-bandwidth", "Transfer bandwidth over time", "B/s", span_s, bandwidth);
@@ -340,7 +340,7 @@ std::string to_html(const Report& r, const timeline::Timeline& timeline) {
   page += rma_line(r.rma);
   page += io_table(r.io);
   page += context_chart(r);
-  page += "<h2>Full report</h2><pre>" + archive::markup_escaped(text) + "</pre>\n";
+  page += "<h2>Full report</h2><pre>" + tools::markup_escaped(text) + "</pre>\n";
   page += "<script type=\"application/json\" id=\"timeline-data\">" +
           timeline::to_json(timeline, r) + "</script>\n<script>\n";
   page += timeline::kScript;

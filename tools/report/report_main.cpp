@@ -51,7 +51,7 @@ MPI function, the control variables that differ or were set), spawned jobs and a
 using namespace perusetrace;
 
 bool write_file(const std::string& path, const std::string& content) {
-  return archive::write_output_file("report", path, content);
+  return tools::write_output_file("report", path, content);
 }
 
 int run_report(const std::string& path, const std::string& by, const std::string& json,
@@ -78,12 +78,12 @@ int run_report(const std::string& path, const std::string& by, const std::string
 int report_main(int argc, char** argv) {
   std::string path, by, json, html;
   bool quiet = false;
-  const int rc = perusetrace::archive::parse_command_line("report", kUsage, argc, argv,
-                                                          {{"", "--by", &by, nullptr},
-                                                           {"", "--json", &json, nullptr},
-                                                           {"", "--html", &html, nullptr},
-                                                           {"-q", "--quiet", nullptr, &quiet}},
-                                                          path);
+  const int rc = perusetrace::tools::parse_command_line("report", kUsage, argc, argv,
+                                                        {{"", "--by", &by, nullptr},
+                                                         {"", "--json", &json, nullptr},
+                                                         {"", "--html", &html, nullptr},
+                                                         {"-q", "--quiet", nullptr, &quiet}},
+                                                        path);
   if (rc >= 0) return rc;
-  return archive::run_tool("report", [&] { return run_report(path, by, json, html, quiet); });
+  return tools::run_tool("report", [&] { return run_report(path, by, json, html, quiet); });
 }
