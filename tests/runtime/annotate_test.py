@@ -341,7 +341,7 @@ def case_python(opts, work):
     env = {"MPITRACE_OUTPUT": out, "MPITRACE_PERUSE_EVENTS": "all", "PYTHONPATH": module}
     command = mpi_launch.command(opts.mpirun, 2, env, opts.preload)
     run = mpi_launch.run(command + ["/usr/bin/python3",
-                                    os.path.join(here, "apps", "annotated_python.py"), "5"],
+                                    os.path.join(here, "..", "apps", "annotated_python.py"), "5"],
                          timeout=RUN_TIMEOUT, env=mpi_launch.launcher_env(env), cwd=work)
     if run.returncode != 0 or "done, tracer present" not in run.stdout or \
             "trace written" not in run.stderr:
