@@ -329,46 +329,32 @@ void use_datatype(State& s, std::uint32_t i, std::uint64_t ts, OTF2_AttributeLis
   const std::uint32_t type = s.datatype_in(a, attr);
   if (type != kNoDatatype) s.out->datatype_use(i, ts, {type, use, bytes});
 }
-OTF2_CallbackCode on_send(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList* a,
-                          uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes) {
+// A send or a receive (Kind), blocking or not: its datatype counts as sent or received.
+OTF2_CallbackCode message(void* d, OTF2_LocationRef l, OTF2_TimeStamp t, OTF2_AttributeList* a,
+                          const PointToPoint& m) {
   return located(d, l, t, [&](State& s, std::uint32_t i, std::uint64_t ts) {
-    s.out->point_to_point(i, ts, {P2pKind::Send, peer, comm_of(comm), tag, bytes, 0, true});
-    use_datatype(s, i, ts, a, s.setup.attr_datatype, DatatypeUse::Send, bytes);
+    s.out->point_to_point(i, ts, m);
+    use_datatype(s, i, ts, a, s.setup.attr_datatype,
+                 m.kind == P2pKind::Send ? DatatypeUse::Send : DatatypeUse::Receive, m.bytes);
   });
 }
-OTF2_CallbackCode on_isend(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList* a,
-                           uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes,
-                           uint64_t request) {
-  return located(d, l, t, [&](State& s, std::uint32_t i, std::uint64_t ts) {
-    s.out->point_to_point(i, ts, {P2pKind::Send, peer, comm_of(comm), tag, bytes, request, false});
-    use_datatype(s, i, ts, a, s.setup.attr_datatype, DatatypeUse::Send, bytes);
-  });
+template <P2pKind Kind>
+OTF2_CallbackCode on_blocking(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList* a,
+                              uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes) {
+  return message(d, l, t, a, {Kind, peer, comm_of(comm), tag, bytes, 0, true});
 }
-OTF2_CallbackCode on_isend_complete(OTF2_LocationRef l, OTF2_TimeStamp t, void* d,
-                                    OTF2_AttributeList*, uint64_t request) {
-  return located(d, l, t, [&](State& s, std::uint32_t i, std::uint64_t ts) {
-    s.out->point_to_point(i, ts, {P2pKind::SendComplete, 0, kNoComm, 0, 0, request, false});
-  });
+template <P2pKind Kind>
+OTF2_CallbackCode on_nonblocking(OTF2_LocationRef l, OTF2_TimeStamp t, void* d,
+                                 OTF2_AttributeList* a, uint32_t peer, OTF2_CommRef comm,
+                                 uint32_t tag, uint64_t bytes, uint64_t request) {
+  return message(d, l, t, a, {Kind, peer, comm_of(comm), tag, bytes, request, false});
 }
-OTF2_CallbackCode on_irecv_request(OTF2_LocationRef l, OTF2_TimeStamp t, void* d,
-                                   OTF2_AttributeList*, uint64_t request) {
+// A request's own event (an isend completed, an irecv's request): nothing but the request.
+template <P2pKind Kind>
+OTF2_CallbackCode on_request(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
+                             uint64_t request) {
   return located(d, l, t, [&](State& s, std::uint32_t i, std::uint64_t ts) {
-    s.out->point_to_point(i, ts, {P2pKind::RecvRequest, 0, kNoComm, 0, 0, request, false});
-  });
-}
-OTF2_CallbackCode on_recv(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList* a,
-                          uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes) {
-  return located(d, l, t, [&](State& s, std::uint32_t i, std::uint64_t ts) {
-    s.out->point_to_point(i, ts, {P2pKind::Recv, peer, comm_of(comm), tag, bytes, 0, true});
-    use_datatype(s, i, ts, a, s.setup.attr_datatype, DatatypeUse::Receive, bytes);
-  });
-}
-OTF2_CallbackCode on_irecv(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList* a,
-                           uint32_t peer, OTF2_CommRef comm, uint32_t tag, uint64_t bytes,
-                           uint64_t request) {
-  return located(d, l, t, [&](State& s, std::uint32_t i, std::uint64_t ts) {
-    s.out->point_to_point(i, ts, {P2pKind::Recv, peer, comm_of(comm), tag, bytes, request, false});
-    use_datatype(s, i, ts, a, s.setup.attr_datatype, DatatypeUse::Receive, bytes);
+    s.out->point_to_point(i, ts, {Kind, 0, kNoComm, 0, 0, request, false});
   });
 }
 // A collective as it completed, with the datatypes its send and receive buffers had.
@@ -561,12 +547,12 @@ OTF2_CallbackCode on_metric(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_
 #define PERUSETRACE_EVENT_CALLBACKS(X)                                              \
   X(Enter, on_enter)                                                                \
   X(Leave, on_leave)                                                                \
-  X(MpiSend, on_send)                                                               \
-  X(MpiIsend, on_isend)                                                             \
-  X(MpiIsendComplete, on_isend_complete)                                            \
-  X(MpiIrecvRequest, on_irecv_request)                                              \
-  X(MpiRecv, on_recv)                                                               \
-  X(MpiIrecv, on_irecv)                                                             \
+  X(MpiSend, on_blocking<P2pKind::Send>)                                            \
+  X(MpiIsend, on_nonblocking<P2pKind::Send>)                                        \
+  X(MpiIsendComplete, on_request<P2pKind::SendComplete>)                            \
+  X(MpiIrecvRequest, on_request<P2pKind::RecvRequest>)                              \
+  X(MpiRecv, on_blocking<P2pKind::Recv>)                                            \
+  X(MpiIrecv, on_nonblocking<P2pKind::Recv>)                                        \
   X(MpiRequestCancelled, on_cancelled)                                              \
   X(Metric, on_metric)                                                              \
   X(CallingContextSample, on_sample)                                                \
