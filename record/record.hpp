@@ -143,14 +143,15 @@ struct Record {
 static_assert(sizeof(Record) == 48, "records are fixed-size: keep the layout packed");
 
 // Puts `event` (an MPI event record, its time unset) into `carrier`, an Enter or Leave.
+// The carrier keeps its own time, kind and region; every other field is the event's, so a field
+// added to Record is carried without this changing.
 inline void carry(Record& carrier, const Record& event) noexcept {
+  const Record own = carrier;
+  carrier = event;
+  carrier.time = own.time;
+  carrier.kind = own.kind;
+  carrier.region = own.region;
   carrier.event = static_cast<std::uint8_t>(event.kind);
-  carrier.comm = event.comm;
-  carrier.peer = event.peer;
-  carrier.tag = event.tag;
-  carrier.bytes = event.bytes;
-  carrier.request = event.request;
-  carrier.aux = event.aux;
 }
 
 // The MPI event an Enter or Leave carries (its `event` is not 0), at the carrier's time.
