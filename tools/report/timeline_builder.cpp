@@ -29,7 +29,29 @@ bool same(const MessageCase& a, const MessageCase& b) {
          a.tag == b.tag && a.operation == b.operation;
 }
 
+// What every item has: its type, its span, its row and what it shows there.
+Item item_of(ItemType type, std::uint64_t t0, std::uint64_t t1, std::uint32_t row,
+             std::uint32_t what) {
+  Item item;
+  item.type = type;
+  item.t0 = t0;
+  item.t1 = t1;
+  item.row = row;
+  item.what = what;
+  return item;
+}
+
 }  // namespace
+
+// A call ended or still open at `end` keeps the id it got when it was entered, so that the page
+// shows it as one item either way.
+Item TimelineBuilder::call_item(const Call& c, std::uint32_t loc, std::uint64_t end,
+                                std::size_t depth) {
+  Item item = item_of(ItemType::State, c.since, end, loc, c.region);
+  item.id = c.id;
+  item.depth = static_cast<std::uint8_t>(std::min<std::size_t>(depth, 255));
+  return item;
+}
 
 TimelineBuilder::TimelineBuilder(const archive::Definitions& defs, const Report& report)
     : defs_(defs),
@@ -84,14 +106,7 @@ void TimelineBuilder::leave(std::uint32_t loc, std::uint64_t t, std::uint32_t re
   while (r.calls.size() > keep) {
     const Call c = r.calls.back();
     r.calls.pop_back();
-    Item item;
-    item.type = ItemType::State;
-    item.t0 = c.since;
-    item.t1 = std::max(t, c.since);
-    item.id = c.id;
-    item.row = loc;
-    item.what = c.region;
-    item.depth = static_cast<std::uint8_t>(std::min<std::size_t>(r.calls.size(), 255));
+    Item item = call_item(c, loc, std::max(t, c.since), r.calls.size());
     add(item);
     if (defs_.regions[c.region].kind == archive::RegionKind::MpiFunction && r.mpi_depth > 0 &&
         --r.mpi_depth == 0)
@@ -107,11 +122,7 @@ void TimelineBuilder::peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t r
   if (region >= peruse_index_.size() || peruse_index_[region] == kNotPeruse) return;
   const std::uint32_t index = peruse_index_[region];
   summary_.event(loc, t);
-  Item item;
-  item.type = ItemType::Marker;
-  item.t0 = item.t1 = t;
-  item.row = loc;
-  item.what = index;
+  Item item = item_of(ItemType::Marker, t, t, loc, index);
   item.x = f.request;
   item.y = f.bytes;
   item.z = f.comm;
@@ -129,11 +140,7 @@ void TimelineBuilder::metric(std::uint32_t loc, std::uint64_t t, std::uint32_t m
   const auto which = static_cast<std::size_t>(counter_of_metric_[metric]);
   summary_.counter(loc, which, t, static_cast<double>(value));
   std::int64_t& current = rows_[loc].counters[which];
-  Item item;
-  item.type = ItemType::Counter;
-  item.t0 = item.t1 = t;
-  item.row = loc;
-  item.what = static_cast<std::uint32_t>(which);
+  Item item = item_of(ItemType::Counter, t, t, loc, static_cast<std::uint32_t>(which));
   item.x = static_cast<std::uint64_t>(value);
   item.y = static_cast<std::uint64_t>(current);
   current = value;
@@ -147,12 +154,7 @@ void TimelineBuilder::point_to_point(std::uint32_t loc, std::uint64_t t,
 }
 
 void TimelineBuilder::message(const archive::MatchedMessage& m) {
-  Item item;
-  item.type = ItemType::Message;
-  item.t0 = m.send_logical;
-  item.t1 = m.recv_logical;
-  item.row = m.send_loc;
-  item.what = m.recv_loc;
+  Item item = item_of(ItemType::Message, m.send_logical, m.recv_logical, m.send_loc, m.recv_loc);
   item.x = m.send_physical;
   item.y = m.recv_physical;
   item.z = m.bytes;
@@ -165,14 +167,7 @@ void TimelineBuilder::open_calls(std::uint64_t t, std::vector<Item>& out) const 
     const auto& calls = rows_[loc].calls;
     for (std::size_t i = 0; i < calls.size(); ++i) {
       if (calls[i].since > t) break;
-      Item item;
-      item.type = ItemType::State;
-      item.t0 = calls[i].since;
-      item.t1 = t;
-      item.id = calls[i].id;
-      item.row = loc;
-      item.what = calls[i].region;
-      item.depth = static_cast<std::uint8_t>(std::min<std::size_t>(i, 255));
+      Item item = call_item(calls[i], loc, t, i);
       item.open = true;
       out.push_back(item);
     }

@@ -67,6 +67,7 @@ class TimelineBuilder : public PassObserver, private archive::MessageSink {
   };
 
   void at(std::uint64_t t);  // the stream reached t
+  static Item call_item(const Call& c, std::uint32_t loc, std::uint64_t end, std::size_t depth);
   void add(Item& item);
   void state_now(std::uint32_t loc, std::uint64_t t);
   void message(const archive::MatchedMessage& m) override;
