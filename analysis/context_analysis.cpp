@@ -154,18 +154,13 @@ void ContextAnalysis::metric(std::uint32_t loc, std::uint64_t, std::uint32_t met
   l.context = kNone;
 }
 
-void ContextAnalysis::send(std::uint32_t loc, std::uint64_t, const archive::PointToPoint& p2p) {
-  const std::uint64_t bytes = p2p.bytes;
+void ContextAnalysis::point_to_point(std::uint32_t loc, std::uint64_t,
+                                     const archive::PointToPoint& e) {
+  if (e.kind != archive::P2pKind::Send && e.kind != archive::P2pKind::Recv) return;
   ContextStat& c = out_.contexts[context_of(locations_[loc])];
-  ++c.sent;
-  c.sent_bytes += bytes;
-}
-
-void ContextAnalysis::recv(std::uint32_t loc, std::uint64_t, const archive::PointToPoint& p2p) {
-  const std::uint64_t bytes = p2p.bytes;
-  ContextStat& c = out_.contexts[context_of(locations_[loc])];
-  ++c.received;
-  c.received_bytes += bytes;
+  const bool sent = e.kind == archive::P2pKind::Send;
+  ++(sent ? c.sent : c.received);
+  (sent ? c.sent_bytes : c.received_bytes) += e.bytes;
 }
 
 void ContextAnalysis::sample(std::uint32_t loc, std::uint64_t, const archive::Sample& s) {

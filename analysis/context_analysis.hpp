@@ -35,11 +35,7 @@ class ContextAnalysis : public archive::EventSink {
   void leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
   void peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
               const archive::PeruseFields& f) override;
-  void point_to_point(std::uint32_t loc, std::uint64_t t, const archive::PointToPoint& e) override {
-    archive::split_point_to_point(*this, loc, t, e);
-  }
-  void send(std::uint32_t loc, std::uint64_t t, const archive::PointToPoint& p2p);
-  void recv(std::uint32_t loc, std::uint64_t t, const archive::PointToPoint& p2p);
+  void point_to_point(std::uint32_t loc, std::uint64_t t, const archive::PointToPoint& e) override;
   void metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
               std::int64_t value) override;
   void sample(std::uint32_t loc, std::uint64_t t, const archive::Sample& s) override;

@@ -130,30 +130,26 @@ void Analysis::leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) {
 // ---- point-to-point records --------------------------------------------------------------
 
 void Analysis::send(std::uint32_t loc, std::uint64_t t, const archive::PointToPoint& p2p) {
-  const std::uint32_t peer = p2p.peer;
-  const std::uint32_t comm = p2p.comm;
-  const std::uint64_t bytes = p2p.bytes;
-  const std::uint64_t request = p2p.request;
-  const bool blocking = p2p.blocking;
   const std::uint32_t rank = locations_[loc].rank;
   RankStats& rs = out_.ranks[rank];
   ++rs.sent;
-  rs.sent_bytes += bytes;
-  if (JobStat* job = other_job(comm, peer)) {
+  rs.sent_bytes += p2p.bytes;
+  if (JobStat* job = other_job(p2p.comm, p2p.peer)) {
     ++job->sent;
-    job->sent_bytes += bytes;
+    job->sent_bytes += p2p.bytes;
   }
-  const std::int32_t to = archive::world_rank(defs_, comm, peer, rank);
+  const std::int32_t to = archive::world_rank(defs_, p2p.comm, p2p.peer, rank);
   if (to >= 0 && static_cast<std::size_t>(to) < out_.ranks.size()) {
     const std::size_t cell = rank * out_.ranks.size() + static_cast<std::size_t>(to);
     ++out_.matrix_count[cell];
-    out_.matrix_bytes[cell] += bytes;
+    out_.matrix_bytes[cell] += p2p.bytes;
   }
   if (PlacementStat* p = placement(rank, to)) {
     ++p->messages;
-    p->bytes += bytes;
+    p->bytes += p2p.bytes;
   }
-  if (!blocking && request != 0 && track_requests_) request_nonblocking(loc, t, request);
+  if (!p2p.blocking && p2p.request != 0 && track_requests_)
+    request_nonblocking(loc, t, p2p.request);
 }
 
 void Analysis::recv_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) {
@@ -166,19 +162,14 @@ void Analysis::request_nonblocking(std::uint32_t loc, std::uint64_t t, std::uint
 }
 
 void Analysis::recv(std::uint32_t loc, std::uint64_t t, const archive::PointToPoint& p2p) {
-  const std::uint32_t peer = p2p.peer;
-  const std::uint32_t comm = p2p.comm;
-  const std::uint64_t bytes = p2p.bytes;
-  const std::uint64_t request = p2p.request;
-  const bool blocking = p2p.blocking;
   RankStats& rs = out_.ranks[locations_[loc].rank];
   ++rs.received;
-  rs.received_bytes += bytes;
-  if (JobStat* job = other_job(comm, peer)) {
+  rs.received_bytes += p2p.bytes;
+  if (JobStat* job = other_job(p2p.comm, p2p.peer)) {
     ++job->received;
-    job->received_bytes += bytes;
+    job->received_bytes += p2p.bytes;
   }
-  if (!blocking && request != 0) collected(loc, t, request);
+  if (!p2p.blocking && p2p.request != 0) collected(loc, t, p2p.request);
 }
 
 void Analysis::send_complete(std::uint32_t loc, std::uint64_t t, std::uint64_t request) {

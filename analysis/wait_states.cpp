@@ -273,30 +273,24 @@ void WaitStateAnalysis::leave(std::uint32_t loc, std::uint64_t t, std::uint32_t 
 // ---- point-to-point --------------------------------------------------------------------------
 
 void WaitStateAnalysis::send(std::uint32_t loc, std::uint64_t, const archive::PointToPoint& p2p) {
-  const std::uint32_t peer = p2p.peer;
-  const std::uint32_t comm = p2p.comm;
-  const std::uint32_t tag = p2p.tag;
-  const std::uint64_t bytes = p2p.bytes;
-  const std::uint64_t request = p2p.request;
-  const bool blocking = p2p.blocking;
   Location& l = locations_[loc];
   if (l.depth == 0 || l.history.empty()) return;
-  const std::int32_t to = archive::world_rank(defs_, comm, peer, l.rank);
+  const std::int32_t to = archive::world_rank(defs_, p2p.comm, p2p.peer, l.rank);
   if (to < 0 || static_cast<std::size_t>(to) >= in_flight_.size()) return;
   l.busy = true;
   Message m;
   m.send_loc = loc;
   m.send_enter = l.history.back().start;
   m.send_seq = current(loc);
-  m.blocking = blocking || request == 0;
+  m.blocking = p2p.blocking || p2p.request == 0;
   m.to = static_cast<std::uint32_t>(to);
-  m.bytes = bytes;
-  m.tag = static_cast<std::int32_t>(tag);
+  m.bytes = p2p.bytes;
+  m.tag = static_cast<std::int32_t>(p2p.tag);
   const std::uint64_t id = next_message_++;
   messages_.emplace(id, m);
-  unmatched_[{l.rank, m.to, comm, tag}].push_back(id);
+  unmatched_[{l.rank, m.to, p2p.comm, p2p.tag}].push_back(id);
   in_flight_[m.to].insert(m.send_enter);
-  if (!m.blocking) send_requests_[rank_key(l.rank, request)] = id;
+  if (!m.blocking) send_requests_[rank_key(l.rank, p2p.request)] = id;
 }
 
 void WaitStateAnalysis::recv_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) {
@@ -313,25 +307,20 @@ void WaitStateAnalysis::request_cancelled(std::uint32_t loc, std::uint64_t, std:
 }
 
 void WaitStateAnalysis::recv(std::uint32_t loc, std::uint64_t, const archive::PointToPoint& p2p) {
-  const std::uint32_t peer = p2p.peer;
-  const std::uint32_t comm = p2p.comm;
-  const std::uint32_t tag = p2p.tag;
-  const std::uint64_t request = p2p.request;
-  const bool blocking = p2p.blocking;
   Location& l = locations_[loc];
   l.busy = true;
   std::uint64_t posted = kNever;
-  if (!blocking && request != 0) {
-    auto p = recv_posts_.find(rank_key(l.rank, request));
+  if (!p2p.blocking && p2p.request != 0) {
+    auto p = recv_posts_.find(rank_key(l.rank, p2p.request));
     if (p != recv_posts_.end()) {
       posted = p->second;
       recv_posts_.erase(p);
     }
   }
   if (l.depth == 0 || l.history.empty()) return;
-  const std::int32_t from = archive::world_rank(defs_, comm, peer, l.rank);
+  const std::int32_t from = archive::world_rank(defs_, p2p.comm, p2p.peer, l.rank);
   if (from < 0) return;
-  auto q = unmatched_.find({static_cast<std::uint32_t>(from), l.rank, comm, tag});
+  auto q = unmatched_.find({static_cast<std::uint32_t>(from), l.rank, p2p.comm, p2p.tag});
   if (q == unmatched_.end() || q->second.empty()) return;  // its sender is not in this trace
   const std::uint64_t id = q->second.front();
   q->second.pop_front();
@@ -362,7 +351,7 @@ void WaitStateAnalysis::recv(std::uint32_t loc, std::uint64_t, const archive::Po
   // A nonblocking receive collected by a loop of Test/Wait calls: those made while the send
   // had not begun waited for it too. A blocking one may follow a loop of probes, which waited
   // for it since the location's previous receive.
-  const std::uint64_t polled_from = blocking ? l.last_received : posted;
+  const std::uint64_t polled_from = p2p.blocking ? l.last_received : posted;
   if (polled_from < call.start)
     charge_polls(loc, polled_from, std::min(m.send_enter, call.start), m.send_loc, c);
   l.last_received = call.start;

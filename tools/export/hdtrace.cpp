@@ -145,49 +145,39 @@ class HdtraceWriter : public archive::EventSink {
     archive::split_point_to_point(*this, loc, t, e);
   }
   void send(std::uint32_t loc, std::uint64_t t, const archive::PointToPoint& p2p) {
-    const std::uint32_t peer = p2p.peer;
-    const std::uint32_t comm = p2p.comm;
-    const std::uint32_t tag = p2p.tag;
-    const std::uint64_t bytes = p2p.bytes;
-    const std::uint64_t request = p2p.request;
-    const bool blocking = p2p.blocking;
     Frame* f = call(loc, t);
     if (f == nullptr) return;
-    if (!blocking && f->attributes.has("request")) {
+    if (!p2p.blocking && f->attributes.has("request")) {
       // One call starting several requests (MPI_Startall): the further ones as children.
       f->children +=
           fmt::format("<Request request='{}' size='{}' toRank='{}' toTag='{}' comm='{}'/>",
-                      rid(loc, 0, request), bytes, world_rank(comm, peer, loc), tag, comm);
+                      rid(loc, 0, p2p.request), p2p.bytes, world_rank(p2p.comm, p2p.peer, loc),
+                      p2p.tag, p2p.comm);
       type_in_for_ = &f->children;
       return;
     }
-    f->attributes.add("size", bytes);
-    f->attributes.add("toRank", world_rank(comm, peer, loc));
-    f->attributes.add("toTag", tag);
-    f->attributes.add("comm", comm);
-    if (!blocking) f->attributes.add("request", rid(loc, 0, request));
+    f->attributes.add("size", p2p.bytes);
+    f->attributes.add("toRank", world_rank(p2p.comm, p2p.peer, loc));
+    f->attributes.add("toTag", p2p.tag);
+    f->attributes.add("comm", p2p.comm);
+    if (!p2p.blocking) f->attributes.add("request", rid(loc, 0, p2p.request));
   }
   void recv(std::uint32_t loc, std::uint64_t t, const archive::PointToPoint& p2p) {
-    const std::uint32_t peer = p2p.peer;
-    const std::uint32_t comm = p2p.comm;
-    const std::uint32_t tag = p2p.tag;
-    const std::uint64_t bytes = p2p.bytes;
-    const std::uint64_t request = p2p.request;
-    const bool blocking = p2p.blocking;
     Frame* f = call(loc, t);
     if (f == nullptr) return;
-    if (blocking) {
+    if (p2p.blocking) {
       // MPI_Sendrecv sent first: the receive's size is recvSize, as HDTrace's collectives say.
-      f->attributes.add(f->attributes.has("size") ? "recvSize" : "size", bytes);
-      f->attributes.add("fromRank", world_rank(comm, peer, loc));
-      f->attributes.add("fromTag", tag);
-      f->attributes.add("comm", comm);
+      f->attributes.add(f->attributes.has("size") ? "recvSize" : "size", p2p.bytes);
+      f->attributes.add("fromRank", world_rank(p2p.comm, p2p.peer, loc));
+      f->attributes.add("fromTag", p2p.tag);
+      f->attributes.add("comm", p2p.comm);
       return;
     }
     // A nonblocking receive completes in a Wait or Test: its source, tag and size are known
     // there, next to the request HDTrace's <For> names.
     f->children += fmt::format("<For request='{}' size='{}' fromRank='{}' fromTag='{}' comm='{}'/>",
-                               rid(loc, 0, request), bytes, world_rank(comm, peer, loc), tag, comm);
+                               rid(loc, 0, p2p.request), p2p.bytes,
+                               world_rank(p2p.comm, p2p.peer, loc), p2p.tag, p2p.comm);
     type_in_for_ = &f->children;
   }
   void recv_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) {

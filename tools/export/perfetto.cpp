@@ -62,10 +62,9 @@ class ChromeTrace : public archive::EventSink {
   void peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
               const archive::PeruseFields& f) override;
   void point_to_point(std::uint32_t loc, std::uint64_t t, const archive::PointToPoint& e) override {
-    archive::split_point_to_point(*this, loc, t, e);
+    if (e.kind == archive::P2pKind::Send || e.kind == archive::P2pKind::Recv)
+      message(e.kind == archive::P2pKind::Send, loc, t, e);
   }
-  void send(std::uint32_t loc, std::uint64_t t, const archive::PointToPoint& p2p);
-  void recv(std::uint32_t loc, std::uint64_t t, const archive::PointToPoint& p2p);
   void metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
               std::int64_t value) override;
   void real_metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric, double value) override;
@@ -97,6 +96,7 @@ class ChromeTrace : public archive::EventSink {
   std::int32_t world_rank(std::uint32_t comm, std::uint32_t peer, std::uint32_t self) const;
   // Whether `peer` of `comm` is a process of another MPI job (archive::CommDef::job).
   bool other_job(std::uint32_t comm, std::uint32_t peer) const;
+  void message(bool send, std::uint32_t loc, std::uint64_t t, const archive::PointToPoint& p2p);
   void flow(bool start, std::uint32_t loc, std::uint64_t t, std::uint64_t id, std::int32_t peer,
             std::uint32_t comm, std::uint32_t tag, std::uint64_t bytes);
   // An operation's async slice: "b" opens it (the caller adds "args" and the '}'), "e" ends it.
@@ -297,52 +297,28 @@ void ChromeTrace::flow(bool start, std::uint32_t loc, std::uint64_t t, std::uint
   close();
 }
 
-void ChromeTrace::send(std::uint32_t loc, std::uint64_t t, const archive::PointToPoint& p2p) {
-  const std::uint32_t peer = p2p.peer;
-  const std::uint32_t comm = p2p.comm;
-  const std::uint32_t tag = p2p.tag;
-  const std::uint64_t bytes = p2p.bytes;
-  const std::uint32_t rank = tracks_[loc].rank;
-  if (other_job(comm, peer)) {
+// A send and its receive meet in their channel (sender, receiver, communicator, tag) in order:
+// whichever comes first waits there for the other, which takes its flow id.
+void ChromeTrace::message(bool send, std::uint32_t loc, std::uint64_t t,
+                          const archive::PointToPoint& p2p) {
+  const auto rank = static_cast<std::int32_t>(tracks_[loc].rank);
+  if (other_job(p2p.comm, p2p.peer)) {
     ++counts_.with_other_jobs;
     return;
   }
-  const std::int32_t to = world_rank(comm, peer, rank);
-  Pending& p = pending_[{static_cast<std::int32_t>(rank), to, comm, tag}];
+  const std::int32_t peer = world_rank(p2p.comm, p2p.peer, tracks_[loc].rank);
+  Pending& p = pending_[{send ? rank : peer, send ? peer : rank, p2p.comm, p2p.tag}];
+  std::deque<std::uint64_t>& waiting = send ? p.receives : p.sends;
   std::uint64_t id;
-  if (!p.receives.empty()) {
-    id = p.receives.front();
-    p.receives.pop_front();
+  if (!waiting.empty()) {
+    id = waiting.front();
+    waiting.pop_front();
     ++counts_.flows;
   } else {
     id = next_flow_++;
-    p.sends.push_back(id);
+    (send ? p.sends : p.receives).push_back(id);
   }
-  flow(true, loc, t, id, to, comm, tag, bytes);
-}
-
-void ChromeTrace::recv(std::uint32_t loc, std::uint64_t t, const archive::PointToPoint& p2p) {
-  const std::uint32_t peer = p2p.peer;
-  const std::uint32_t comm = p2p.comm;
-  const std::uint32_t tag = p2p.tag;
-  const std::uint64_t bytes = p2p.bytes;
-  const std::uint32_t rank = tracks_[loc].rank;
-  if (other_job(comm, peer)) {
-    ++counts_.with_other_jobs;
-    return;
-  }
-  const std::int32_t from = world_rank(comm, peer, rank);
-  Pending& p = pending_[{from, static_cast<std::int32_t>(rank), comm, tag}];
-  std::uint64_t id;
-  if (!p.sends.empty()) {
-    id = p.sends.front();
-    p.sends.pop_front();
-    ++counts_.flows;
-  } else {
-    id = next_flow_++;
-    p.receives.push_back(id);
-  }
-  flow(false, loc, t, id, from, comm, tag, bytes);
+  flow(send, loc, t, id, peer, p2p.comm, p2p.tag, p2p.bytes);
 }
 
 // ---- metrics: counter tracks ---------------------------------------------------------------
