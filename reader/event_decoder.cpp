@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <bit>
 #include <exception>
 #include <memory>
 #include <new>
@@ -133,6 +134,13 @@ OTF2_CallbackCode located(void* data, OTF2_LocationRef l, OTF2_TimeStamp t, Body
   });
 }
 
+// The OTF2 type of each Peruse field, by the field's bit (record/peruse_fields.hpp): an
+// attribute of another type is taken as absent.
+constexpr OTF2_Type kPeruseFieldType[] = {OTF2_TYPE_UINT64, OTF2_TYPE_INT32, OTF2_TYPE_INT32,
+                                          OTF2_TYPE_UINT64, OTF2_TYPE_UINT8, OTF2_TYPE_COMM};
+static_assert(trace::kFieldRequest == 1 && trace::kFieldPeer == 2 && trace::kFieldTag == 4 &&
+              trace::kFieldBytes == 8 && trace::kFieldOperation == 16 && trace::kFieldComm == 32);
+
 OTF2_CallbackCode on_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList* a,
                            OTF2_RegionRef region) {
   return located(d, l, t, [&](State& s, std::uint32_t i, std::uint64_t ts) {
@@ -164,38 +172,27 @@ OTF2_CallbackCode on_enter(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_A
       OTF2_Type type;
       OTF2_AttributeValue value;
       if (OTF2_AttributeList_PopAttribute(a, &id, &type, &value) != OTF2_SUCCESS) break;
-      switch (s.setup.peruse_field(id)) {
+      const unsigned field = s.setup.peruse_field(id);
+      if (field == 0 || type != kPeruseFieldType[std::countr_zero(field)]) continue;
+      present |= field;
+      switch (field) {
         case trace::kFieldRequest:
-          if (type != OTF2_TYPE_UINT64) continue;
           r.x = value.uint64;
-          present |= trace::kFieldRequest;
           break;
         case trace::kFieldPeer:
-          if (type != OTF2_TYPE_INT32) continue;
           r.b = static_cast<std::uint32_t>(value.int32);
-          present |= trace::kFieldPeer;
           break;
         case trace::kFieldTag:
-          if (type != OTF2_TYPE_INT32) continue;
           r.c = static_cast<std::uint32_t>(value.int32);
-          present |= trace::kFieldTag;
           break;
         case trace::kFieldBytes:
-          if (type != OTF2_TYPE_UINT64) continue;
           r.y = value.uint64;
-          present |= trace::kFieldBytes;
           break;
         case trace::kFieldOperation:
-          if (type != OTF2_TYPE_UINT8) continue;
           r.flag = value.uint8;
-          present |= trace::kFieldOperation;
           break;
         case trace::kFieldComm:
-          if (type != OTF2_TYPE_COMM) continue;
           r.d = value.commRef == OTF2_UNDEFINED_COMM ? kNoComm : value.commRef;
-          present |= trace::kFieldComm;
-          break;
-        default:
           break;
       }
     }
@@ -485,21 +482,14 @@ OTF2_CallbackCode on_rma_sync(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF
                               OTF2_RmaWinRef win, uint32_t remote, OTF2_RmaSyncType) {
   return rma_event(d, l, t, RmaEventKind::Sync, win, [&](RmaEvent& e) { e.target = remote; });
 }
-OTF2_CallbackCode on_rma_put(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
-                             OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes,
-                             uint64_t matching) {
-  return rma_event(d, l, t, RmaEventKind::Put, win, [&](RmaEvent& e) {
+// A put's bytes are sent, a get's received.
+template <RmaEventKind Kind>
+OTF2_CallbackCode on_rma_transfer(OTF2_LocationRef l, OTF2_TimeStamp t, void* d,
+                                  OTF2_AttributeList*, OTF2_RmaWinRef win, uint32_t remote,
+                                  uint64_t bytes, uint64_t matching) {
+  return rma_event(d, l, t, Kind, win, [&](RmaEvent& e) {
     e.target = remote;
-    e.sent = bytes;
-    e.matching = matching;
-  });
-}
-OTF2_CallbackCode on_rma_get(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_AttributeList*,
-                             OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes,
-                             uint64_t matching) {
-  return rma_event(d, l, t, RmaEventKind::Get, win, [&](RmaEvent& e) {
-    e.target = remote;
-    e.received = bytes;
+    (Kind == RmaEventKind::Put ? e.sent : e.received) = bytes;
     e.matching = matching;
   });
 }
@@ -576,8 +566,8 @@ OTF2_CallbackCode on_metric(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_
   X(RmaReleaseLock, on_rma_release_lock)                                            \
   X(RmaSync, on_rma_sync)                                                           \
   X(RmaWaitChange, on_rma_wait_change)                                              \
-  X(RmaPut, on_rma_put)                                                             \
-  X(RmaGet, on_rma_get)                                                             \
+  X(RmaPut, on_rma_transfer<RmaEventKind::Put>)                                     \
+  X(RmaGet, on_rma_transfer<RmaEventKind::Get>)                                     \
   X(RmaAtomic, on_rma_atomic)                                                       \
   X(RmaOpCompleteBlocking, on_rma_completion<RmaEventKind::CompleteBlocking>)       \
   X(RmaOpCompleteNonBlocking, on_rma_completion<RmaEventKind::CompleteNonBlocking>) \
