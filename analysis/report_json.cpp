@@ -8,6 +8,7 @@
 #include "analysis/json_text.hpp"
 #include "analysis/mpit_analysis.hpp"
 #include "analysis/wait_state_json.hpp"
+#include "events/value_names.hpp"
 
 namespace perusetrace::report {
 
@@ -82,14 +83,7 @@ std::string host_ranks(const HostRanks& h) {
 }
 
 const char* kind_name(PvarKind k) {
-  switch (k) {
-    case PvarKind::Delta:
-      return "delta";
-    case PvarKind::Watermark:
-      return "watermark";
-    default:
-      return "value";
-  }
+  return name_in(k, {{PvarKind::Delta, "delta"}, {PvarKind::Watermark, "watermark"}}, "value");
 }
 
 // One MPI_T value: only the ranks that wrote it (a per-peer variable has ranks x ranks members).

@@ -4,6 +4,7 @@
 #include <new>
 
 #include "lib/journal.hpp"
+#include "events/value_names.hpp"
 
 namespace perusetrace {
 
@@ -16,44 +17,22 @@ std::mutex g_registration;  // a type's first sight is rare: a lock is fine here
 // Deeper nesting than this is not unwrapped further: its type stays an opaque definition.
 constexpr int kMaxDepth = 32;
 
+// Named after the constant: MPI_COMBINER_NAMED is "NAMED".
+#define PERUSETRACE_COMBINER(name) \
+  { MPI_COMBINER_##name, #name }
 const char* combiner_name(int combiner) {
-  switch (combiner) {
-    case MPI_COMBINER_NAMED:
-      return "NAMED";
-    case MPI_COMBINER_DUP:
-      return "DUP";
-    case MPI_COMBINER_CONTIGUOUS:
-      return "CONTIGUOUS";
-    case MPI_COMBINER_VECTOR:
-      return "VECTOR";
-    case MPI_COMBINER_HVECTOR:
-      return "HVECTOR";
-    case MPI_COMBINER_INDEXED:
-      return "INDEXED";
-    case MPI_COMBINER_HINDEXED:
-      return "HINDEXED";
-    case MPI_COMBINER_INDEXED_BLOCK:
-      return "INDEXED_BLOCK";
-    case MPI_COMBINER_HINDEXED_BLOCK:
-      return "HINDEXED_BLOCK";
-    case MPI_COMBINER_STRUCT:
-      return "STRUCT";
-    case MPI_COMBINER_SUBARRAY:
-      return "SUBARRAY";
-    case MPI_COMBINER_DARRAY:
-      return "DARRAY";
-    case MPI_COMBINER_F90_REAL:
-      return "F90_REAL";
-    case MPI_COMBINER_F90_COMPLEX:
-      return "F90_COMPLEX";
-    case MPI_COMBINER_F90_INTEGER:
-      return "F90_INTEGER";
-    case MPI_COMBINER_RESIZED:
-      return "RESIZED";
-    default:
-      return "UNKNOWN";
-  }
+  return name_in(
+      combiner,
+      {PERUSETRACE_COMBINER(NAMED), PERUSETRACE_COMBINER(DUP), PERUSETRACE_COMBINER(CONTIGUOUS),
+       PERUSETRACE_COMBINER(VECTOR), PERUSETRACE_COMBINER(HVECTOR), PERUSETRACE_COMBINER(INDEXED),
+       PERUSETRACE_COMBINER(HINDEXED), PERUSETRACE_COMBINER(INDEXED_BLOCK),
+       PERUSETRACE_COMBINER(HINDEXED_BLOCK), PERUSETRACE_COMBINER(STRUCT),
+       PERUSETRACE_COMBINER(SUBARRAY), PERUSETRACE_COMBINER(DARRAY), PERUSETRACE_COMBINER(F90_REAL),
+       PERUSETRACE_COMBINER(F90_COMPLEX), PERUSETRACE_COMBINER(F90_INTEGER),
+       PERUSETRACE_COMBINER(RESIZED)},
+      "UNKNOWN");
 }
+#undef PERUSETRACE_COMBINER
 
 // Handles MPI_Type_get_contents returns for derived types are the caller's to free; predefined
 // ones (named, and the Fortran 90 parameterised types) must not be freed.

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <limits>
 
+#include "events/value_names.hpp"
+
 namespace perusetrace::mpit {
 
 namespace {
@@ -68,82 +70,43 @@ std::vector<CvarInfo> cvars() {
   return out;
 }
 
+// The MPI_T constants are named after themselves, past their prefix.
+#define PERUSETRACE_CLASS(name) \
+  { MPI_T_PVAR_CLASS_##name, #name }
 const char* class_name(int c) {
-  switch (c) {
-    case MPI_T_PVAR_CLASS_STATE:
-      return "STATE";
-    case MPI_T_PVAR_CLASS_LEVEL:
-      return "LEVEL";
-    case MPI_T_PVAR_CLASS_SIZE:
-      return "SIZE";
-    case MPI_T_PVAR_CLASS_PERCENTAGE:
-      return "PERCENTAGE";
-    case MPI_T_PVAR_CLASS_HIGHWATERMARK:
-      return "HIGHWATERMARK";
-    case MPI_T_PVAR_CLASS_LOWWATERMARK:
-      return "LOWWATERMARK";
-    case MPI_T_PVAR_CLASS_COUNTER:
-      return "COUNTER";
-    case MPI_T_PVAR_CLASS_AGGREGATE:
-      return "AGGREGATE";
-    case MPI_T_PVAR_CLASS_TIMER:
-      return "TIMER";
-    case MPI_T_PVAR_CLASS_GENERIC:
-      return "GENERIC";
-    default:
-      return "?";
-  }
+  return name_in(
+      c,
+      {PERUSETRACE_CLASS(STATE), PERUSETRACE_CLASS(LEVEL), PERUSETRACE_CLASS(SIZE),
+       PERUSETRACE_CLASS(PERCENTAGE), PERUSETRACE_CLASS(HIGHWATERMARK),
+       PERUSETRACE_CLASS(LOWWATERMARK), PERUSETRACE_CLASS(COUNTER), PERUSETRACE_CLASS(AGGREGATE),
+       PERUSETRACE_CLASS(TIMER), PERUSETRACE_CLASS(GENERIC)},
+      "?");
 }
+#undef PERUSETRACE_CLASS
 
+#define PERUSETRACE_BIND(name) \
+  { MPI_T_BIND_##name, #name }
 const char* bind_name(int b) {
-  switch (b) {
-    case MPI_T_BIND_NO_OBJECT:
-      return "NO_OBJECT";
-    case MPI_T_BIND_MPI_COMM:
-      return "MPI_COMM";
-    case MPI_T_BIND_MPI_DATATYPE:
-      return "MPI_DATATYPE";
-    case MPI_T_BIND_MPI_ERRHANDLER:
-      return "MPI_ERRHANDLER";
-    case MPI_T_BIND_MPI_FILE:
-      return "MPI_FILE";
-    case MPI_T_BIND_MPI_GROUP:
-      return "MPI_GROUP";
-    case MPI_T_BIND_MPI_OP:
-      return "MPI_OP";
-    case MPI_T_BIND_MPI_REQUEST:
-      return "MPI_REQUEST";
-    case MPI_T_BIND_MPI_WIN:
-      return "MPI_WIN";
-    case MPI_T_BIND_MPI_MESSAGE:
-      return "MPI_MESSAGE";
-    case MPI_T_BIND_MPI_INFO:
-      return "MPI_INFO";
-    default:
-      return "?";
-  }
+  return name_in(
+      b,
+      {PERUSETRACE_BIND(NO_OBJECT), PERUSETRACE_BIND(MPI_COMM), PERUSETRACE_BIND(MPI_DATATYPE),
+       PERUSETRACE_BIND(MPI_ERRHANDLER), PERUSETRACE_BIND(MPI_FILE), PERUSETRACE_BIND(MPI_GROUP),
+       PERUSETRACE_BIND(MPI_OP), PERUSETRACE_BIND(MPI_REQUEST), PERUSETRACE_BIND(MPI_WIN),
+       PERUSETRACE_BIND(MPI_MESSAGE), PERUSETRACE_BIND(MPI_INFO)},
+      "?");
 }
+#undef PERUSETRACE_BIND
 
+#define PERUSETRACE_SCOPE(name) \
+  { MPI_T_SCOPE_##name, #name }
 const char* scope_name(int s) {
-  switch (s) {
-    case MPI_T_SCOPE_CONSTANT:
-      return "CONSTANT";
-    case MPI_T_SCOPE_READONLY:
-      return "READONLY";
-    case MPI_T_SCOPE_LOCAL:
-      return "LOCAL";
-    case MPI_T_SCOPE_GROUP:
-      return "GROUP";
-    case MPI_T_SCOPE_GROUP_EQ:
-      return "GROUP_EQ";
-    case MPI_T_SCOPE_ALL:
-      return "ALL";
-    case MPI_T_SCOPE_ALL_EQ:
-      return "ALL_EQ";
-    default:
-      return "?";
-  }
+  return name_in(s,
+                 {PERUSETRACE_SCOPE(CONSTANT), PERUSETRACE_SCOPE(READONLY),
+                  PERUSETRACE_SCOPE(LOCAL), PERUSETRACE_SCOPE(GROUP), PERUSETRACE_SCOPE(GROUP_EQ),
+                  PERUSETRACE_SCOPE(ALL), PERUSETRACE_SCOPE(ALL_EQ)},
+                 "?");
 }
+#undef PERUSETRACE_SCOPE
 
 // MPI datatypes are not constants in every MPI (Open MPI's are addresses): compare at run time.
 const char* type_name(MPI_Datatype t) {
@@ -287,37 +250,21 @@ bool write_cvar(const CvarInfo& cvar, const std::string& value, std::string& err
   return parsed;
 }
 
+#define PERUSETRACE_ERROR(name) \
+  { MPI_T_ERR_##name, "MPI_T_ERR_" #name }
 std::string error_name(int code) {
-  switch (code) {
-    case MPI_T_ERR_MEMORY:
-      return "MPI_T_ERR_MEMORY";
-    case MPI_T_ERR_NOT_INITIALIZED:
-      return "MPI_T_ERR_NOT_INITIALIZED";
-    case MPI_T_ERR_CANNOT_INIT:
-      return "MPI_T_ERR_CANNOT_INIT";
-    case MPI_T_ERR_INVALID_INDEX:
-      return "MPI_T_ERR_INVALID_INDEX";
-    case MPI_T_ERR_INVALID_HANDLE:
-      return "MPI_T_ERR_INVALID_HANDLE";
-    case MPI_T_ERR_OUT_OF_HANDLES:
-      return "MPI_T_ERR_OUT_OF_HANDLES";
-    case MPI_T_ERR_OUT_OF_SESSIONS:
-      return "MPI_T_ERR_OUT_OF_SESSIONS";
-    case MPI_T_ERR_INVALID_SESSION:
-      return "MPI_T_ERR_INVALID_SESSION";
-    case MPI_T_ERR_CVAR_SET_NOT_NOW:
-      return "MPI_T_ERR_CVAR_SET_NOT_NOW";
-    case MPI_T_ERR_CVAR_SET_NEVER:
-      return "MPI_T_ERR_CVAR_SET_NEVER";
-    case MPI_T_ERR_PVAR_NO_STARTSTOP:
-      return "MPI_T_ERR_PVAR_NO_STARTSTOP";
-    case MPI_T_ERR_PVAR_NO_WRITE:
-      return "MPI_T_ERR_PVAR_NO_WRITE";
-    case MPI_T_ERR_PVAR_NO_ATOMIC:
-      return "MPI_T_ERR_PVAR_NO_ATOMIC";
-    default:
-      return "MPI error " + std::to_string(code);
-  }
+  const char* name =
+      name_in(code,
+              {PERUSETRACE_ERROR(MEMORY), PERUSETRACE_ERROR(NOT_INITIALIZED),
+               PERUSETRACE_ERROR(CANNOT_INIT), PERUSETRACE_ERROR(INVALID_INDEX),
+               PERUSETRACE_ERROR(INVALID_HANDLE), PERUSETRACE_ERROR(OUT_OF_HANDLES),
+               PERUSETRACE_ERROR(OUT_OF_SESSIONS), PERUSETRACE_ERROR(INVALID_SESSION),
+               PERUSETRACE_ERROR(CVAR_SET_NOT_NOW), PERUSETRACE_ERROR(CVAR_SET_NEVER),
+               PERUSETRACE_ERROR(PVAR_NO_STARTSTOP), PERUSETRACE_ERROR(PVAR_NO_WRITE),
+               PERUSETRACE_ERROR(PVAR_NO_ATOMIC)},
+              nullptr);
+  return name != nullptr ? name : "MPI error " + std::to_string(code);
 }
+#undef PERUSETRACE_ERROR
 
 }  // namespace perusetrace::mpit

@@ -3,22 +3,15 @@
 #include <algorithm>
 
 #include "otf2_writer/internal.hpp"
+#include "events/value_names.hpp"
 
 namespace perusetrace::trace::detail {
 
 namespace {
 
 const char* relation_name(JobRelation r) {
-  switch (r) {
-    case JobRelation::Spawned:
-      return "spawned";
-    case JobRelation::Parent:
-      return "parent";
-    case JobRelation::Connected:
-    case JobRelation::None:
-      break;
-  }
-  return "connected";
+  return name_in(r, {{JobRelation::Spawned, "spawned"}, {JobRelation::Parent, "parent"}},
+                 "connected");
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 #include "reader/call_kind.hpp"
+#include "events/value_names.hpp"
 
 #include <algorithm>
 #include <initializer_list>
@@ -41,35 +42,21 @@ CallKind call_kind(const RegionDef& r) {
 }
 
 const char* call_kind_name(CallKind kind) {
-  switch (kind) {
-    case CallKind::OutsideMpi:
-      return "outside MPI";
-    case CallKind::WaitMessage:
-      return "waiting for a message";
-    case CallKind::BlockingSend:
-      return "blocking send";
-    case CallKind::SendRecv:
-      return "send-receive";
-    case CallKind::ImmediateSend:
-      return "immediate send";
-    case CallKind::ImmediateRecv:
-      return "immediate receive";
-    case CallKind::Wait:
-      return "wait";
-    case CallKind::TestProbe:
-      return "test/probe";
-    case CallKind::Synchronization:
-      return "synchronization";
-    case CallKind::Collective:
-      return "collective";
-    case CallKind::Io:
-      return "I/O";
-    case CallKind::OtherMpi:
-      return "other MPI";
-    case CallKind::Tracer:
-      return "tracer writing its buffer";
-  }
-  return "?";
+  return name_in(kind,
+                 {{CallKind::OutsideMpi, "outside MPI"},
+                  {CallKind::WaitMessage, "waiting for a message"},
+                  {CallKind::BlockingSend, "blocking send"},
+                  {CallKind::SendRecv, "send-receive"},
+                  {CallKind::ImmediateSend, "immediate send"},
+                  {CallKind::ImmediateRecv, "immediate receive"},
+                  {CallKind::Wait, "wait"},
+                  {CallKind::TestProbe, "test/probe"},
+                  {CallKind::Synchronization, "synchronization"},
+                  {CallKind::Collective, "collective"},
+                  {CallKind::Io, "I/O"},
+                  {CallKind::OtherMpi, "other MPI"},
+                  {CallKind::Tracer, "tracer writing its buffer"}},
+                 "?");
 }
 
 }  // namespace perusetrace::archive

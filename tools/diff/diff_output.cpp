@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "analysis/json_text.hpp"
+#include "events/value_names.hpp"
 
 namespace perusetrace::diff {
 
@@ -57,16 +58,9 @@ std::string optional_json(const std::optional<T>& v) {
 }
 
 const char* unit_name(Unit u) {
-  switch (u) {
-    case Unit::Ns:
-      return "ns";
-    case Unit::Bytes:
-      return "bytes";
-    case Unit::BytesPerSecond:
-      return "bytes_per_s";
-    default:
-      return "count";
-  }
+  return name_in(u,
+                 {{Unit::Ns, "ns"}, {Unit::Bytes, "bytes"}, {Unit::BytesPerSecond, "bytes_per_s"}},
+                 "count");
 }
 
 std::string side_json(const ReportSummary& s) {

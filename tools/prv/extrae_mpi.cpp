@@ -4,6 +4,7 @@
 // probes, MPI_Init_thread) are those the Paraver-to-Dimemas translator lists as Extrae's ids;
 // Extrae's own merger sources of those were not available to check against.
 #include "tools/prv/extrae_mpi.hpp"
+#include "events/value_names.hpp"
 
 #include <algorithm>
 #include <iterator>
@@ -226,19 +227,13 @@ static_assert(sorted(), "kRows must stay sorted by name");
 }  // namespace
 
 const char* extrae_group_label(ExtraeMpiGroup group) {
-  switch (group) {
-    case kPointToPoint:
-      return "MPI Point-to-point";
-    case kCollective:
-      return "MPI Collective Comm";
-    case kOther:
-      return "MPI Other";
-    case kOneSided:
-      return "MPI One-sided";
-    case kIo:
-      return "MPI I/O";
-  }
-  return "MPI";
+  return name_in(group,
+                 {{kPointToPoint, "MPI Point-to-point"},
+                  {kCollective, "MPI Collective Comm"},
+                  {kOther, "MPI Other"},
+                  {kOneSided, "MPI One-sided"},
+                  {kIo, "MPI I/O"}},
+                 "MPI");
 }
 
 std::optional<ExtraeMpiCall> extrae_mpi_call(std::string_view name) {
