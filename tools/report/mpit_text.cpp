@@ -44,69 +44,70 @@ std::string per_rank(const PvarStat& s, const char* separator, Size&& size, Text
   return out + more(std::min(ranks.size(), kRanksShown), ranks.size(), "ranks");
 }
 
-void counters(std::FILE* out, const Mpit& m) {
-  const auto list = ranked(m, PvarKind::Delta);
+// The variables of one kind, largest first: a heading, `line` for each of the first kTop, and
+// how many more there are (named `plural`).
+template <class Line>
+void section(std::FILE* out, const Mpit& m, PvarKind kind, const char* heading, const char* plural,
+             Line&& line) {
+  const auto list = ranked(m, kind);
   if (list.empty()) return;
-  fmt::print(out, "  counters: change over the run, and the MPI calls it was written in\n");
-  for (std::size_t i = 0; i < list.size() && i < kTop; ++i) {
-    const PvarStat& s = *list[i];
-    const double total = s.total();
-    std::string where;
-    const auto places = places_by_change(s);
-    for (std::size_t k = 0; k < places.size() && k < kPlacesShown; ++k)
-      where +=
-          fmt::format("{}{:.1f}% {}", k ? ", " : "",
-                      total != 0 ? 100.0 * places[k].second.change / total : 0.0, places[k].first);
-    where += more(std::min(places.size(), kPlacesShown), places.size(), "places");
-    fmt::print(out, "    {}: {} ({}); {}\n", s.name, number(total, s.real),
-               per_rank(
-                   s, ", ", [](const PvarRank& r) { return std::abs(r.total); },
-                   [&](const PvarRank& r) { return number(r.total, s.real); }),
-               where);
-  }
-  if (list.size() > kTop) fmt::print(out, "    and {} more counters\n", list.size() - kTop);
+  fmt::print(out, "  {}\n", heading);
+  for (std::size_t i = 0; i < list.size() && i < kTop; ++i) line(*list[i]);
+  if (list.size() > kTop) fmt::print(out, "    and {} more {}\n", list.size() - kTop, plural);
+}
+
+void counters(std::FILE* out, const Mpit& m) {
+  section(out, m, PvarKind::Delta,
+          "counters: change over the run, and the MPI calls it was written in", "counters",
+          [&](const PvarStat& s) {
+            const double total = s.total();
+            std::string where;
+            const auto places = places_by_change(s);
+            for (std::size_t k = 0; k < places.size() && k < kPlacesShown; ++k)
+              where += fmt::format("{}{:.1f}% {}", k ? ", " : "",
+                                   total != 0 ? 100.0 * places[k].second.change / total : 0.0,
+                                   places[k].first);
+            where += more(std::min(places.size(), kPlacesShown), places.size(), "places");
+            fmt::print(out, "    {}: {} ({}); {}\n", s.name, number(total, s.real),
+                       per_rank(
+                           s, ", ", [](const PvarRank& r) { return std::abs(r.total); },
+                           [&](const PvarRank& r) { return number(r.total, s.real); }),
+                       where);
+          });
 }
 
 void values(std::FILE* out, const Mpit& m) {
-  const auto list = ranked(m, PvarKind::Value);
-  if (list.empty()) return;
-  fmt::print(out, "  values: lowest .. highest, last\n");
-  for (std::size_t i = 0; i < list.size() && i < kTop; ++i) {
-    const PvarStat& s = *list[i];
-    fmt::print(out, "    {}: {}\n", s.name,
-               per_rank(
-                   s, "; ", [](const PvarRank& r) { return r.max; },
-                   [&](const PvarRank& r) {
-                     return fmt::format("{} .. {}, last {}", number(r.min, s.real),
-                                        number(r.max, s.real), number(r.last, s.real));
-                   }));
-  }
-  if (list.size() > kTop) fmt::print(out, "    and {} more values\n", list.size() - kTop);
+  section(out, m, PvarKind::Value, "values: lowest .. highest, last", "values",
+          [&](const PvarStat& s) {
+            fmt::print(out, "    {}: {}\n", s.name,
+                       per_rank(
+                           s, "; ", [](const PvarRank& r) { return r.max; },
+                           [&](const PvarRank& r) {
+                             return fmt::format("{} .. {}, last {}", number(r.min, s.real),
+                                                number(r.max, s.real), number(r.last, s.real));
+                           }));
+          });
 }
 
 void watermarks(std::FILE* out, const Mpit& m) {
-  const auto list = ranked(m, PvarKind::Watermark);
-  if (list.empty()) return;
-  fmt::print(out, "  watermarks: highest, and the MPI calls it rose in most\n");
-  for (std::size_t i = 0; i < list.size() && i < kTop; ++i) {
-    const PvarStat& s = *list[i];
-    std::string rose;
-    const auto places = places_by_change(s);
-    std::size_t shown = 0;
-    for (const auto& [name, p] : places) {
-      if (p.change <= 0 || shown == kPlacesShown) continue;
-      rose += fmt::format("{}{} +{}", shown++ ? ", " : "", name, number(p.change, s.real));
-    }
-    fmt::print(out, "    {}: {}; rose in {}\n", s.name,
-               per_rank(
-                   s, "; ", [](const PvarRank& r) { return r.max; },
-                   [&](const PvarRank& r) {
-                     return fmt::format("{} ({} moves)", number(r.max, s.real),
-                                        std::llround(r.moves));
-                   }),
-               rose.empty() ? std::string("no call") : rose);
-  }
-  if (list.size() > kTop) fmt::print(out, "    and {} more watermarks\n", list.size() - kTop);
+  section(out, m, PvarKind::Watermark, "watermarks: highest, and the MPI calls it rose in most",
+          "watermarks", [&](const PvarStat& s) {
+            std::string rose;
+            const auto places = places_by_change(s);
+            std::size_t shown = 0;
+            for (const auto& [name, p] : places) {
+              if (p.change <= 0 || shown == kPlacesShown) continue;
+              rose += fmt::format("{}{} +{}", shown++ ? ", " : "", name, number(p.change, s.real));
+            }
+            fmt::print(out, "    {}: {}; rose in {}\n", s.name,
+                       per_rank(
+                           s, "; ", [](const PvarRank& r) { return r.max; },
+                           [&](const PvarRank& r) {
+                             return fmt::format("{} ({} moves)", number(r.max, s.real),
+                                                std::llround(r.moves));
+                           }),
+                       rose.empty() ? std::string("no call") : rose);
+          });
 }
 
 // Per variable, the ranks whose value differs from rank 0's. Those that differ on fewest ranks
