@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -264,10 +265,22 @@ Contribution contribution_of(int rank, const RankReport& report, const ProcessIn
 // The identity of each of a rank's local window ids, from its communicators' identities.
 std::vector<CommId> window_ids_of(int rank, const ProcessInfo& process,
                                   const std::vector<CommId>& comm_ids);
-// A rank's local ids (windows by identity, RMA groups by members) as global ones.
-std::vector<std::uint64_t> window_map_of(const std::vector<CommId>& ids, const CommIds& global);
-std::vector<std::uint64_t> group_map_of(const std::vector<std::vector<int>>& groups,
-                                        const std::map<std::vector<int>, std::uint64_t>& global);
+// A rank's local ids as global ones: `keys` holds each local id's identity (communicators,
+// calling contexts, datatypes and windows by CommId, where {0, 0} names nothing; RMA groups by
+// members; files by name), `global` the global id of each identity, `none` stands for one it
+// does not have. Global datatype i is String i.
+template <class Key, class Global>
+std::vector<std::uint64_t> global_ids_of(const std::vector<Key>& keys, const Global& global,
+                                         std::uint64_t none) {
+  std::vector<std::uint64_t> map(keys.size(), none);
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if constexpr (std::is_same_v<Key, CommId>)
+      if (!keys[i]) continue;
+    const auto it = global.find(keys[i]);
+    if (it != global.end()) map[i] = it->second;
+  }
+  return map;
+}
 // How many Group definitions the communicators take in `layout` (write_comms), so that the
 // RMA groups can follow them.
 std::uint64_t comm_group_count(int size, const std::vector<UnifiedComm>& comms, CommLayout layout);
@@ -279,8 +292,6 @@ Contribution deserialize(const char* data, std::size_t length);
 Unified unified_of(Contribution&& all, int size, CommLayout layout);
 // Rank 0: the global Group id of each RMA group, by members.
 std::map<std::vector<int>, std::uint64_t> rma_group_ids(const Unified& u);
-// A rank's local communicator ids as global ones.
-std::vector<std::uint64_t> comm_map_of(const std::vector<CommId>& ids, const CommIds& global);
 // A rank's local metric ids as global ones: the Peruse counters keep theirs, MPI_T's go by name.
 std::vector<std::uint64_t> metric_map_of(const std::vector<MetricInfo>& metrics,
                                          const std::unordered_map<std::string, std::uint64_t>& ids);
@@ -291,15 +302,8 @@ std::vector<std::uint64_t> region_map_of(const ArchiveSpec& spec,
                                          const std::unordered_map<std::string, std::uint64_t>& ids);
 // A rank's calling contexts' identities, by local id (the path's hash).
 std::vector<CommId> context_ids_of(const std::vector<ContextInfo>& contexts);
-// A rank's local calling context ids as global ones.
-std::vector<std::uint64_t> context_map_of(const std::vector<CommId>& ids, const CommIds& global);
-// A rank's local file ids (ProcessInfo::file_names) as global IoFile ids, by name.
-std::vector<std::uint64_t> file_map_of(const std::vector<std::string>& names,
-                                       const std::unordered_map<std::string, std::uint64_t>& ids);
 // A rank's datatypes' identities, by local id (index 0, no datatype, is none).
 std::vector<CommId> datatype_ids_of(const std::vector<DatatypeInfo>& datatypes);
-// A rank's local datatype ids as global String refs (global datatype i is String i).
-std::vector<std::uint64_t> datatype_map_of(const std::vector<CommId>& ids, const CommIds& global);
 // A rank's local file handle ids as global ones, its first handle being global id `base`.
 std::vector<std::uint64_t> handle_map_of(const std::vector<FileInfo>& files, std::uint64_t base);
 

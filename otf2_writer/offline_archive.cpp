@@ -77,19 +77,20 @@ bool write_archive_offline(const ArchiveSpec& spec, const std::vector<OfflineRan
   if (rc == OTF2_SUCCESS) rc = write_other_job_definitions(s.archive, unified, spec.size);
   std::uint64_t handle_base = 0;
   for (std::size_t r = 0; rc == OTF2_SUCCESS && r < ranks.size(); ++r) {
-    unified.comm_map = comm_map_of(ids[r], unified.comm_ids);
-    unified.handle_map = handle_map_of(ranks[r].process.files, handle_base);
-    unified.file_map = file_map_of(ranks[r].process.file_names, unified.file_ids);
-    unified.metric_map = metric_map_of(ranks[r].process.metrics, unified.metric_ids);
-    unified.context_map =
-        context_map_of(context_ids_of(ranks[r].process.contexts), unified.context_ids);
-    unified.region_map = region_map_of(spec, ranks[r].process.annotations, unified.annotation_ids);
-    unified.window_map = window_map_of(window_ids_of(static_cast<int>(r), ranks[r].process, ids[r]),
-                                       unified.window_ids);
-    unified.group_map = group_map_of(ranks[r].process.rma_groups, groups);
-    unified.datatype_map =
-        datatype_map_of(datatype_ids_of(ranks[r].process.datatypes), unified.datatype_ids);
-    handle_base += ranks[r].process.files.size();
+    const ProcessInfo& process = ranks[r].process;
+    unified.comm_map = global_ids_of(ids[r], unified.comm_ids, OTF2_UNDEFINED_COMM);
+    unified.handle_map = handle_map_of(process.files, handle_base);
+    unified.file_map = global_ids_of(process.file_names, unified.file_ids, OTF2_UNDEFINED_IO_FILE);
+    unified.metric_map = metric_map_of(process.metrics, unified.metric_ids);
+    unified.context_map = global_ids_of(context_ids_of(process.contexts), unified.context_ids,
+                                        OTF2_UNDEFINED_CALLING_CONTEXT);
+    unified.region_map = region_map_of(spec, process.annotations, unified.annotation_ids);
+    unified.window_map = global_ids_of(window_ids_of(static_cast<int>(r), process, ids[r]),
+                                       unified.window_ids, OTF2_UNDEFINED_RMA_WIN);
+    unified.group_map = global_ids_of(process.rma_groups, groups, OTF2_UNDEFINED_GROUP);
+    unified.datatype_map = global_ids_of(datatype_ids_of(process.datatypes), unified.datatype_ids,
+                                         OTF2_UNDEFINED_STRING);
+    handle_base += process.files.size();
     for (std::size_t t = 0; t < unified.ranks[r].location_events.size(); ++t) {
       OTF2_DefWriter* defs = OTF2_Archive_GetDefWriter(
           s.archive, location_id(static_cast<int>(r), spec.size, static_cast<std::uint32_t>(t)));

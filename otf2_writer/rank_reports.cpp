@@ -250,24 +250,6 @@ std::vector<CommId> datatype_ids_of(const std::vector<DatatypeInfo>& datatypes) 
   return ids;
 }
 
-std::vector<std::uint64_t> datatype_map_of(const std::vector<CommId>& ids, const CommIds& global) {
-  std::vector<std::uint64_t> map(ids.size(), OTF2_UNDEFINED_STRING);
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    const auto it = ids[i] ? global.find(ids[i]) : global.end();
-    if (it != global.end()) map[i] = it->second;
-  }
-  return map;
-}
-
-std::vector<std::uint64_t> context_map_of(const std::vector<CommId>& ids, const CommIds& global) {
-  std::vector<std::uint64_t> map(ids.size(), OTF2_UNDEFINED_CALLING_CONTEXT);
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    const auto it = global.find(ids[i]);
-    if (it != global.end()) map[i] = it->second;
-  }
-  return map;
-}
-
 Contribution contribution_of(int rank, const RankReport& report, const ProcessInfo& process,
                              std::vector<CommId>& ids) {
   const std::vector<CommInfo>& comms = process.comms;
@@ -380,25 +362,6 @@ std::vector<CommId> window_ids_of(int rank, const ProcessInfo& process,
     ids[w.local_id] = id.id();
   }
   return ids;
-}
-
-std::vector<std::uint64_t> window_map_of(const std::vector<CommId>& ids, const CommIds& global) {
-  std::vector<std::uint64_t> map(ids.size(), OTF2_UNDEFINED_RMA_WIN);
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    const auto it = ids[i] ? global.find(ids[i]) : global.end();
-    if (it != global.end()) map[i] = it->second;
-  }
-  return map;
-}
-
-std::vector<std::uint64_t> group_map_of(const std::vector<std::vector<int>>& groups,
-                                        const std::map<std::vector<int>, std::uint64_t>& global) {
-  std::vector<std::uint64_t> map(groups.size(), OTF2_UNDEFINED_GROUP);
-  for (std::size_t i = 0; i < groups.size(); ++i) {
-    const auto it = global.find(groups[i]);
-    if (it != global.end()) map[i] = it->second;
-  }
-  return map;
 }
 
 std::map<std::vector<int>, std::uint64_t> rma_group_ids(const Unified& u) {
@@ -725,25 +688,6 @@ std::vector<std::uint64_t> region_map_of(
   for (std::size_t i = 0; i < annotations.size(); ++i) {
     const auto it = ids.find(annotations[i]);
     if (it != ids.end()) map[base + i] = base + it->second;
-  }
-  return map;
-}
-
-std::vector<std::uint64_t> comm_map_of(const std::vector<CommId>& ids, const CommIds& global) {
-  std::vector<std::uint64_t> map(ids.size(), OTF2_UNDEFINED_COMM);
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    const auto it = ids[i] ? global.find(ids[i]) : global.end();
-    if (it != global.end()) map[i] = it->second;
-  }
-  return map;
-}
-
-std::vector<std::uint64_t> file_map_of(const std::vector<std::string>& names,
-                                       const std::unordered_map<std::string, std::uint64_t>& ids) {
-  std::vector<std::uint64_t> map(names.size(), OTF2_UNDEFINED_IO_FILE);
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    const auto it = ids.find(names[i]);
-    if (it != ids.end()) map[i] = it->second;
   }
   return map;
 }

@@ -52,6 +52,27 @@ std::vector<std::uint64_t> receive_ids(int from) {
   return ids;
 }
 
+// Down, from the parent: the global ids of what this rank sent up (`key` of each of `sent`, in
+// the order sent).
+template <class Sent, class Key, class Ids>
+void receive_global_ids(int parent, const std::vector<Sent>& sent, Key&& key, Ids& into) {
+  const std::vector<std::uint64_t> ids = receive_ids(parent);
+  for (std::size_t i = 0; i < sent.size() && i < ids.size(); ++i)
+    into.emplace(key(sent[i]), ids[i]);
+}
+
+// Down, to a child: the global ids of what it sent up, `none` for one `global` does not have.
+template <class Key, class Ids>
+void send_global_ids(const std::vector<Key>& sent, const Ids& global, std::uint64_t none, int to) {
+  std::vector<std::uint64_t> ids;
+  ids.reserve(sent.size());
+  for (const Key& key : sent) {
+    const auto found = global.find(key);
+    ids.push_back(found != global.end() ? found->second : none);
+  }
+  send_ids(ids, to);
+}
+
 struct Child {
   int rank;
   std::vector<CommId> sent;  // the communicators of the child's subtree, in the order it sent them
@@ -119,90 +140,39 @@ Unified unify(const ProcessInfo& process, const RankReport& mine) {
     datatypes = u.datatype_ids;
   } else {
     // Down: the global ids of what this rank sent up, in that order.
-    const std::vector<std::uint64_t> ids = receive_ids(parent);
-    for (std::size_t i = 0; i < subtree.comms.size() && i < ids.size(); ++i)
-      global.emplace(subtree.comms[i].id, ids[i]);
-    const std::vector<std::uint64_t> metrics = receive_ids(parent);
-    for (std::size_t i = 0; i < subtree.metrics.size() && i < metrics.size(); ++i)
-      metric_ids.emplace(subtree.metrics[i].name, metrics[i]);
-    const std::vector<std::uint64_t> context_ids = receive_ids(parent);
-    for (std::size_t i = 0; i < subtree.contexts.size() && i < context_ids.size(); ++i)
-      contexts.emplace(subtree.contexts[i].id, context_ids[i]);
-    const std::vector<std::uint64_t> annotations = receive_ids(parent);
-    for (std::size_t i = 0; i < subtree.annotations.size() && i < annotations.size(); ++i)
-      annotation_ids.emplace(subtree.annotations[i], annotations[i]);
-    const std::vector<std::uint64_t> window_ids = receive_ids(parent);
-    for (std::size_t i = 0; i < subtree.windows.size() && i < window_ids.size(); ++i)
-      windows.emplace(subtree.windows[i].id, window_ids[i]);
-    const std::vector<std::uint64_t> group_ids = receive_ids(parent);
-    for (std::size_t i = 0; i < subtree.rma_groups.size() && i < group_ids.size(); ++i)
-      groups.emplace(subtree.rma_groups[i], group_ids[i]);
-    const std::vector<std::uint64_t> files = receive_ids(parent);
-    for (std::size_t i = 0; i < subtree.file_names.size() && i < files.size(); ++i)
-      file_ids.emplace(subtree.file_names[i], files[i]);
-    const std::vector<std::uint64_t> datatype_ids = receive_ids(parent);
-    for (std::size_t i = 0; i < subtree.datatypes.size() && i < datatype_ids.size(); ++i)
-      datatypes.emplace(subtree.datatypes[i].id, datatype_ids[i]);
+    const auto id = [](const auto& e) { return e.id; };
+    const auto itself = [](const auto& e) { return e; };
+    receive_global_ids(parent, subtree.comms, id, global);
+    receive_global_ids(
+        parent, subtree.metrics, [](const MetricInfo& m) { return m.name; }, metric_ids);
+    receive_global_ids(parent, subtree.contexts, id, contexts);
+    receive_global_ids(parent, subtree.annotations, itself, annotation_ids);
+    receive_global_ids(parent, subtree.windows, id, windows);
+    receive_global_ids(parent, subtree.rma_groups, itself, groups);
+    receive_global_ids(parent, subtree.file_names, itself, file_ids);
+    receive_global_ids(parent, subtree.datatypes, id, datatypes);
   }
   for (auto it = children.rbegin(); it != children.rend(); ++it) {
-    std::vector<std::uint64_t> ids;
-    ids.reserve(it->sent.size());
-    for (const CommId& id : it->sent) {
-      const auto found = global.find(id);
-      ids.push_back(found != global.end() ? found->second : OTF2_UNDEFINED_COMM);
-    }
-    send_ids(ids, it->rank);
-    ids.clear();
-    for (const std::string& name : it->sent_metrics) {
-      const auto found = metric_ids.find(name);
-      ids.push_back(found != metric_ids.end() ? found->second : OTF2_UNDEFINED_METRIC);
-    }
-    send_ids(ids, it->rank);
-    ids.clear();
-    for (const CommId& id : it->sent_contexts) {
-      const auto found = contexts.find(id);
-      ids.push_back(found != contexts.end() ? found->second : OTF2_UNDEFINED_CALLING_CONTEXT);
-    }
-    send_ids(ids, it->rank);
-    ids.clear();
-    for (const std::string& pair : it->sent_annotations) {
-      const auto found = annotation_ids.find(pair);
-      ids.push_back(found != annotation_ids.end() ? found->second : OTF2_UNDEFINED_REGION);
-    }
-    send_ids(ids, it->rank);
-    ids.clear();
-    for (const CommId& id : it->sent_windows) {
-      const auto found = windows.find(id);
-      ids.push_back(found != windows.end() ? found->second : OTF2_UNDEFINED_RMA_WIN);
-    }
-    send_ids(ids, it->rank);
-    ids.clear();
-    for (const std::vector<int>& members : it->sent_rma_groups) {
-      const auto found = groups.find(members);
-      ids.push_back(found != groups.end() ? found->second : OTF2_UNDEFINED_GROUP);
-    }
-    send_ids(ids, it->rank);
-    ids.clear();
-    for (const std::string& name : it->sent_files) {
-      const auto found = file_ids.find(name);
-      ids.push_back(found != file_ids.end() ? found->second : OTF2_UNDEFINED_IO_FILE);
-    }
-    send_ids(ids, it->rank);
-    ids.clear();
-    for (const CommId& id : it->sent_datatypes) {
-      const auto found = datatypes.find(id);
-      ids.push_back(found != datatypes.end() ? found->second : OTF2_UNDEFINED_STRING);
-    }
-    send_ids(ids, it->rank);
+    send_global_ids(it->sent, global, OTF2_UNDEFINED_COMM, it->rank);
+    send_global_ids(it->sent_metrics, metric_ids, OTF2_UNDEFINED_METRIC, it->rank);
+    send_global_ids(it->sent_contexts, contexts, OTF2_UNDEFINED_CALLING_CONTEXT, it->rank);
+    send_global_ids(it->sent_annotations, annotation_ids, OTF2_UNDEFINED_REGION, it->rank);
+    send_global_ids(it->sent_windows, windows, OTF2_UNDEFINED_RMA_WIN, it->rank);
+    send_global_ids(it->sent_rma_groups, groups, OTF2_UNDEFINED_GROUP, it->rank);
+    send_global_ids(it->sent_files, file_ids, OTF2_UNDEFINED_IO_FILE, it->rank);
+    send_global_ids(it->sent_datatypes, datatypes, OTF2_UNDEFINED_STRING, it->rank);
   }
-  u.comm_map = comm_map_of(local_ids, global);
+  u.comm_map = global_ids_of(local_ids, global, OTF2_UNDEFINED_COMM);
   u.metric_map = metric_map_of(process.metrics, metric_ids);
-  u.context_map = context_map_of(context_ids_of(process.contexts), contexts);
+  u.context_map =
+      global_ids_of(context_ids_of(process.contexts), contexts, OTF2_UNDEFINED_CALLING_CONTEXT);
   u.region_map = region_map_of(state().spec, process.annotations, annotation_ids);
-  u.window_map = window_map_of(window_ids_of(rank, process, local_ids), windows);
-  u.group_map = group_map_of(process.rma_groups, groups);
-  u.file_map = file_map_of(process.file_names, file_ids);
-  u.datatype_map = datatype_map_of(datatype_ids_of(process.datatypes), datatypes);
+  u.window_map =
+      global_ids_of(window_ids_of(rank, process, local_ids), windows, OTF2_UNDEFINED_RMA_WIN);
+  u.group_map = global_ids_of(process.rma_groups, groups, OTF2_UNDEFINED_GROUP);
+  u.file_map = global_ids_of(process.file_names, file_ids, OTF2_UNDEFINED_IO_FILE);
+  u.datatype_map =
+      global_ids_of(datatype_ids_of(process.datatypes), datatypes, OTF2_UNDEFINED_STRING);
 
   // Handles are numbered in rank order: this rank's first is the count of all ranks' before it.
   std::uint64_t handles = process.files.size(), base = 0;
