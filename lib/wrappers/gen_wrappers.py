@@ -200,6 +200,12 @@ def call_of(f):
     return f"P{f.name}({args(f)})"
 
 
+def around(f, after, before=()):
+    """The body of a wrapper that records around the call: the lines `before`, the call keeping
+    its result in rc, the statement `after` (which sees rc), then rc returned."""
+    return [*before, f"const int rc = {call_of(f)};", after, "return rc;"]
+
+
 IGNORED_STATUS = ["MPI_Status ignored_status;",
                   "if (status == MPI_STATUS_IGNORE) status = &ignored_status;"]
 
@@ -219,9 +225,7 @@ def send_body(f):
 @template("recv")
 def recv_body(f):
     f.need("datatype", "source", "comm", "status")
-    return IGNORED_STATUS + [f"const int rc = {call_of(f)};",
-                             "perusetrace::on_recv(call, rc, datatype, comm, status);",
-                             "return rc;"]
+    return IGNORED_STATUS + around(f, "perusetrace::on_recv(call, rc, datatype, comm, status);")
 
 
 @template("sendrecv", "sendrecv_replace")
@@ -231,8 +235,7 @@ def sendrecv_body(f):
     recvtype = "recvtype" if plain else "datatype"
     f.need("dest", "sendtag", "comm", "status")
     return ([f"perusetrace::on_send(call, {send}, dest, sendtag, comm);"] + IGNORED_STATUS +
-            [f"const int rc = {call_of(f)};",
-             f"perusetrace::on_recv(call, rc, {recvtype}, comm, status);", "return rc;"])
+            around(f, f"perusetrace::on_recv(call, rc, {recvtype}, comm, status);"))
 
 
 @template("isend", "irecv", "send_init", "recv_init")
@@ -242,18 +245,16 @@ def post_body(f):
     f.need("count", "datatype", peer, "tag", "comm", "request")
     kind = {"isend": "Send", "irecv": "Recv", "send_init": "PersistentSend",
             "recv_init": "PersistentRecv"}[r]
-    return ["const std::uint64_t mark = perusetrace::activation_mark();",
-            f"const int rc = {call_of(f)};",
-            f"perusetrace::on_post(call, rc, mark, perusetrace::RequestKind::{kind}, count, "
-            f"datatype, {peer}, tag, comm, request);", "return rc;"]
+    return around(f, f"perusetrace::on_post(call, rc, mark, perusetrace::RequestKind::{kind}, "
+                  f"count, datatype, {peer}, tag, comm, request);",
+                  before=["const std::uint64_t mark = perusetrace::activation_mark();"])
 
 
 @template("start", "startall")
 def start_body(f):
     n, reqs = ("1", "request") if f.record == "start" else ("count", "array_of_requests")
     f.need(reqs)
-    return [f"const int rc = {call_of(f)};", f"perusetrace::on_start(call, rc, {n}, {reqs});",
-            "return rc;"]
+    return around(f, f"perusetrace::on_start(call, rc, {n}, {reqs});")
 
 
 @template("wait", "test", "waitany", "testany")
@@ -266,7 +267,7 @@ def complete_one_body(f):
     if tested:  # a test that finds nothing done tests the one-sided requests unsuccessfully
         finish = f"if (*flag) {finish} else done.untested(rc);"
     return ([f"perusetrace::Completion done(call, {n}, {reqs});"] + IGNORED_STATUS +
-            [f"const int rc = {call_of(f)};", finish, "return rc;"])
+            around(f, finish))
 
 
 @template("waitall", "testall", "waitsome", "testsome")
@@ -278,35 +279,32 @@ def complete_many_body(f):
               "waitsome": "done.some(rc, *outcount, array_of_indices, array_of_statuses);",
               "testsome": "done.some(rc, *outcount, array_of_indices, array_of_statuses); "
                           "done.untested(rc);"}
-    return [f"perusetrace::Completion done(call, {count}, array_of_requests);",
-            "array_of_statuses = done.statuses(array_of_statuses);",
-            f"const int rc = {call_of(f)};", finish[f.record], "return rc;"]
+    return around(f, finish[f.record],
+                  before=[f"perusetrace::Completion done(call, {count}, array_of_requests);",
+                          "array_of_statuses = done.statuses(array_of_statuses);"])
 
 
 @template("mprobe")
 def mprobe_body(f):  # remember the message's communicator for MPI_Mrecv/MPI_Imrecv
     f.need("comm", "message")
     found = "*flag" if "flag" in f.by_name else "1"
-    return [f"const int rc = {call_of(f)};",
-            f"if ({found}) perusetrace::on_mprobe(call, rc, comm, *message);", "return rc;"]
+    return around(f, f"if ({found}) perusetrace::on_mprobe(call, rc, comm, *message);")
 
 
 @template("mrecv")
 def mrecv_body(f):
     f.need("datatype", "message", "status")
     return (["const MPI_Comm comm = perusetrace::message_comm(*message);"] + IGNORED_STATUS +
-            [f"const int rc = {call_of(f)};",
-             "perusetrace::on_recv(call, rc, datatype, comm, status);", "return rc;"])
+            around(f, "perusetrace::on_recv(call, rc, datatype, comm, status);"))
 
 
 @template("imrecv")
 def imrecv_body(f):
     f.need("count", "datatype", "message", "request")
-    return ["const MPI_Comm comm = perusetrace::message_comm(*message);",
-            "const std::uint64_t mark = perusetrace::activation_mark();",
-            f"const int rc = {call_of(f)};",
-            "perusetrace::on_post(call, rc, mark, perusetrace::RequestKind::Recv, count, "
-            "datatype, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, request);", "return rc;"]
+    return around(f, "perusetrace::on_post(call, rc, mark, perusetrace::RequestKind::Recv, count, "
+                  "datatype, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, request);",
+                  before=["const MPI_Comm comm = perusetrace::message_comm(*message);",
+                          "const std::uint64_t mark = perusetrace::activation_mark();"])
 
 
 @template("request_free")
@@ -317,8 +315,8 @@ def request_free_body(f):
 
 @template("coll")
 def collective_body(f):
-    return ["perusetrace::on_collective_begin(call);", f"const int rc = {call_of(f)};",
-            f"perusetrace::on_collective_end(call, rc, {coll_args(f)});", "return rc;"]
+    return around(f, f"perusetrace::on_collective_end(call, rc, {coll_args(f)});",
+                  before=["perusetrace::on_collective_begin(call);"])
 
 
 @template("icoll")
@@ -326,16 +324,14 @@ def nonblocking_collective_body(f):
     # A request here, the operation where a Wait or Test completes it (OTF2's nonblocking
     # collective events), not a collective inside the starting call.
     f.need("request")
-    return [f"const int rc = {call_of(f)};",
-            f"perusetrace::on_icollective(call, rc, {coll_args(f)}, request);", "return rc;"]
+    return around(f, f"perusetrace::on_icollective(call, rc, {coll_args(f)}, request);")
 
 
 @template("comm_new")
 def comm_new_body(f):
     out = f.out_comm()
     parent = f.parent_comm() or "MPI_COMM_NULL"
-    return [f"const int rc = {call_of(f)};",
-            f"perusetrace::on_comm_created(call, rc, {parent}, *{out});", "return rc;"]
+    return around(f, f"perusetrace::on_comm_created(call, rc, {parent}, *{out});")
 
 
 @template("spawn", "spawn_multiple")
@@ -351,7 +347,7 @@ def spawn_body(f):
         f.need("count", "array_of_info")
         lines = ["perusetrace::SpawnedJob job(call, root, comm, count, array_of_info);",
                  "array_of_info = job.infos();"]
-    return lines + [f"const int rc = {call_of(f)};", "job.done(rc, *intercomm);", "return rc;"]
+    return lines + around(f, "job.done(rc, *intercomm);")
 
 
 @template("type_free")
@@ -363,8 +359,7 @@ def type_free_body(f):  # the MPI may reuse the handle for another type
 @template("type_set_name")
 def type_set_name_body(f):  # later uses of the type carry its name
     f.need("datatype")
-    return [f"const int rc = {call_of(f)};", "perusetrace::on_type_named(call, rc, datatype);",
-            "return rc;"]
+    return around(f, "perusetrace::on_type_named(call, rc, datatype);")
 
 
 @template("comm_free")
@@ -376,53 +371,47 @@ def comm_free_body(f):
 @template("comm_name")
 def comm_name_body(f):
     f.need("comm", "comm_name")
-    return [f"const int rc = {call_of(f)};",
-            "perusetrace::on_comm_named(call, rc, comm, comm_name);", "return rc;"]
+    return around(f, "perusetrace::on_comm_named(call, rc, comm, comm_name);")
 
 
 @template("file_open")
 def file_open_body(f):
     f.need("comm", "filename", "amode", "fh")
-    return [f"const int rc = {call_of(f)};",
-            "perusetrace::on_file_open(call, rc, comm, filename, amode, *fh);", "return rc;"]
+    return around(f, "perusetrace::on_file_open(call, rc, comm, filename, amode, *fh);")
 
 
 @template("file_close")
 def file_close_body(f):
     f.need("fh")
-    return ["const perusetrace::FileClosing closing = perusetrace::on_file_closing(call, *fh);",
-            f"const int rc = {call_of(f)};", "perusetrace::on_file_closed(call, rc, closing);",
-            "return rc;"]
+    return around(f, "perusetrace::on_file_closed(call, rc, closing);",
+                  before=["const perusetrace::FileClosing closing = "
+                          "perusetrace::on_file_closing(call, *fh);"])
 
 
 @template("file_delete")
 def file_delete_body(f):
     f.need("filename")
-    return [f"const int rc = {call_of(f)};", "perusetrace::on_file_delete(call, rc, filename);",
-            "return rc;"]
+    return around(f, "perusetrace::on_file_delete(call, rc, filename);")
 
 
 @template("file_sync")
 def file_sync_body(f):
     f.need("fh")
-    return ["const std::uint64_t io = perusetrace::on_file_sync_begin(call, fh);",
-            f"const int rc = {call_of(f)};", "perusetrace::on_file_sync_end(call, fh, io);",
-            "return rc;"]
+    return around(f, "perusetrace::on_file_sync_end(call, fh, io);",
+                  before=["const std::uint64_t io = perusetrace::on_file_sync_begin(call, fh);"])
 
 
 @template("file_seek")
 def file_seek_body(f):
     f.need("fh", "offset", "whence")
     shared = "true" if f.name.endswith("_shared") else "false"
-    return [f"const int rc = {call_of(f)};",
-            f"perusetrace::on_file_seek(call, rc, fh, offset, whence, {shared});", "return rc;"]
+    return around(f, f"perusetrace::on_file_seek(call, rc, fh, offset, whence, {shared});")
 
 
 @template("file_resize")
 def file_resize_body(f):
     f.need("fh", "size")
-    return [f"const int rc = {call_of(f)};", "perusetrace::on_file_resized(call, rc, fh, size);",
-            "return rc;"]
+    return around(f, "perusetrace::on_file_resized(call, rc, fh, size);")
 
 
 @template("file_read", "file_write", "file_iread", "file_iwrite")
@@ -439,24 +428,18 @@ def file_io_body(f):
              f"datatype, perusetrace::IoOperation::{op}, {' | '.join(flags) or '0'});"]
     if r in ("file_iread", "file_iwrite"):
         f.need("request")
-        return lines + [f"const int rc = {call_of(f)};",
-                        "perusetrace::on_file_io_posted(call, rc, fh, io, request);",
-                        "return rc;"]
+        return lines + around(f, "perusetrace::on_file_io_posted(call, rc, fh, io, request);")
     if f.name.endswith("_begin"):  # split collective: completes in the matching *_end
-        return lines + [f"const int rc = {call_of(f)};",
-                        "perusetrace::on_file_split_begun(call, rc, fh, io);", "return rc;"]
+        return lines + around(f, "perusetrace::on_file_split_begun(call, rc, fh, io);")
     f.need("status")
-    return lines + IGNORED_STATUS + [f"const int rc = {call_of(f)};",
-                                     "perusetrace::on_file_io_end(call, rc, fh, status, io);",
-                                     "return rc;"]
+    return around(f, "perusetrace::on_file_io_end(call, rc, fh, status, io);",
+                  before=lines + IGNORED_STATUS)
 
 
 @template("file_end")
 def file_end_body(f):
     f.need("fh", "status")
-    return IGNORED_STATUS + [f"const int rc = {call_of(f)};",
-                             "perusetrace::on_file_split_end(call, rc, fh, status);",
-                             "return rc;"]
+    return IGNORED_STATUS + around(f, "perusetrace::on_file_split_end(call, rc, fh, status);")
 
 
 # One-sided communication (lib/rma_handlers.cpp). An operation's bytes: what it sends to the
@@ -492,38 +475,37 @@ def rma_op_body(f):
              f"{'true' if request_based else 'false'})")
     if not request_based:
         return [f"(void){issue};", f"return {call_of(f)};"]
-    return [f"const perusetrace::RmaIssue issue = {issue};", f"const int rc = {call_of(f)};",
-            "perusetrace::on_rma_request(call, rc, issue, request);", "return rc;"]
+    return around(f, "perusetrace::on_rma_request(call, rc, issue, request);",
+                  before=[f"const perusetrace::RmaIssue issue = {issue};"])
 
 
 @template("win_create")
 def win_create_body(f):
     f.need("comm", "win")
     allocates = "true" if f.name.startswith("MPI_Win_allocate") else "false"
-    return ["perusetrace::on_win_create_begin(call);", f"const int rc = {call_of(f)};",
-            f"perusetrace::on_win_created(call, rc, comm, *win, {allocates});", "return rc;"]
+    return around(f, f"perusetrace::on_win_created(call, rc, comm, *win, {allocates});",
+                  before=["perusetrace::on_win_create_begin(call);"])
 
 
 @template("win_free")
 def win_free_body(f):
     f.need("win")
-    return ["perusetrace::WindowEntry* const freed = perusetrace::on_win_free_begin(call, *win);",
-            f"const int rc = {call_of(f)};", "perusetrace::on_win_freed(call, rc, freed);",
-            "return rc;"]
+    return around(f, "perusetrace::on_win_freed(call, rc, freed);",
+                  before=["perusetrace::WindowEntry* const freed = "
+                          "perusetrace::on_win_free_begin(call, *win);"])
 
 
 @template("win_set_name")
 def win_set_name_body(f):
     f.need("win", "win_name")
-    return [f"const int rc = {call_of(f)};",
-            "perusetrace::on_win_set_name(call, rc, win, win_name);", "return rc;"]
+    return around(f, "perusetrace::on_win_set_name(call, rc, win, win_name);")
 
 
 @template("win_fence")
 def win_fence_body(f):
     f.need("win")
-    return ["perusetrace::on_win_fence_begin(call, win);", f"const int rc = {call_of(f)};",
-            "perusetrace::on_win_fence(call, rc, win);", "return rc;"]
+    return around(f, "perusetrace::on_win_fence(call, rc, win);",
+                  before=["perusetrace::on_win_fence_begin(call, win);"])
 
 
 def rma_target(f):
@@ -539,54 +521,47 @@ def win_lock_body(f):
     f.need("win")
     target = rma_target(f)
     lock = "lock_type" if "lock_type" in f.by_name else "MPI_LOCK_SHARED"  # lock_all: shared
-    return [f"perusetrace::on_win_lock(call, win, {target}, {lock});",
-            f"const int rc = {call_of(f)};",
-            f"perusetrace::on_win_locked(call, rc, win, {target}, {lock});", "return rc;"]
+    return around(f, f"perusetrace::on_win_locked(call, rc, win, {target}, {lock});",
+                  before=[f"perusetrace::on_win_lock(call, win, {target}, {lock});"])
 
 
 @template("win_unlock")
 def win_unlock_body(f):
     f.need("win")
-    return [f"const int rc = {call_of(f)};",
-            f"perusetrace::on_win_unlock(call, rc, win, {rma_target(f)});", "return rc;"]
+    return around(f, f"perusetrace::on_win_unlock(call, rc, win, {rma_target(f)});")
 
 
 @template("win_flush")
 def win_flush_body(f):
     f.need("win")
     local = "true" if "_local" in f.name else "false"
-    return [f"const int rc = {call_of(f)};",
-            f"perusetrace::on_win_flush(call, rc, win, {rma_target(f)}, {local});", "return rc;"]
+    return around(f, f"perusetrace::on_win_flush(call, rc, win, {rma_target(f)}, {local});")
 
 
 @template("win_sync")
 def win_sync_body(f):
     f.need("win")
-    return [f"const int rc = {call_of(f)};", "perusetrace::on_win_sync(call, rc, win);",
-            "return rc;"]
+    return around(f, "perusetrace::on_win_sync(call, rc, win);")
 
 
 @template("win_post", "win_start")
 def win_epoch_start_body(f):
     f.need("group", "win")
     exposure = "true" if f.record == "win_post" else "false"
-    return [f"const int rc = {call_of(f)};",
-            f"perusetrace::on_win_epoch_start(call, rc, win, group, {exposure});", "return rc;"]
+    return around(f, f"perusetrace::on_win_epoch_start(call, rc, win, group, {exposure});")
 
 
 @template("win_complete")
 def win_complete_body(f):
     f.need("win")
-    return [f"const int rc = {call_of(f)};", "perusetrace::on_win_complete(call, rc, win);",
-            "return rc;"]
+    return around(f, "perusetrace::on_win_complete(call, rc, win);")
 
 
 @template("win_wait", "win_test")
 def win_wait_body(f):
     f.need("win")
     done = "*flag" if f.record == "win_test" else "true"
-    return [f"const int rc = {call_of(f)};", f"perusetrace::on_win_wait(call, rc, win, {done});",
-            "return rc;"]
+    return around(f, f"perusetrace::on_win_wait(call, rc, win, {done});")
 
 
 # Whole-wrapper templates: the calls that start and end tracing, and those recorded whatever the
@@ -598,12 +573,10 @@ whole = registers_in(WHOLE)
 @whole("init", "init_thread")
 def init_wrapper(f):
     provided = "*provided" if f.record == "init_thread" else "MPI_THREAD_SINGLE"
-    return [f"const perusetrace::InMpi in_mpi(perusetrace::Fn::{f.name});",
-            "perusetrace::before_init();",
-            "const std::uint64_t start = perusetrace::now_ticks();",
-            f"const int rc = {call_of(f)};",
-            f"perusetrace::on_init(rc, perusetrace::Fn::{f.name}, start, {provided});",
-            "return rc;"]
+    return around(f, f"perusetrace::on_init(rc, perusetrace::Fn::{f.name}, start, {provided});",
+                  before=[f"const perusetrace::InMpi in_mpi(perusetrace::Fn::{f.name});",
+                          "perusetrace::before_init();",
+                          "const std::uint64_t start = perusetrace::now_ticks();"])
 
 
 @whole("pcontrol")
