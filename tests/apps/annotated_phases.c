@@ -13,26 +13,12 @@
  * while region=inner is open, which ends region=inner and is reported. With `die`, both ranks
  * exit(3) after the loop with values open, without MPI_Finalize. Built against
  * include/perusetrace/annotate.h only: it runs without the tracer too. */
-#define _POSIX_C_SOURCE 199309L /* clock_gettime under -std=c11 */
+#include "tests/apps/app_util.h"
 #include <mpi.h>
 #include <perusetrace/annotate.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-/* Work outside MPI: the clock is not MPI_Wtime, which a sampler sees as a call into MPI. */
-static void busy(double seconds) {
-  const double until = now() + seconds;
-  while (now() < until) {
-  }
-}
 
 int main(int argc, char** argv) {
   const int iterations = argc > 1 ? atoi(argv[1]) : 5;
@@ -53,8 +39,7 @@ int main(int argc, char** argv) {
       perusetrace_attribute("", "round", PERUSETRACE_ATTR_AS_VALUE);
   perusetrace_begin(phase, "startup");
   perusetrace_end(phase);
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  app_init(&argc, &argv, &rank, NULL);
   if (rank == 1) perusetrace_begin(lib_phase, "library");
   MPI_Barrier(MPI_COMM_WORLD);
   for (int it = 0; it < iterations; ++it) {
@@ -62,11 +47,11 @@ int main(int argc, char** argv) {
     perusetrace_begin_int(iteration, it);
     perusetrace_set_int(counter, it);
     perusetrace_begin(phase, "compute");
-    busy(0.02);
+    app_busy(0.02);
     perusetrace_end(phase);
     perusetrace_begin(phase, "exchange");
     if (rank == 0) {
-      if (it == 3) busy(0.2);
+      if (it == 3) app_busy(0.2);
       if ((mismatch || wrong_name) && it == 1) perusetrace_region_begin("inner");
       for (int m = 0; m < messages; ++m)
         MPI_Send(payload, sizeof payload, MPI_CHAR, 1, m, MPI_COMM_WORLD);

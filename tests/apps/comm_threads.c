@@ -8,6 +8,7 @@
  * MPICH) does, and a skip would hide a build that lost it. With "exit" it ends with exit() instead
  * of MPI_Finalize, leaving the trace to `perusetrace recover`. mpirun -np 2 comm_threads [THREADS]
  * [CYCLES] [MESSAGES] [exit] */
+#include "tests/apps/app_util.h"
 #include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -55,10 +56,8 @@ static void* work(void* arg) {
 }
 
 int main(int argc, char** argv) {
-  int provided = 0, size = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int size = 0;
+  const int provided = app_init_multiple(&argc, &argv, &rank, &size);
   if (provided != MPI_THREAD_MULTIPLE) {
     if (rank == 0)
       fprintf(stderr,

@@ -6,6 +6,7 @@
  *   dies MODE MESSAGES
  *   MODE: mpi-abort | abort | segv | exit | wait (rank 1 prints its pid and waits to be killed)
  */
+#include "tests/apps/app_util.h"
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,19 +21,10 @@ int main(int argc, char** argv) {
   }
   const char* mode = argv[1];
   const int messages = atoi(argv[2]);
-  MPI_Init(&argc, &argv);
   int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  app_init(&argc, &argv, &rank, NULL);
   int payload = 0;
-  for (int i = 0; i < messages; ++i) {
-    if (rank == 0) {
-      MPI_Send(&i, 1, MPI_INT, 1, 1, MPI_COMM_WORLD);
-      MPI_Recv(&payload, 1, MPI_INT, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    } else if (rank == 1) {
-      MPI_Recv(&payload, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      MPI_Send(&payload, 1, MPI_INT, 0, 2, MPI_COMM_WORLD);
-    }
-  }
+  for (int i = 0; i < messages; ++i) app_round_trip(rank, &i, &payload, 1, 2);
   MPI_Barrier(MPI_COMM_WORLD);
   printf("rank %d exchanged %d messages\n", rank, messages);
   fflush(stdout);

@@ -2,6 +2,7 @@
  * totals over all ranks, which tests/common/trace_checks.py compares with the trace. Run with 4
  * ranks. Each kind of request completion (wait, waitall, waitany, waitsome, test, testall) and each
  * way to create a communicator the tracer must follow appears at least once. */
+#include "tests/apps/app_util.h"
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
@@ -168,14 +169,8 @@ static void communicators(void) {
 }
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (size != 4) {
-    if (rank == 0) fprintf(stderr, "known_counts: run with 4 ranks\n");
-    MPI_Finalize();
-    return 1;
-  }
+  app_init(&argc, &argv, &rank, &size);
+  app_require(size == 4, "known_counts", "run with 4 ranks");
   for (int i = 0; i < ROUNDS; ++i) exchange_blocking(MPI_COMM_WORLD, 10);
   ring_nonblocking();
   persistent();

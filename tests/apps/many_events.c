@@ -3,7 +3,7 @@
  *   many_events [ROUNDS [WATCH]]
  * With WATCH, the run ends AFTER rounds after the path WATCH has gone (or after ROUNDS), so a
  * test that removes it knows the removal landed while the ranks still record. */
-#define _POSIX_C_SOURCE 200809L /* access */
+#include "tests/apps/app_util.h"
 #include <mpi.h>
 #include <unistd.h>
 #include <stdio.h>
@@ -22,8 +22,7 @@ static long peak_kib(void) {
 
 int main(int argc, char** argv) {
   int rank;
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  app_init(&argc, &argv, &rank, NULL);
   const long rounds = argc > 1 ? atol(argv[1]) : 500000;
   const char* watch = argc > 2 ? argv[2] : NULL;
   enum { kAfter = 200000, kCheckEvery = 1000 };
@@ -32,13 +31,7 @@ int main(int argc, char** argv) {
   for (long i = 0; i < rounds && left != 0; ++i) {
     if (watch && rank == 0 && value == 0 && i % kCheckEvery == 0 && access(watch, F_OK) != 0)
       value = 1;
-    if (rank == 0) {
-      MPI_Send(&value, 1, MPI_INT, 1, 0, MPI_COMM_WORLD);
-      MPI_Recv(&value, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    } else if (rank == 1) {
-      MPI_Recv(&value, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      MPI_Send(&value, 1, MPI_INT, 0, 0, MPI_COMM_WORLD);
-    }
+    app_round_trip(rank, &value, &value, 0, 0);
     // Both ranks see the flag by the end of the same round, and count down together.
     if (left > 0) {
       --left;

@@ -5,21 +5,17 @@
  * MPI_Bcast of 64 KiB from rank 0 on a duplicate of MPI_COMM_WORLD (a communicator made after
  * MPI_Init: control variables set after MPI_Init apply to it).
  *   mpit_counts [SENDS [FLOOD]] */
+#include "tests/apps/app_util.h"
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
   int rank = 0, size = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  app_init(&argc, &argv, &rank, &size);
   const int sends = argc > 1 ? atoi(argv[1]) : 100;
   const int flood = argc > 2 ? atoi(argv[2]) : 20;
-  if (size % 2 != 0) {
-    if (rank == 0) fprintf(stderr, "mpit_counts: needs an even number of ranks\n");
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
+  app_require(size % 2 == 0, "mpit_counts", "needs an even number of ranks");
   const int peer = rank ^ 1;
   int value = 0;
   if (rank % 2 == 0) {

@@ -2,12 +2,11 @@
  * both neighbours with MPI_Isend/MPI_Irecv/MPI_Waitall. The message each rank sends carries
  * (sender, iteration), checked on receipt. Prints "expect messages N" on rank 0.
  *   ring [-i ITERATIONS] [-n BYTES] */
-#define _POSIX_C_SOURCE 200809L /* getopt */
+#include "tests/apps/app_util.h"
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static void fill(int* buf, int n, int sender, int iteration) {
   for (int i = 0; i < n; ++i) buf[i] = sender * 1000003 + iteration * 7 + i;
@@ -20,21 +19,11 @@ static int check(const int* buf, int n, int sender, int iteration) {
 }
 
 int main(int argc, char** argv) {
-  int iterations = 40, bytes = 64;
-  for (int opt; (opt = getopt(argc, argv, "i:n:")) != -1;) {
-    if (opt == 'i')
-      iterations = atoi(optarg);
-    else if (opt == 'n')
-      bytes = atoi(optarg);
-    else {
-      fprintf(stderr, "usage: ring [-i ITERATIONS] [-n BYTES]\n");
-      return 2;
-    }
-  }
-  MPI_Init(&argc, &argv);
+  int options[] = {40, 64}; /* -i ITERATIONS, -n BYTES */
+  if (app_int_options(argc, argv, "in", options, "ring [-i ITERATIONS] [-n BYTES]")) return 2;
+  const int iterations = options[0], bytes = options[1];
   int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  app_init(&argc, &argv, &rank, &size);
   const int n = bytes / (int)sizeof(int) > 0 ? bytes / (int)sizeof(int) : 1;
   int* out = malloc(3 * n * sizeof(int));
   int* in = malloc(3 * n * sizeof(int));

@@ -23,6 +23,7 @@
  *
  * With the argument `die-in-epoch`, rank 1 calls abort() inside phase C's exclusive-lock epoch
  * (after its MPI_Put, before MPI_Win_unlock): the crash test recovers that journal. */
+#include "tests/apps/app_util.h"
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,13 +42,8 @@ static int peer(int k) {
 }
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (size != 4) {
-    if (rank == 0) fprintf(stderr, "rma: run on 4 ranks\n");
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
+  app_init(&argc, &argv, &rank, &size);
+  app_require(size == 4, "rma", "run on 4 ranks");
   const int die = argc > 1 && strcmp(argv[1], "die-in-epoch") == 0;
 
   /* A: fences. */

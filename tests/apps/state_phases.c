@@ -8,32 +8,23 @@
  * MS) is the late phase's length: a longer one makes MPI_Recv rank 1's top stall, ahead of
  * the barrier phase's MPI_Barrier.
  *   state_phases [MS [REPEAT [LATE] [pcontrol]]] */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#include "tests/apps/app_util.h"
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
-}
 
 static volatile double sink;
 static void compute(double seconds) {
-  const double end = now() + seconds;
+  const double end = app_now() + seconds;
   double x = 1;
-  while (now() < end)
+  while (app_now() < end)
     for (int i = 0; i < 1000; ++i) x = x * 1.0000001 + 1e-9;
   sink = x;
 }
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
   int rank = 0, size = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  app_init(&argc, &argv, &rank, &size);
   const double ms = argc > 1 ? atof(argv[1]) : 300;
   const int repeat = argc > 2 ? atoi(argv[2]) : 4;
   int pcontrol = 0;
@@ -44,7 +35,7 @@ int main(int argc, char** argv) {
     else
       late_ms = atof(argv[i]);
   }
-  if (size < 2) MPI_Abort(MPI_COMM_WORLD, 2);
+  app_require(size >= 2, "state_phases", "needs 2 or more ranks");
   const size_t big = 64u << 20;
   char* data = malloc(big);
   for (size_t i = 0; i < big; i += 4096) data[i] = (char)i;
@@ -52,10 +43,10 @@ int main(int argc, char** argv) {
   int value = 0;
 
   MPI_Barrier(MPI_COMM_WORLD);
-  t[0] = now();
+  t[0] = app_now();
   compute(ms / 1e3);
   MPI_Barrier(MPI_COMM_WORLD);
-  t[1] = now();
+  t[1] = app_now();
   if (rank == 0) {
     compute(late_ms / 1e3);
     MPI_Send(&value, 1, MPI_INT, 1, 1, MPI_COMM_WORLD);
@@ -63,7 +54,7 @@ int main(int argc, char** argv) {
     MPI_Recv(&value, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   }
   MPI_Barrier(MPI_COMM_WORLD);
-  t[2] = now();
+  t[2] = app_now();
   if (pcontrol) MPI_Pcontrol(0);
   for (int r = 0; r < repeat; ++r) {
     if (rank == 0) MPI_Send(data, (int)big, MPI_CHAR, 1, 2, MPI_COMM_WORLD);
@@ -71,10 +62,10 @@ int main(int argc, char** argv) {
   }
   if (pcontrol) MPI_Pcontrol(1);
   MPI_Barrier(MPI_COMM_WORLD);
-  t[3] = now();
+  t[3] = app_now();
   if (rank == 0) compute(ms / 1e3);
   MPI_Barrier(MPI_COMM_WORLD);
-  t[4] = now();
+  t[4] = app_now();
   if (rank <= 1)
     printf("state_phases rank %d: compute %.3f late %.3f transfer %.3f barrier %.3f s\n", rank,
            t[1] - t[0], t[2] - t[1], t[3] - t[2], t[4] - t[3]);

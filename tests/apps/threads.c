@@ -1,6 +1,7 @@
 /* MPI_THREAD_MULTIPLE: THREADS threads on each of 2 ranks; thread t of rank 0 and thread t of
  * rank 1 ping-pong MESSAGES messages (half each way) with tag t. Rank 0 prints the totals
  * the trace must hold.   mpirun -np 2 threads [THREADS] [MESSAGES] */
+#include "tests/apps/app_util.h"
 #include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -10,16 +11,9 @@ static int rank, messages;
 
 static void* pingpong(void* arg) {
   const int tag = (int)(long)arg;
-  const int peer = 1 - rank;
   int value = tag;
   for (int i = 0; i < messages / 2; ++i) {
-    if (rank == 0) {
-      MPI_Send(&value, 1, MPI_INT, peer, tag, MPI_COMM_WORLD);
-      MPI_Recv(&value, 1, MPI_INT, peer, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    } else {
-      MPI_Recv(&value, 1, MPI_INT, peer, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      MPI_Send(&value, 1, MPI_INT, peer, tag, MPI_COMM_WORLD);
-    }
+    app_round_trip(rank, &value, &value, tag, tag);
     if (value != tag) {
       fprintf(stderr, "threads: thread %d got %d\n", tag, value);
       MPI_Abort(MPI_COMM_WORLD, 3);
@@ -29,16 +23,12 @@ static void* pingpong(void* arg) {
 }
 
 int main(int argc, char** argv) {
-  int provided = 0, size = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int size = 0;
+  const int provided = app_init_multiple(&argc, &argv, &rank, &size);
   const int threads = argc > 1 ? atoi(argv[1]) : 4;
   messages = argc > 2 ? atoi(argv[2]) : 100000;
-  if (provided != MPI_THREAD_MULTIPLE || size != 2 || threads < 1 || threads > 64) {
-    if (rank == 0) fprintf(stderr, "threads: needs MPI_THREAD_MULTIPLE and 2 ranks\n");
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
+  app_require(provided == MPI_THREAD_MULTIPLE && size == 2 && threads >= 1 && threads <= 64,
+              "threads", "needs MPI_THREAD_MULTIPLE and 2 ranks");
   pthread_t tid[64];
   for (long t = 0; t < threads; ++t) pthread_create(&tid[t], NULL, pingpong, (void*)t);
   for (int t = 0; t < threads; ++t) pthread_join(tid[t], NULL);

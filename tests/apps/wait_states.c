@@ -33,33 +33,26 @@
  *                    through phase=slow for 4 x DELAY_MS
  * Work is busy computation on CLOCK_MONOTONIC (no sleep), so a sampler or a scheduler sees it
  * as the program's own. Built against include/perusetrace/annotate.h only. */
-#define _POSIX_C_SOURCE 199309L
+#include "tests/apps/app_util.h"
 #include <mpi.h>
 #include <perusetrace/annotate.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static void busy(double seconds) {
-  const double until = now() + seconds;
-  while (now() < until) {
-  }
-}
 
 static perusetrace_attribute_t phase;
 
 /* DELAY seconds of computation in phase=NAME. */
 static void compute(const char* name, double delay) {
   perusetrace_begin(phase, name);
-  busy(delay);
+  app_busy(delay);
   perusetrace_end(phase);
+}
+
+/* Rank 0's part of a late sender: DELAY seconds in phase=NAME, then VALUE to rank DEST. */
+static void late_send(const char* name, double delay, int value, int dest, int tag) {
+  compute(name, delay);
+  MPI_Send(&value, 1, MPI_INT, dest, tag, MPI_COMM_WORLD);
 }
 
 enum { kLarge = 1 << 20 };
@@ -72,14 +65,9 @@ int main(int argc, char** argv) {
   const char* s = argv[1];
   const double delay = (argc > 2 ? atof(argv[2]) : 200.0) / 1e3;
   phase = perusetrace_attribute(NULL, "phase", 0);
-  MPI_Init(&argc, &argv);
   int rank = 0, size = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (size < 4) {
-    if (rank == 0) fprintf(stderr, "wait_states: needs 4 ranks\n");
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
+  app_init(&argc, &argv, &rank, &size);
+  app_require(size >= 4, "wait_states", "needs 4 ranks");
   char* buf = calloc(kLarge, 1);
   int value = rank, result = 0;
   MPI_Status status;
@@ -94,16 +82,14 @@ int main(int argc, char** argv) {
   MPI_Comm_dup(MPI_COMM_WORLD, &start);
   if (!strcmp(s, "late-sender")) {
     if (rank == 0) {
-      compute("late", delay);
-      MPI_Send(&value, 1, MPI_INT, 1, 7, MPI_COMM_WORLD);
+      late_send("late", delay, value, 1, 7);
     } else if (rank == 1) {
       MPI_Recv(&result, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &status);
       if (status.MPI_SOURCE != 0 || status.MPI_TAG != 7) return 1;
     }
   } else if (!strcmp(s, "wrong-order")) {
     if (rank == 0) {
-      compute("late", delay);
-      MPI_Send(&value, 1, MPI_INT, 2, 2, MPI_COMM_WORLD);
+      late_send("late", delay, value, 2, 2);
     } else if (rank == 2) {
       MPI_Recv(&result, 1, MPI_INT, 0, 2, MPI_COMM_WORLD, &status);
       MPI_Recv(&result, 1, MPI_INT, 1, 1, MPI_COMM_WORLD, &status);
@@ -139,8 +125,7 @@ int main(int argc, char** argv) {
     MPI_Reduce(&value, &result, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
   } else if (!strcmp(s, "chain")) {
     if (rank == 0) {
-      compute("A", delay);
-      MPI_Send(&value, 1, MPI_INT, 1, 4, MPI_COMM_WORLD);
+      late_send("A", delay, value, 1, 4);
     } else if (rank == 1) {
       perusetrace_begin(phase, "B");
       MPI_Recv(&result, 1, MPI_INT, 0, 4, MPI_COMM_WORLD, &status);
@@ -193,8 +178,7 @@ int main(int argc, char** argv) {
     MPI_Wait(&request, &status);
   } else if (!strcmp(s, "test-loop")) {
     if (rank == 0) {
-      compute("late", delay);
-      MPI_Send(&value, 1, MPI_INT, 1, 6, MPI_COMM_WORLD);
+      late_send("late", delay, value, 1, 6);
     } else if (rank == 1) {
       int done = 0;
       MPI_Irecv(&result, 1, MPI_INT, 0, 6, MPI_COMM_WORLD, &request);
@@ -202,8 +186,7 @@ int main(int argc, char** argv) {
     }
   } else if (!strcmp(s, "probe-loop")) {
     if (rank == 0) {
-      compute("late", delay);
-      MPI_Send(&value, 1, MPI_INT, 1, 8, MPI_COMM_WORLD);
+      late_send("late", delay, value, 1, 8);
     } else if (rank == 1) {
       int found = 0;
       while (!found) MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &found, &status);
