@@ -66,34 +66,36 @@ TEST_CASE("the match rides in the removal's record with its request; the search 
 }
 
 TEST_CASE("an event whose fields would differ takes a record of its own") {
-  Removal m;
-  const std::uint32_t sources = sources_of(PeruseEvent::MSG_MATCH_POSTED_REQ);
-  PeruseArgs a = m.args;
-  SECTION("another communicator") {
-    a.comm = &g_other_comm;
+  // Each change of the match's arguments away from the removal's.
+  struct Change {
+    const char* what;
+    void (*apply)(PeruseArgs&);
+  };
+  const Change changes[] = {
+      {"another communicator", [](PeruseArgs& a) { a.comm = &g_other_comm; }},
+      {"another peer (a receive from any source, matched by rank 1's message)",
+       [](PeruseArgs& a) { a.peer = 2; }},
+      {"another tag", [](PeruseArgs& a) { a.tag = 8; }},
+      {"another operation", [](PeruseArgs& a) { a.operation = 0; }},
+      {"another request", [](PeruseArgs& a) { a.unique_id = 0x6000; }},
+      {"other data", [](PeruseArgs& a) { a.count = 5; }},
+      {"no request but data",
+       [](PeruseArgs& a) {
+         a.unique_id = 0;
+         a.count = 4;
+       }},
+  };
+  for (const Change& change : changes) {
+    DYNAMIC_SECTION(change.what) {
+      Removal m;
+      PeruseArgs a = m.args;
+      change.apply(a);
+      CHECK_FALSE(carry_follower(&m.record, m.latest, kMatch, a,
+                                 sources_of(PeruseEvent::MSG_MATCH_POSTED_REQ)));
+      CHECK(m.record.region == 1);
+      CHECK(m.latest.last_event == kRemoved);
+    }
   }
-  SECTION("another peer (a receive from any source, matched by rank 1's message)") {
-    a.peer = 2;
-  }
-  SECTION("another tag") {
-    a.tag = 8;
-  }
-  SECTION("another operation") {
-    a.operation = 0;
-  }
-  SECTION("another request") {
-    a.unique_id = 0x6000;
-  }
-  SECTION("other data") {
-    a.count = 5;
-  }
-  SECTION("no request but data") {
-    a.unique_id = 0;
-    a.count = 4;
-  }
-  CHECK_FALSE(carry_follower(&m.record, m.latest, kMatch, a, sources));
-  CHECK(m.record.region == 1);
-  CHECK(m.latest.last_event == kRemoved);
 }
 
 TEST_CASE("only an event that may take the time of the last one the record holds is carried") {

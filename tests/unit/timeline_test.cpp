@@ -205,6 +205,21 @@ class Log : public archive::EventSink {
   }
 };
 
+// Feeds N events straight to one LogT and through the pipeline's second thread to another: the
+// second must get every call the first did, in the same order, with the same fields.
+template <typename LogT>
+void check_pipelined(void (*feed)(archive::EventSink&, std::uint64_t), std::uint64_t n) {
+  LogT direct, piped;
+  feed(direct, n);
+  {
+    archive::PipelinedSink pipeline(piped);
+    feed(pipeline, n);
+    pipeline.finish();
+  }
+  CHECK(piped.calls.size() == n);
+  CHECK(piped.calls == direct.calls);
+}
+
 void feed(archive::EventSink& sink, std::uint64_t n) {
   for (std::uint64_t i = 0; i < n; ++i) {
     const auto loc = static_cast<std::uint32_t>(i % 3);
@@ -235,15 +250,7 @@ void feed(archive::EventSink& sink, std::uint64_t n) {
 }  // namespace
 
 TEST_CASE("the second thread gets every event, in order, with every field") {
-  Log direct, piped;
-  feed(direct, 100'000);
-  {
-    archive::PipelinedSink pipeline(piped);
-    feed(pipeline, 100'000);
-    pipeline.finish();
-  }
-  CHECK(piped.calls.size() == 100'000);
-  CHECK(piped.calls == direct.calls);
+  check_pipelined<Log>(feed, 100'000);
 }
 
 namespace {
@@ -324,15 +331,7 @@ void feed_io(archive::EventSink& sink, std::uint64_t n) {
 }  // namespace
 
 TEST_CASE("MPI-IO events reach the second thread in order with every field") {
-  IoLog direct, piped;
-  feed_io(direct, 50'000);
-  {
-    archive::PipelinedSink pipeline(piped);
-    feed_io(pipeline, 50'000);
-    pipeline.finish();
-  }
-  CHECK(piped.calls.size() == 50'000);
-  CHECK(piped.calls == direct.calls);
+  check_pipelined<IoLog>(feed_io, 50'000);
 }
 
 TEST_CASE("an analysis that fails stops the reading with its error") {
