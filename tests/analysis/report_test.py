@@ -432,17 +432,14 @@ def archive_mpit(trace):
     innermost MPI function open or "outside MPI"), read with python3-otf2."""
     values = {}
     for rank in range(MPIT_RANKS):
-        stack = []
-        for e in trace.rank_events(rank):
-            if e.kind == "Enter" and e.name.startswith("MPI_"):
-                stack.append(e.name)
-            elif e.kind == "Leave" and e.name.startswith("MPI_") and stack:
-                stack.pop()
-            elif e.kind == "Metric":
+        in_mpi = trace_checks.in_regions(trace.rank_events(rank),
+                                         lambda name: name.startswith("MPI_"))
+        for e, function in in_mpi:
+            if e.kind == "Metric":
                 name = e.raw.metric.members[0].name
                 if name.startswith("MPI_T "):
                     values.setdefault(name[len("MPI_T "):], {}).setdefault(rank, []).append(
-                        (e.raw.values[0], stack[-1] if stack else "outside MPI"))
+                        (e.raw.values[0], function or "outside MPI"))
     return values
 
 

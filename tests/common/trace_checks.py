@@ -84,6 +84,20 @@ class Trace:
         return [(loc, e) for loc, events in self.events.items() for e in events if e.kind == kind]
 
 
+def in_regions(events, counts=lambda name: True):
+    """(event, the innermost region open at it, or None) for every event of EVENTS but the
+    Enter and Leave of a region; counts(name) says which regions count."""
+    stack = []
+    for e in events:
+        if e.kind in ("Enter", "Leave") and counts(e.name):
+            if e.kind == "Enter":
+                stack.append(e.name)
+            elif stack:
+                stack.pop()
+            continue
+        yield e, stack[-1] if stack else None
+
+
 OTHER_JOB_NODE_CLASS = "other MPI job"  # record/archive_schema.hpp
 
 
@@ -1023,20 +1037,15 @@ def check_nbc(trace, run):
     f = []
     ranks = sorted({rank for rank, _ in trace.events})
     for rank in ranks:
-        events = trace.rank_events(rank)
-        stack, requests, completes = [], {}, []
-        for e in events:
-            if e.kind == "Enter":
-                stack.append(e.name)
-            elif e.kind == "Leave" and stack:
-                stack.pop()
-            elif e.kind == "NonBlockingCollectiveRequest":
-                requests[e.raw.request_id] = stack[-1] if stack else None
+        requests, completes = {}, []
+        for e, region in in_regions(trace.rank_events(rank)):
+            if e.kind == "NonBlockingCollectiveRequest":
+                requests[e.raw.request_id] = region
             elif e.kind == "NonBlockingCollectiveComplete":
-                completes.append((stack[-1] if stack else None, e.raw))
-            elif e.kind in ("MpiCollectiveBegin", "MpiCollectiveEnd") and stack and \
-                    stack[-1].startswith("MPI_I"):
-                f.append(f"rank {rank}: a collective inside {stack[-1]}")
+                completes.append((region, e.raw))
+            elif e.kind in ("MpiCollectiveBegin", "MpiCollectiveEnd") and region and \
+                    region.startswith("MPI_I"):
+                f.append(f"rank {rank}: a collective inside {region}")
         starts = sorted(requests.values())
         if starts != ["MPI_Iallreduce", "MPI_Ibarrier", "MPI_Ibcast", "MPI_Ibcast"]:
             f.append(f"rank {rank}: requests started in {starts}")
@@ -1070,15 +1079,10 @@ def check_coll_bytes(trace, run):
     if sorted(want) != [0, 1, 2, 3]:
         return [f"the program printed expectations for ranks {sorted(want)}"]
     for rank, expected in want.items():
-        got, stack = [], []
-        for e in trace.rank_events(rank):
-            if e.kind == "Enter":
-                stack.append(e.name)
-            elif e.kind == "Leave" and stack:
-                stack.pop()
-            elif e.kind == "MpiCollectiveEnd" and stack and stack[-1] in \
-                    {name for name, _, _ in expected}:
-                got.append((stack[-1], e.raw.size_sent, e.raw.size_received))
+        called = {name for name, _, _ in expected}
+        got = [(region, e.raw.size_sent, e.raw.size_received)
+               for e, region in in_regions(trace.rank_events(rank))
+               if e.kind == "MpiCollectiveEnd" and region in called]
         if got != expected:
             f.append(f"rank {rank}: (function, sent, received) {got}, expected {expected}")
     return f

@@ -59,15 +59,8 @@ def metric_name(event):
 
 def pvar_events(trace, rank, pvar):
     """(event, the MPI function it lies in or None) of every value of `pvar` on `rank`."""
-    out, stack = [], []
-    for e in trace.rank_events(rank):
-        if e.kind == "Enter":
-            stack.append(e.name)
-        elif e.kind == "Leave" and stack:
-            stack.pop()
-        elif e.kind == "Metric" and metric_name(e) == "MPI_T " + pvar:
-            out.append((e, stack[-1] if stack else None))
-    return out
+    return [(e, region) for e, region in trace_checks.in_regions(trace.rank_events(rank))
+            if e.kind == "Metric" and metric_name(e) == "MPI_T " + pvar]
 
 
 def value_at_leave(trace, rank, pvar, region, visit):
