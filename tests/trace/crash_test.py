@@ -14,7 +14,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 sys.path[:0] = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", d)
                 for d in ("common", "analysis", "converters")]
@@ -53,6 +52,43 @@ def run_dying(c, mode, kill=None):
 def launcher(c, *args):
     return subprocess.run([os.path.join(c.build, "tools", "perusetrace")] + list(args),
                           capture_output=True, text=True, timeout=300)
+
+
+def run_to_death(c, out, np, program, ranks=None, job="ranks that never finalized"):
+    """PROGRAM on NP ranks traced into OUT (RANKS for every rank too), which must end, not hang,
+    and fail: the run."""
+    args = mpi_launch.command(c.mpirun, np, dict(ranks or {}, MPITRACE_OUTPUT=out), c.library)
+    run = mpi_launch.run(args + program, timeout=RUN_TIMEOUT, env=mpi_launch.launcher_env(),
+                         cwd=c.work)
+    expect(run.returncode is not None, "the run hung instead of ending", run)
+    expect(run.returncode != 0, f"mpirun reported success for {job}", run)
+    return run
+
+
+def recover(c, out):
+    """`perusetrace recover OUT`, which must succeed, making an archive otf2-print reads without
+    a word: (recover's run, the archive)."""
+    recovered = launcher(c, "recover", out)
+    expect(recovered.returncode == 0, f"recover failed (exit {recovered.returncode})", recovered)
+    anchor = os.path.join(out, "traces.otf2")
+    printed = subprocess.run(["otf2-print", anchor], capture_output=True, text=True)
+    expect(printed.returncode == 0 and not printed.stderr.strip(),
+           f"otf2-print rejects the recovered archive: {printed.stderr[:2000]}")
+    return recovered, anchor
+
+
+def expect_check(check_name, anchor, run):
+    """The recovered archive passes trace_checks' check CHECK_NAME, as a live one would."""
+    failures = trace_checks.CHECKS[check_name](trace_checks.load(anchor), run)
+    expect(not failures, f"the recovered archive fails the {check_name} check:\n  " +
+           "\n  ".join(failures[:10]))
+
+
+def expect_readable(c, anchor, out):
+    """report and prv read the recovered archive."""
+    for tool in (["report", anchor], ["prv", anchor, "-q", "-o", os.path.join(out, "paraver")]):
+        done = launcher(c, *tool)
+        expect(done.returncode == 0, f"{tool[0]} cannot read the recovered archive", done)
 
 
 def check(c, mode, ended, kill=None, exact=(True, True)):
@@ -95,10 +131,7 @@ def check(c, mode, ended, kill=None, exact=(True, True)):
         else:
             expect(0 < sends <= MESSAGES, f"rank {rank}: {sends} sends recovered")
             print(f"rank {rank}: {sends} of {MESSAGES} sends kept (killed with SIGKILL)")
-    summary = launcher(c, "report", anchor)
-    expect(summary.returncode == 0, "report cannot read the recovered archive", summary)
-    prv = launcher(c, "prv", anchor, "-q", "-o", os.path.join(out, "paraver"))
-    expect(prv.returncode == 0, "prv cannot read the recovered archive", prv)
+    expect_readable(c, anchor, out)
     print(recovered.stdout)
 
 
@@ -107,25 +140,14 @@ def check_comm_threads(c):
     without MPI_Finalize: the journal's communicators (with their parents) and messages make
     the same archive the in-memory path does, held to the same ground truth."""
     out = os.path.join(c.work, "comm-threads")
-    ranks = {"MPITRACE_OUTPUT": out, "MPITRACE_BUFFER_SIZE": BUFFER,
-             "MPITRACE_PERUSE_EVENTS": "all"}
-    args = mpi_launch.command(c.mpirun, 2, ranks, c.library) + [
-        os.path.join(c.build, "tests", "comm_threads"), "8", "6", "20", "exit"]
-    run = mpi_launch.run(args, timeout=RUN_TIMEOUT, env=mpi_launch.launcher_env(), cwd=c.work)
-    expect(run.returncode is not None, "the run hung instead of ending", run)
-    expect(run.returncode != 0, "mpirun reported success for ranks that never finalized", run)
-    recovered = launcher(c, "recover", out)
-    expect(recovered.returncode == 0, f"recover failed (exit {recovered.returncode})", recovered)
+    run = run_to_death(c, out, 2, [os.path.join(c.build, "tests", "comm_threads"), "8", "6", "20",
+                                   "exit"],
+                       {"MPITRACE_BUFFER_SIZE": BUFFER, "MPITRACE_PERUSE_EVENTS": "all"})
+    recovered, anchor = recover(c, out)
     for rank in (0, 1):
         expect(f"rank {rank}: exit() without MPI_Finalize" in recovered.stdout,
                f"rank {rank} not said to have exited without MPI_Finalize", recovered)
-    anchor = os.path.join(out, "traces.otf2")
-    printed = subprocess.run(["otf2-print", anchor], capture_output=True, text=True)
-    expect(printed.returncode == 0 and not printed.stderr.strip(),
-           f"otf2-print rejects the recovered archive: {printed.stderr[:2000]}")
-    failures = trace_checks.check_comm_threads(trace_checks.load(anchor), run)
-    expect(not failures, "the recovered archive fails the comm_threads check:\n  " +
-           "\n  ".join(failures[:10]))
+    expect_check("comm_threads", anchor, run)
     print(recovered.stdout)
 
 
@@ -136,19 +158,11 @@ def check_rma_epoch(c):
     far and rank 1's open epoch as it was."""
     import rma_checks
     out = os.path.join(c.work, "rma")
-    args = mpi_launch.command(c.mpirun, 4, {"MPITRACE_OUTPUT": out}, c.library) + [
-        os.path.join(c.build, "tests", "rma"), "die-in-epoch"]
-    run = mpi_launch.run(args, timeout=RUN_TIMEOUT, env=mpi_launch.launcher_env(), cwd=c.work)
-    expect(run.returncode is not None, "the run hung instead of ending", run)
-    expect(run.returncode != 0, "mpirun reported success for a job that died", run)
-    recovered = launcher(c, "recover", out)
-    expect(recovered.returncode == 0, f"recover failed (exit {recovered.returncode})", recovered)
+    run_to_death(c, out, 4, [os.path.join(c.build, "tests", "rma"), "die-in-epoch"],
+                 job="a job that died")
+    recovered, anchor = recover(c, out)
     expect("rank 1: killed by signal 6 (Aborted)" in recovered.stdout,
            "rank 1 not said to have aborted", recovered)
-    anchor = os.path.join(out, "traces.otf2")
-    printed = subprocess.run(["otf2-print", anchor], capture_output=True, text=True)
-    expect(printed.returncode == 0 and not printed.stderr.strip(),
-           f"otf2-print rejects the recovered archive: {printed.stderr[:2000]}")
     trace = trace_checks.load(anchor)
     wins = [(w.name, w.comm.name) for w in trace.rma_wins]
     expect(wins == rma_checks.WINDOWS[:2], f"windows {wins}, expected {rma_checks.WINDOWS[:2]}")
@@ -160,9 +174,7 @@ def check_rma_epoch(c):
     expect(put.bytes == 8, f"the open epoch's MPI_Put carries {put.bytes} bytes, not 8")
     fenced = [e for e in rma if e.kind == "RmaOpCompleteRemote" and e.raw.win.name == "halo window"]
     expect(len(fenced) == 4, f"rank 1: {len(fenced)} remote completions in the fences, not 4")
-    for tool in (["report", anchor], ["prv", anchor, "-q", "-o", os.path.join(out, "paraver")]):
-        done = launcher(c, *tool)
-        expect(done.returncode == 0, f"{tool[0]} cannot read the recovered archive", done)
+    expect_readable(c, anchor, out)
     print(recovered.stdout)
 
 
@@ -173,31 +185,18 @@ def check_file_io_exit(c):
     holds exactly what each rank's tally says: the handle created with its size, never
     destroyed, on "io"."""
     out = os.path.join(c.work, "file-io")
-    ranks = {"MPITRACE_OUTPUT": out, "MPITRACE_BUFFER_SIZE": BUFFER}
-    args = mpi_launch.command(c.mpirun, 4, ranks, c.library) + [
-        os.path.join(c.build, "tests", "file_io"), "exit"]
-    run = mpi_launch.run(args, timeout=RUN_TIMEOUT, env=mpi_launch.launcher_env(), cwd=c.work)
-    expect(run.returncode is not None, "the run hung instead of ending", run)
-    expect(run.returncode != 0, "mpirun reported success for ranks that never finalized", run)
+    run = run_to_death(c, out, 4, [os.path.join(c.build, "tests", "file_io"), "exit"],
+                       {"MPITRACE_BUFFER_SIZE": BUFFER})
     expect(run.stdout.count("\nio ") + run.stdout.startswith("io ") == 4,
            "not every rank printed its tally", run)
-    recovered = launcher(c, "recover", out)
-    expect(recovered.returncode == 0, f"recover failed (exit {recovered.returncode})", recovered)
+    recovered, anchor = recover(c, out)
     # The first rank out of the last barrier exits; mpirun may then end one still leaving it.
     for rank in range(4):
         expect(f"rank {rank}: exit() without MPI_Finalize" in recovered.stdout or
                f"rank {rank}: {KILLED}" in recovered.stdout,
                f"rank {rank} not said to have exited without MPI_Finalize", recovered)
-    anchor = os.path.join(out, "traces.otf2")
-    printed = subprocess.run(["otf2-print", anchor], capture_output=True, text=True)
-    expect(printed.returncode == 0 and not printed.stderr.strip(),
-           f"otf2-print rejects the recovered archive: {printed.stderr[:2000]}")
-    failures = trace_checks.check_file_io(trace_checks.load(anchor), run)
-    expect(not failures, "the recovered archive fails the file_io check:\n  " +
-           "\n  ".join(failures[:10]))
-    for tool in (["report", anchor], ["prv", anchor, "-q", "-o", os.path.join(out, "paraver")]):
-        done = launcher(c, *tool)
-        expect(done.returncode == 0, f"{tool[0]} cannot read the recovered archive", done)
+    expect_check("file_io", anchor, run)
+    expect_readable(c, anchor, out)
     print(recovered.stdout)
 
 
