@@ -20,12 +20,10 @@ CASE:
                JSON, a journal without an archive, a bad --threshold and a bad --min-time: one
                clear message each, exit code 1 (input) or 2 (usage).
 """
-import argparse
 import json
 import os
 import subprocess
 import sys
-import tempfile
 
 sys.path[:0] = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", d)
                 for d in ("common", "analysis", "converters")]
@@ -44,14 +42,10 @@ class Case:
 
     def trace(self, name, delay_ms):
         out = os.path.join(self.work, name)
-        env = {"MPITRACE_OUTPUT": out, "MPITRACE_PERUSE_EVENTS": "all"}
-        cmd = mpi_launch.command(self.opts.mpirun, RANKS, env, self.opts.preload)
-        run = mpi_launch.run(cmd + [self.opts.scenarios, "late-sender", "-d", str(delay_ms)],
-                             timeout=RUN_TIMEOUT, env=mpi_launch.launcher_env(env),
-                             cwd=self.work)
-        if run.returncode != 0 or not os.path.exists(os.path.join(out, "traces.otf2")):
-            raise SystemExit(f"the traced run failed ({run.returncode}):\n{run.stdout}\n"
-                             f"{run.stderr}")
+        mpi_launch.must_trace(self.opts.mpirun, RANKS,
+                              [self.opts.scenarios, "late-sender", "-d", str(delay_ms)], out,
+                              self.opts.preload, {"MPITRACE_PERUSE_EVENTS": "all"}, RUN_TIMEOUT,
+                              self.work)
         return out
 
     def diff(self, a, b, name):
@@ -192,13 +186,9 @@ CASES = case_result.cases_of(globals())
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    for name in ("--mpirun", "--preload", "--perusetrace", "--scenarios", "--schema"):
-        parser.add_argument(name, required=True)
-    parser.add_argument("case", choices=sorted(CASES))
-    opts = parser.parse_args()
-    work = tempfile.mkdtemp(prefix="perusetrace-diff-")
-    case_result.finish(f"diff case '{opts.case}'", CASES[opts.case](Case(opts, work)), work)
+    case_result.run_listing_case(CASES, "diff",
+                                 ["mpirun", "preload", "perusetrace", "scenarios", "schema"],
+                                 lambda case, opts, work: case(Case(opts, work)))
 
 
 if __name__ == "__main__":

@@ -202,9 +202,7 @@ CASES = case_result.cases_of(globals())
 
 
 def main():
-    case_result.run_listing_case(CASES, "profile",
-                                 ["mpirun", "preload", "perusetrace", "build"],
-                                 lambda case, opts, work: case(opts, work))
+    case_result.run_listing_case(CASES, "profile", ["mpirun", "preload", "perusetrace", "build"])
 
 
 if __name__ == "__main__":

@@ -44,14 +44,12 @@ Every traced case also writes --json (validated against the schema, by the small
 below: Python's standard library only) and --html (self-contained, with its four plots and
 the placement table).
 """
-import argparse
 import collections
 import json
 import os
 import re
 import subprocess
 import sys
-import tempfile
 
 sys.path[:0] = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", d)
                 for d in ("common", "analysis", "converters")]
@@ -124,12 +122,8 @@ class Case:
     def traced(self, trace_dir, ranks, env, preload, program):
         """Runs `program` on `ranks` ranks under the tracer; the trace directory, or the run's
         failure as the test's."""
-        cmd = mpi_launch.command(self.opts.mpirun, ranks, env, preload)
-        run = mpi_launch.run(cmd + program, timeout=RUN_TIMEOUT, env=mpi_launch.launcher_env(env),
-                             cwd=self.work)
-        if run.returncode != 0 or not os.path.exists(os.path.join(trace_dir, "traces.otf2")):
-            raise SystemExit(f"the traced run failed ({run.returncode}):\n{run.stdout}\n"
-                             f"{run.stderr}")
+        mpi_launch.must_trace(self.opts.mpirun, ranks, program, trace_dir, preload, env,
+                              RUN_TIMEOUT, self.work)
         return trace_dir
 
     def trace_mpit(self, name, env):
@@ -922,17 +916,13 @@ CASES = {"mpit": case_mpit, "io": case_io, "rma": case_rma, "timeline": case_tim
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    for name in ("--mpirun", "--preload", "--perusetrace", "--scenarios", "--schema"):
-        parser.add_argument(name, required=True)
-    parser.add_argument("--clock-shift", help="tests/apps/clock_shift.c's library")
-    parser.add_argument("--mpit-counts", help="tests/apps/mpit_counts, for the mpit case")
-    parser.add_argument("--file-io", help="tests/apps/file_io, for the io case")
-    parser.add_argument("--rma", help="tests/apps/rma, for the rma case")
-    parser.add_argument("case", choices=sorted(CASES))
-    opts = parser.parse_args()
-    work = tempfile.mkdtemp(prefix="perusetrace-report-")
-    case_result.finish(opts.case, CASES[opts.case](Case(opts, work)), work)
+    case_result.run_listing_case(
+        CASES, "report", ["mpirun", "preload", "perusetrace", "scenarios", "schema"],
+        lambda case, opts, work: case(Case(opts, work)),
+        optional={"clock-shift": "tests/apps/clock_shift.c's library",
+                  "mpit-counts": "tests/apps/mpit_counts, for the mpit case",
+                  "file-io": "tests/apps/file_io, for the io case",
+                  "rma": "tests/apps/rma, for the rma case"})
 
 
 if __name__ == "__main__":

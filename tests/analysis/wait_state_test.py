@@ -22,12 +22,10 @@ calls, the time the scheduler takes to run every rank out of it on 2 cores), and
                path holds 4 x DELAY_MS of phase=slow, whose mean per rank is DELAY_MS
 The text report opens with the largest pattern and its cause.
 """
-import argparse
 import json
 import os
 import subprocess
 import sys
-import tempfile
 
 sys.path[:0] = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", d)
                 for d in ("common", "analysis", "converters")]
@@ -183,17 +181,9 @@ def run_case(opts, work, scenario):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    for option in ("mpirun", "preload", "perusetrace", "build", "schema"):
-        parser.add_argument(f"--{option}", required=True)
-    parser.add_argument("case", choices=sorted(EXPECTED))
-    opts = parser.parse_args()
-    work = tempfile.mkdtemp(prefix="perusetrace-wait-states-")
-    try:
-        failures = run_case(opts, work, opts.case)
-    except AssertionError as e:
-        failures = [str(e)]
-    case_result.finish(f"wait-state case '{opts.case}'", failures, work)
+    case_result.run_listing_case(
+        EXPECTED, "wait-state", ["mpirun", "preload", "perusetrace", "build", "schema"],
+        lambda expected, opts, work: run_case(opts, work, opts.case), asserting=True)
 
 
 if __name__ == "__main__":

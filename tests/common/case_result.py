@@ -43,14 +43,32 @@ def cases_of(module_globals):
             if name.startswith("case_")}
 
 
-def run_listing_case(cases, what, options, run_case):
+def run_listing_case(cases, what, options, run_case=None, optional=None, keep=False,
+                     asserting=False, prepare=None):
     """The main of a script whose cases return their failures: `SCRIPT --OPTION VALUE... CASE`
-    with every option in `options` required; run_case(case function, opts, work directory)
-    runs the chosen one, and finish() reports it ("WHAT case 'CASE'")."""
+    with every option in `options` required and those of `optional` ({option: help}) not;
+    `keep` adds --keep (the work directory stays). prepare(opts), when given, runs before the
+    work directory is made: where a test skips (exit 77) or fails for a missing dependency.
+    run_case(case function, opts, work directory) runs the chosen one (by default as
+    case(opts, work); with `asserting`, an AssertionError it raises is its failure), and
+    finish() reports it ("WHAT case 'CASE'")."""
     parser = argparse.ArgumentParser()
     for option in options:
         parser.add_argument(f"--{option}", required=True)
+    for option, text in (optional or {}).items():
+        parser.add_argument(f"--{option}", help=text)
+    if keep:
+        parser.add_argument("--keep", action="store_true", help="keep the work directory")
     parser.add_argument("case", choices=sorted(cases))
     opts = parser.parse_args()
+    if prepare:
+        prepare(opts)
     work = tempfile.mkdtemp(prefix=f"perusetrace-{what}-")
-    finish(f"{what} case '{opts.case}'", run_case(cases[opts.case], opts, work), work)
+    try:
+        case = cases[opts.case]
+        failures = run_case(case, opts, work) if run_case else case(opts, work)
+    except AssertionError as e:
+        if not asserting:
+            raise
+        failures = [str(e)]
+    finish(f"{what} case '{opts.case}'", failures, work, keep=keep and opts.keep)

@@ -136,6 +136,49 @@ def run(cmd, timeout, **kwargs):
     return finish(start(cmd, timeout, **kwargs))
 
 
+
+def traced(mpirun, np, program, trace_dir, preload, env=None, timeout=120, cwd=None):
+    """PROGRAM (a command line) on NP ranks with the tracer preloaded and ENV for every rank,
+    writing its archive into TRACE_DIR. Returns (run, archive): the archive's path, or None when
+    the run failed or wrote none (failed(run) says so)."""
+    env = dict(env or {}, MPITRACE_OUTPUT=trace_dir)
+    done = run(command(mpirun, np, env, preload) + list(program), timeout=timeout,
+               env=launcher_env(env), cwd=cwd)
+    archive = os.path.join(trace_dir, "traces.otf2")
+    return done, archive if done.returncode == 0 and os.path.exists(archive) else None
+
+
+# examples/scenarios' scenarios whose messages the converter tests check.
+SCENARIOS = ["late-sender", "late-receiver", "late-wait", "long-message", "flood", "all"]
+
+
+def each_scenario(scenarios, trace, check):
+    """Each of SCENARIOS run by the program SCENARIOS on 2 ranks with 20 ms delays:
+    trace(name, np, command) returns (archive, failures), check(name, scenario, archive) the
+    failures of one that ran. Returns all the failures."""
+    failures = []
+    for scenario in SCENARIOS:
+        name = scenario.replace("-", "_")
+        archive, found = trace(name, 2, [scenarios, scenario, "-d", "20"])
+        failures += found
+        if archive:
+            failures += check(name, scenario, archive)
+    return failures
+
+
+def failed(run, tail=2000):
+    """The failure line of a traced run that wrote no archive: its exit status and output."""
+    return (f"the traced run failed (exit {run.returncode}):\n{run.stdout.strip()[-tail:]}\n"
+            f"{run.stderr.strip()[-tail:]}")
+
+
+def must_trace(*args, **kwargs):
+    """traced(), the archive's path; a failed run ends the test (SystemExit, saying why)."""
+    done, archive = traced(*args, **kwargs)
+    if archive is None:
+        raise SystemExit(failed(done))
+    return archive
+
 # scripts/fake-cluster's exit status, with a line "fake-cluster: cannot run: REASON", when this
 # machine lacks what a simulated cluster needs (root, time or network namespaces, tools).
 FAKE_CLUSTER_CANNOT_RUN = 77

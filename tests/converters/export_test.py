@@ -63,12 +63,8 @@ RUN_TIMEOUT = 120
 
 def trace(opts, work, name, program, env=None, ranks=RANKS):
     out = os.path.join(work, name)
-    env = dict(env or {}, MPITRACE_OUTPUT=out, MPITRACE_PERUSE_EVENTS="all")
-    cmd = mpi_launch.command(opts.mpirun, ranks, env, opts.preload)
-    run = mpi_launch.run(cmd + program, timeout=RUN_TIMEOUT, env=mpi_launch.launcher_env(env),
-                         cwd=work)
-    if run.returncode != 0 or not os.path.exists(os.path.join(out, "traces.otf2")):
-        raise SystemExit(f"the traced run failed ({run.returncode}):\n{run.stdout}\n{run.stderr}")
+    mpi_launch.must_trace(opts.mpirun, ranks, program, out, opts.preload,
+                          dict(env or {}, MPITRACE_PERUSE_EVENTS="all"), RUN_TIMEOUT, work)
     return out
 
 
@@ -409,16 +405,9 @@ CASES = case_result.cases_of(globals())
 
 
 def main():
-    import argparse
-    parser = argparse.ArgumentParser()
-    for name in ("--mpirun", "--preload", "--perusetrace", "--scenarios", "--mpit-counts",
-                 "--threads", "--rma", "--file-io", "--schema"):
-        parser.add_argument(name, required=True)
-    parser.add_argument("case", choices=sorted(CASES))
-    opts = parser.parse_args()
-    import tempfile
-    work = tempfile.mkdtemp(prefix="perusetrace-export-")
-    case_result.finish(f"export case '{opts.case}'", CASES[opts.case](opts, work), work)
+    case_result.run_listing_case(
+        CASES, "export", ["mpirun", "preload", "perusetrace", "scenarios", "mpit-counts",
+                          "threads", "rma", "file-io", "schema"])
 
 
 if __name__ == "__main__":

@@ -30,13 +30,11 @@ Exits 77 (skipped) only when there is no paraver-kernel source to build paramedi
 (scripts/build-paramedir says why); a failed build of paramedir fails every case, saying what
 failed and how to fix it.
 """
-import argparse
 import collections
 import json
 import os
 import subprocess
 import sys
-import tempfile
 
 sys.path[:0] = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", d)
                 for d in ("common", "analysis", "converters")]
@@ -61,15 +59,9 @@ class Run:
 
     def trace(self, name, args):
         """scenarios ARGS on RANKS ranks, every Peruse event traced; returns the archive."""
-        trace_dir = os.path.join(self.work, name)
-        env = {"MPITRACE_OUTPUT": trace_dir, "MPITRACE_PERUSE_EVENTS": "all"}
-        command = mpi_launch.command(self.opts.mpirun, RANKS, env, self.opts.preload)
-        run = mpi_launch.run(command + [self.opts.scenarios] + args, timeout=RUN_TIMEOUT,
-                             env=mpi_launch.launcher_env(env), cwd=self.work)
-        archive = os.path.join(trace_dir, "traces.otf2")
-        if run.returncode != 0 or not os.path.exists(archive):
-            raise SystemExit(f"the traced run failed ({run.returncode}): {run.stderr[-2000:]}")
-        return archive
+        return mpi_launch.must_trace(self.opts.mpirun, RANKS, [self.opts.scenarios] + args,
+                                     os.path.join(self.work, name), self.opts.preload,
+                                     {"MPITRACE_PERUSE_EVENTS": "all"}, RUN_TIMEOUT, self.work)
 
     def prv(self, archive, name):
         prefix = os.path.join(self.work, name)
@@ -440,27 +432,28 @@ CASES = {"late_sender": case_late_sender, "scenarios": case_scenarios,
          "unavailable": case_unavailable}
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    for option in ("repo", "mpirun", "preload", "perusetrace", "scenarios"):
-        parser.add_argument(f"--{option}", required=True)
-    parser.add_argument("case", choices=sorted(CASES))
-    opts = parser.parse_args()
+def locate(opts):
+    """opts.tool: paramedir, built from its source; skips without the source, fails when the
+    build does."""
     try:
-        tool = paramedir.locate(opts.repo)
+        opts.tool = paramedir.locate(opts.repo)
     except paramedir.Unavailable as e:
         # Only when there is no paraver-kernel source at all; a failed build is BuildFailed.
         if opts.case != "unavailable":
             print(f"SKIP: {e}")
             sys.exit(SKIP)
-        tool = None
+        opts.tool = None
     except paramedir.BuildFailed as e:
         print(f"FAILED paramedir case '{opts.case}': Paraver's paramedir, a dependency of this "
               f"test, failed to build:\n{e}", file=sys.stderr)
         sys.exit(1)
-    work = tempfile.mkdtemp(prefix="perusetrace-paramedir-")
-    case_result.finish(f"paramedir case '{opts.case}'", CASES[opts.case](Run(opts, work, tool)),
-                       work)
+
+
+def main():
+    case_result.run_listing_case(CASES, "paramedir",
+                                 ["repo", "mpirun", "preload", "perusetrace", "scenarios"],
+                                 lambda case, opts, work: case(Run(opts, work, opts.tool)),
+                                 prepare=locate)
 
 
 if __name__ == "__main__":

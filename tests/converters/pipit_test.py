@@ -20,7 +20,6 @@ MPITRACE_PIPIT_TARBALL or in ../shared/deps beside the checkout (.ci/run sets it
 below and unpacked into the build directory. Without it (or without python3-pandas) the test is
 skipped (77) and says what is missing.
 """
-import argparse
 import collections
 import hashlib
 import os
@@ -37,7 +36,6 @@ import trace_checks  # noqa: E402
 
 SKIP = 77
 TARBALL = "pipit-05d95634b225.tar.xz"
-SCENARIOS = ["late-sender", "late-receiver", "late-wait", "long-message", "flood", "all"]
 COUNTERS = ["posted queue depth", "unexpected queue depth", "bytes in flight"]
 # A run still going after this is a hang: its stacks are printed before meson's 600 s are up.
 RUN_TIMEOUT = 120
@@ -95,19 +93,17 @@ print(json.dumps({"counts": counts.tolist(), "sizes": sizes.tolist(), "rows": le
 
 
 class Run:
-    def __init__(self, opts, work, pythonpath):
-        self.opts, self.work, self.pythonpath = opts, work, pythonpath
+    def __init__(self, opts, work):
+        self.opts, self.work, self.pythonpath = opts, work, opts.pythonpath
 
     def trace(self, name, np, command):
-        trace_dir = os.path.join(self.work, name)
-        env = {"MPITRACE_OUTPUT": trace_dir, "MPITRACE_PERUSE_EVENTS": "all"}
-        args = mpi_launch.command(self.opts.mpirun, np, env, self.opts.preload)
-        run = mpi_launch.run(args + command, timeout=RUN_TIMEOUT,
-                             env=mpi_launch.launcher_env(env), cwd=self.work)
-        if run.returncode != 0 or not os.path.exists(os.path.join(trace_dir, "traces.otf2")):
-            return None, [f"{name}: the traced run failed (exit {run.returncode}): "
-                          f"{run.stderr.strip()[-2000:]}"]
-        return trace_dir, []
+        """COMMAND on NP ranks, every Peruse event traced: (trace directory, failures)."""
+        run, archive = mpi_launch.traced(self.opts.mpirun, np, command,
+                                         os.path.join(self.work, name), self.opts.preload,
+                                         {"MPITRACE_PERUSE_EVENTS": "all"}, RUN_TIMEOUT, self.work)
+        if archive is None:
+            return None, [f"{name}: {mpi_launch.failed(run)}"]
+        return os.path.dirname(archive), []
 
     def pipit(self, trace_dir):
         """What pipit makes of the archive, or a failure."""
@@ -159,22 +155,16 @@ def check(run, name, trace_dir):
 
 
 def case_scenarios(run):
-    f = []
-    for scenario in SCENARIOS:
-        name = scenario.replace("-", "_")
-        trace_dir, failures = run.trace(name, 2, [run.opts.scenarios, scenario, "-d", "20"])
-        f += failures
-        if not trace_dir:
-            continue
-        found, got = check(run, name, trace_dir)
-        f += found
+    def check_scenario(name, scenario, trace_dir):
+        f, got = check(run, name, trace_dir)
         if got and set(matrix_of(got)) != {(0, 1)}:
             f.append(f"{name}: messages other than rank 0 -> 1 in pipit: {matrix_of(got)}")
         if got and scenario == "late-receiver" and \
                 got["maxima"].get("unexpected queue depth", 0) < 1:
             f.append(f"{name}: pipit's 'unexpected queue depth' never reaches 1: "
                      f"{got['maxima']}")
-    return f
+        return f
+    return mpi_launch.each_scenario(run.opts.scenarios, run.trace, check_scenario)
 
 
 def case_ring(run):
@@ -197,23 +187,17 @@ def case_ring(run):
 CASES = {"scenarios": case_scenarios, "ring": case_ring}
 
 
-def main():
-    p = argparse.ArgumentParser()
-    for name in ("--mpirun", "--preload", "--scenarios", "--ring", "--build"):
-        p.add_argument(name, required=True)
-    p.add_argument("--keep", action="store_true")
-    p.add_argument("case", choices=sorted(CASES))
-    opts = p.parse_args()
+def prepare(opts):
+    """Skips without pipit's dependencies; unpacks pipit (opts.pythonpath)."""
     probe = subprocess.run([sys.executable, "-c", "import pandas, numpy, otf2"],
                            capture_output=True, text=True)
     if probe.returncode != 0:
         skip("pipit needs python3-pandas, python3-numpy and python3-otf2 "
              "(scripts/setup installs them)")
-    pythonpath = pipit_source(opts.build)
-    work = tempfile.mkdtemp(prefix=f"pipit-{opts.case}-")
-    failures = CASES[opts.case](Run(opts, work, pythonpath))
-    case_result.finish(f"pipit {opts.case}", failures, work, keep=opts.keep)
+    opts.pythonpath = pipit_source(opts.build)
 
 
 if __name__ == "__main__":
-    main()
+    case_result.run_listing_case(
+        CASES, "pipit", ["mpirun", "preload", "scenarios", "ring", "build"],
+        lambda case, opts, work: case(Run(opts, work)), keep=True, prepare=prepare)

@@ -72,13 +72,8 @@ class Run:
     def trace(self, name, command, env=(), ranks=2, timeout=RUN_TIMEOUT):
         """Runs COMMAND on `ranks` ranks under the tracer; returns the trace directory."""
         trace_dir = os.path.join(self.work, name)
-        ranks_env = dict(env, MPITRACE_OUTPUT=trace_dir)
-        args = mpi_launch.command(self.opts.mpirun, ranks, ranks_env, self.opts.preload)
-        run = mpi_launch.run(args + command, timeout=timeout,
-                             env=mpi_launch.launcher_env(ranks_env), cwd=self.work)
-        if run.returncode != 0 or not os.path.exists(os.path.join(trace_dir, "traces.otf2")):
-            raise SystemExit(f"the traced run failed ({run.returncode}):\n{run.stdout}\n"
-                             f"{run.stderr}")
+        mpi_launch.must_trace(self.opts.mpirun, ranks, command, trace_dir, self.opts.preload,
+                              dict(env), timeout, self.work)
         return trace_dir
 
     def prv(self, archive, prefix, options=()):

@@ -17,14 +17,12 @@ CASE:
               `perusetrace prv` and `perusetrace report` read the ViTE layout's archive.
 Exits 77 (skipped) without /usr/bin/vite (scripts/setup installs it).
 """
-import argparse
 import collections
 import os
 import re
 import shutil
 import subprocess
 import sys
-import tempfile
 
 sys.path[:0] = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", d)
                 for d in ("common", "analysis", "converters")]
@@ -34,7 +32,6 @@ import trace_checks  # noqa: E402
 
 SKIP = 77
 VITE = "/usr/bin/vite"
-SCENARIOS = ["late-sender", "late-receiver", "late-wait", "long-message", "flood", "all"]
 # A run still going after this is a hang: its stacks are printed before meson's 300 s are up.
 RUN_TIMEOUT = 120
 # ViTE's SVG export: container boxes left of x = 160, the timeline right of it.
@@ -47,18 +44,12 @@ class Run:
         self.opts, self.work = opts, work
 
     def trace(self, name, np, command, layout):
-        """Runs COMMAND on NP ranks under the tracer; returns (archive, failures)."""
-        trace_dir = os.path.join(self.work, name)
-        env = {"MPITRACE_OUTPUT": trace_dir, "MPITRACE_PERUSE_EVENTS": "all",
-               "MPITRACE_OTF2_COMMS": layout}
-        args = mpi_launch.command(self.opts.mpirun, np, env, self.opts.preload)
-        run = mpi_launch.run(args + command, timeout=RUN_TIMEOUT,
-                             env=mpi_launch.launcher_env(env), cwd=self.work)
-        archive = os.path.join(trace_dir, "traces.otf2")
-        if run.returncode != 0 or not os.path.exists(archive):
-            return None, [f"{name}: the traced run failed (exit {run.returncode}): "
-                          f"{run.stderr.strip()[-2000:]}"]
-        return archive, []
+        """COMMAND on NP ranks, every Peruse event traced in LAYOUT: (archive, failures)."""
+        env = {"MPITRACE_PERUSE_EVENTS": "all", "MPITRACE_OTF2_COMMS": layout}
+        run, archive = mpi_launch.traced(self.opts.mpirun, np, command,
+                                         os.path.join(self.work, name), self.opts.preload, env,
+                                         RUN_TIMEOUT, self.work)
+        return (archive, []) if archive else (None, [f"{name}: {mpi_launch.failed(run)}"])
 
     def vite(self, archive, svg):
         """ViTE's SVG export of ARCHIVE; returns its output (stdout and stderr)."""
@@ -136,14 +127,9 @@ def check_rendering(run, name, archive):
 
 
 def case_scenarios(run):
-    f = []
-    for scenario in SCENARIOS:
-        name = scenario.replace("-", "_")
-        archive, failures = run.trace(name, 2, [run.opts.scenarios, scenario, "-d", "20"], "vite")
-        f += failures
-        if archive:
-            f += check_rendering(run, name, archive)[0]
-    return f
+    return mpi_launch.each_scenario(
+        run.opts.scenarios, lambda name, np, command: run.trace(name, np, command, "vite"),
+        lambda name, scenario, archive: check_rendering(run, name, archive)[0])
 
 
 def case_comm_split(run):
@@ -192,20 +178,13 @@ def case_comm_split(run):
 CASES = {"scenarios": case_scenarios, "comm_split": case_comm_split}
 
 
-def main():
-    p = argparse.ArgumentParser()
-    for name in ("--mpirun", "--preload", "--perusetrace", "--scenarios", "--known-counts"):
-        p.add_argument(name, required=True)
-    p.add_argument("--keep", action="store_true")
-    p.add_argument("case", choices=sorted(CASES))
-    opts = p.parse_args()
+def prepare(opts):
     if not os.access(VITE, os.X_OK) or shutil.which("otf2-print") is None:
         print(f"skipped: needs {VITE} and otf2-print (scripts/setup installs vite and otf2-tools)")
         sys.exit(SKIP)
-    work = tempfile.mkdtemp(prefix=f"vite-{opts.case}-")
-    failures = CASES[opts.case](Run(opts, work))
-    case_result.finish(f"vite {opts.case}", failures, work, keep=opts.keep)
 
 
 if __name__ == "__main__":
-    main()
+    case_result.run_listing_case(
+        CASES, "vite", ["mpirun", "preload", "perusetrace", "scenarios", "known-counts"],
+        lambda case, opts, work: case(Run(opts, work)), keep=True, prepare=prepare)

@@ -38,13 +38,11 @@ CASE:
               modules' "phase" (solver:phase, lib:phase) and a region open at once, and in the
               main thread's stage=threaded and epoch=5 (set), process-scope values.
 """
-import argparse
 import json
 import os
 import re
 import subprocess
 import sys
-import tempfile
 
 sys.path[:0] = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", d)
                 for d in ("common", "analysis", "converters")]
@@ -393,19 +391,8 @@ CASES = {"example": case_example, "python": case_python, "bench": case_bench, "t
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--mpirun", required=True)
-    parser.add_argument("--preload", required=True)
-    parser.add_argument("--perusetrace", required=True)
-    parser.add_argument("--build", required=True)
-    parser.add_argument("case", choices=sorted(CASES))
-    opts = parser.parse_args()
-    work = tempfile.mkdtemp(prefix="perusetrace-annotate-")
-    try:
-        failures = CASES[opts.case](opts, work)
-    except AssertionError as e:
-        failures = [str(e)]
-    case_result.finish(f"annotate case '{opts.case}'", failures, work)
+    case_result.run_listing_case(CASES, "annotate", ["mpirun", "preload", "perusetrace", "build"],
+                                 asserting=True)
 
 
 if __name__ == "__main__":

@@ -260,8 +260,7 @@ CASES = case_result.cases_of(globals())
 
 
 def main():
-    case_result.run_listing_case(CASES, "state", ["mpirun", "preload", "build"],
-                                 lambda case, opts, work: case(opts, work))
+    case_result.run_listing_case(CASES, "state", ["mpirun", "preload", "build"])
 
 
 if __name__ == "__main__":

@@ -40,14 +40,12 @@ each way (tag 30) in their own MPI_COMM_WORLD. CASE:
                      DIR/spawn-1/spawn-1, and the children's archive names both other jobs (its
                      parent, its spawn-1) with every message to each counted.
 """
-import argparse
 import collections
 import json
 import os
 import re
 import subprocess
 import sys
-import tempfile
 
 import otf2
 
@@ -428,14 +426,8 @@ def case_long_path(opts, work):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    for option in ("mpirun", "preload", "perusetrace", "app"):
-        parser.add_argument(f"--{option}", required=True)
-    cases = case_result.cases_of(globals())
-    parser.add_argument("case", choices=sorted(cases))
-    opts = parser.parse_args()
-    work = tempfile.mkdtemp(prefix="perusetrace-spawn-")
-    case_result.finish(f"spawn case '{opts.case}'", cases[opts.case](opts, work), work)
+    case_result.run_listing_case(case_result.cases_of(globals()), "spawn",
+                                 ["mpirun", "preload", "perusetrace", "app"])
 
 
 if __name__ == "__main__":
