@@ -185,18 +185,11 @@ class Log : public archive::EventSink {
          " " + std::to_string(f.comm));
   }
   void point_to_point(std::uint32_t loc, std::uint64_t t, const archive::PointToPoint& e) override {
-    archive::split_point_to_point(*this, loc, t, e);
-  }
-  void send(std::uint32_t loc, std::uint64_t t, const archive::PointToPoint& p2p) {
-    const std::uint32_t peer = p2p.peer;
-    const std::uint32_t comm = p2p.comm;
-    const std::uint32_t tag = p2p.tag;
-    const std::uint64_t bytes = p2p.bytes;
-    const std::uint64_t request = p2p.request;
-    const bool blocking = p2p.blocking;
-    note("send " + std::to_string(loc) + " " + std::to_string(t) + " " + std::to_string(peer) +
-         " " + std::to_string(comm) + " " + std::to_string(tag) + " " + std::to_string(bytes) +
-         " " + std::to_string(request) + " " + std::to_string(blocking));
+    if (e.kind != archive::P2pKind::Send) return;
+    note("send " + std::to_string(loc) + " " + std::to_string(t) + " " + std::to_string(e.peer) +
+         " " + std::to_string(e.comm) + " " + std::to_string(e.tag) + " " +
+         std::to_string(e.bytes) + " " + std::to_string(e.request) + " " +
+         std::to_string(e.blocking));
   }
   void real_metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
                    double value) override {
@@ -273,23 +266,18 @@ class IoLog : public archive::EventSink {
   }
   void io_complete(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
                    const archive::IoComplete& done) override {
-    const auto bytes = done.bytes;
-    const auto matching = done.matching;
-    calls.push_back(fmt::format("complete {} {} {} {} {}", loc, t, handle, bytes, matching));
+    calls.push_back(
+        fmt::format("complete {} {} {} {} {}", loc, t, handle, done.bytes, done.matching));
   }
   void io_seek(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
                const archive::IoSeek& seek) override {
-    const auto offset = seek.offset;
-    const auto from = seek.from;
-    const auto reached = seek.reached;
-    calls.push_back(fmt::format("seek {} {} {} {} {} {}", loc, t, handle, offset,
-                                static_cast<int>(from), reached));
+    calls.push_back(fmt::format("seek {} {} {} {} {} {}", loc, t, handle, seek.offset,
+                                static_cast<int>(seek.from), seek.reached));
   }
   void io_resize(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
                  const archive::IoResize& resize) override {
-    const auto region = resize.region;
-    const auto size = resize.size;
-    calls.push_back(fmt::format("resize {} {} {} {} {}", loc, t, handle, region, size));
+    calls.push_back(
+        fmt::format("resize {} {} {} {} {}", loc, t, handle, resize.region, resize.size));
   }
   void io_delete(std::uint32_t loc, std::uint64_t t, std::uint32_t file) override {
     calls.push_back(fmt::format("delete {} {} {}", loc, t, file));
