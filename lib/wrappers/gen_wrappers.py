@@ -215,11 +215,49 @@ def plain_body(f):
     return [f"return {call_of(f)};"]
 
 
-@template("send")
-def send_body(f):
-    f.need("count", "datatype", "dest", "tag", "comm")
-    return ["perusetrace::on_send(call, count, datatype, dest, tag, comm);",
-            f"return {call_of(f)};"]
+# The RECORD keywords whose body is the same whatever the function: (the parameters it needs,
+# the statement after the call, the lines before it). With no statement after, the call's
+# result is returned as it is: a freed handle must be recorded before the MPI may reuse it.
+FIXED = {
+    "send": (("count", "datatype", "dest", "tag", "comm"), None,
+             ["perusetrace::on_send(call, count, datatype, dest, tag, comm);"]),
+    "request_free": (("request",), None, ["perusetrace::on_request_free(call, *request);"]),
+    "type_free": (("datatype",), None, ["perusetrace::on_type_free(call, *datatype);"]),
+    # later uses of the type carry its name
+    "type_set_name": (("datatype",), "perusetrace::on_type_named(call, rc, datatype);", []),
+    "comm_free": (("comm",), None, ["perusetrace::on_comm_free(call, *comm);"]),
+    "comm_name": (("comm", "comm_name"),
+                  "perusetrace::on_comm_named(call, rc, comm, comm_name);", []),
+    "file_open": (("comm", "filename", "amode", "fh"),
+                  "perusetrace::on_file_open(call, rc, comm, filename, amode, *fh);", []),
+    "file_delete": (("filename",), "perusetrace::on_file_delete(call, rc, filename);", []),
+    "file_close": (("fh",), "perusetrace::on_file_closed(call, rc, closing);",
+                   ["const perusetrace::FileClosing closing = "
+                    "perusetrace::on_file_closing(call, *fh);"]),
+    "file_sync": (("fh",), "perusetrace::on_file_sync_end(call, fh, io);",
+                  ["const std::uint64_t io = perusetrace::on_file_sync_begin(call, fh);"]),
+    "file_resize": (("fh", "size"), "perusetrace::on_file_resized(call, rc, fh, size);", []),
+    "win_set_name": (("win", "win_name"),
+                     "perusetrace::on_win_set_name(call, rc, win, win_name);", []),
+    "win_free": (("win",), "perusetrace::on_win_freed(call, rc, freed);",
+                 ["perusetrace::WindowEntry* const freed = "
+                  "perusetrace::on_win_free_begin(call, *win);"]),
+    "win_fence": (("win",), "perusetrace::on_win_fence(call, rc, win);",
+                  ["perusetrace::on_win_fence_begin(call, win);"]),
+    "win_sync": (("win",), "perusetrace::on_win_sync(call, rc, win);", []),
+    "win_complete": (("win",), "perusetrace::on_win_complete(call, rc, win);", []),
+}
+
+
+def fixed_body(f):
+    needs, after, before = FIXED[f.record]
+    f.need(*needs)
+    if after is None:
+        return before + [f"return {call_of(f)};"]
+    return around(f, after, before=before)
+
+
+template(*FIXED)(fixed_body)
 
 
 @template("recv")
@@ -307,12 +345,6 @@ def imrecv_body(f):
                           "const std::uint64_t mark = perusetrace::activation_mark();"])
 
 
-@template("request_free")
-def request_free_body(f):
-    f.need("request")
-    return ["perusetrace::on_request_free(call, *request);", f"return {call_of(f)};"]
-
-
 @template("coll")
 def collective_body(f):
     return around(f, f"perusetrace::on_collective_end(call, rc, {coll_args(f)});",
@@ -350,68 +382,11 @@ def spawn_body(f):
     return lines + around(f, "job.done(rc, *intercomm);")
 
 
-@template("type_free")
-def type_free_body(f):  # the MPI may reuse the handle for another type
-    f.need("datatype")
-    return ["perusetrace::on_type_free(call, *datatype);", f"return {call_of(f)};"]
-
-
-@template("type_set_name")
-def type_set_name_body(f):  # later uses of the type carry its name
-    f.need("datatype")
-    return around(f, "perusetrace::on_type_named(call, rc, datatype);")
-
-
-@template("comm_free")
-def comm_free_body(f):
-    f.need("comm")
-    return ["perusetrace::on_comm_free(call, *comm);", f"return {call_of(f)};"]
-
-
-@template("comm_name")
-def comm_name_body(f):
-    f.need("comm", "comm_name")
-    return around(f, "perusetrace::on_comm_named(call, rc, comm, comm_name);")
-
-
-@template("file_open")
-def file_open_body(f):
-    f.need("comm", "filename", "amode", "fh")
-    return around(f, "perusetrace::on_file_open(call, rc, comm, filename, amode, *fh);")
-
-
-@template("file_close")
-def file_close_body(f):
-    f.need("fh")
-    return around(f, "perusetrace::on_file_closed(call, rc, closing);",
-                  before=["const perusetrace::FileClosing closing = "
-                          "perusetrace::on_file_closing(call, *fh);"])
-
-
-@template("file_delete")
-def file_delete_body(f):
-    f.need("filename")
-    return around(f, "perusetrace::on_file_delete(call, rc, filename);")
-
-
-@template("file_sync")
-def file_sync_body(f):
-    f.need("fh")
-    return around(f, "perusetrace::on_file_sync_end(call, fh, io);",
-                  before=["const std::uint64_t io = perusetrace::on_file_sync_begin(call, fh);"])
-
-
 @template("file_seek")
 def file_seek_body(f):
     f.need("fh", "offset", "whence")
     shared = "true" if f.name.endswith("_shared") else "false"
     return around(f, f"perusetrace::on_file_seek(call, rc, fh, offset, whence, {shared});")
-
-
-@template("file_resize")
-def file_resize_body(f):
-    f.need("fh", "size")
-    return around(f, "perusetrace::on_file_resized(call, rc, fh, size);")
 
 
 @template("file_read", "file_write", "file_iread", "file_iwrite")
@@ -487,27 +462,6 @@ def win_create_body(f):
                   before=["perusetrace::on_win_create_begin(call);"])
 
 
-@template("win_free")
-def win_free_body(f):
-    f.need("win")
-    return around(f, "perusetrace::on_win_freed(call, rc, freed);",
-                  before=["perusetrace::WindowEntry* const freed = "
-                          "perusetrace::on_win_free_begin(call, *win);"])
-
-
-@template("win_set_name")
-def win_set_name_body(f):
-    f.need("win", "win_name")
-    return around(f, "perusetrace::on_win_set_name(call, rc, win, win_name);")
-
-
-@template("win_fence")
-def win_fence_body(f):
-    f.need("win")
-    return around(f, "perusetrace::on_win_fence(call, rc, win);",
-                  before=["perusetrace::on_win_fence_begin(call, win);"])
-
-
 def rma_target(f):
     """The target of a passive-target call: its rank, or every rank for the *_all calls."""
     if f.name.endswith("_all"):
@@ -538,23 +492,11 @@ def win_flush_body(f):
     return around(f, f"perusetrace::on_win_flush(call, rc, win, {rma_target(f)}, {local});")
 
 
-@template("win_sync")
-def win_sync_body(f):
-    f.need("win")
-    return around(f, "perusetrace::on_win_sync(call, rc, win);")
-
-
 @template("win_post", "win_start")
 def win_epoch_start_body(f):
     f.need("group", "win")
     exposure = "true" if f.record == "win_post" else "false"
     return around(f, f"perusetrace::on_win_epoch_start(call, rc, win, group, {exposure});")
-
-
-@template("win_complete")
-def win_complete_body(f):
-    f.need("win")
-    return around(f, "perusetrace::on_win_complete(call, rc, win);")
 
 
 @template("win_wait", "win_test")
