@@ -144,7 +144,11 @@ class BatchWriter final : public EventSink {
     return c;
   }
 
-  [[gnu::always_inline]] EventRecord& add(RecordKind kind, std::uint32_t loc, std::uint64_t t) {
+  // A record with the fields most kinds use, where replay() reads them back: `a` the region,
+  // handle or index, `x` and `y` the sizes and ids.
+  [[gnu::always_inline]] EventRecord& add(RecordKind kind, std::uint32_t loc, std::uint64_t t,
+                                          std::uint32_t a = 0, std::uint64_t x = 0,
+                                          std::uint64_t y = 0) {
     if (batch_->full()) batch_ = consumer_->consume(batch_);
     EventRecord& r = batch_->records.emplace_back();
     r.kind = kind;
@@ -152,58 +156,54 @@ class BatchWriter final : public EventSink {
     r.aux = 0;
     r.loc = loc;
     r.t = t;
+    r.a = a;
+    r.x = x;
+    r.y = y;
     return r;
   }
 
   void enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override {
-    add(RecordKind::Enter, loc, t).a = region;
+    add(RecordKind::Enter, loc, t, region);
   }
   void leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override {
-    add(RecordKind::Leave, loc, t).a = region;
+    add(RecordKind::Leave, loc, t, region);
   }
   void peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
               const PeruseFields& f) override {
-    EventRecord& r = add(RecordKind::Peruse, loc, t);
-    r.a = region;
-    store_peruse(r, f);
+    store_peruse(add(RecordKind::Peruse, loc, t, region), f);
   }
   void point_to_point(std::uint32_t loc, std::uint64_t t, const PointToPoint& e) override {
     switch (e.kind) {
       case P2pKind::Send:
       case P2pKind::Recv: {
-        EventRecord& r = add(e.kind == P2pKind::Send ? RecordKind::Send : RecordKind::Recv, loc, t);
-        r.a = e.peer;
+        EventRecord& r = add(e.kind == P2pKind::Send ? RecordKind::Send : RecordKind::Recv, loc, t,
+                             e.peer, e.bytes, e.request);
         r.b = e.comm;
         r.c = e.tag;
-        r.x = e.bytes;
-        r.y = e.request;
         r.flag = e.blocking ? 1 : 0;
         break;
       }
       case P2pKind::SendComplete:
-        add(RecordKind::SendComplete, loc, t).x = e.request;
+        add(RecordKind::SendComplete, loc, t, 0, e.request);
         break;
       case P2pKind::RecvRequest:
-        add(RecordKind::RecvRequest, loc, t).x = e.request;
+        add(RecordKind::RecvRequest, loc, t, 0, e.request);
         break;
       case P2pKind::Cancelled:
-        add(RecordKind::Cancelled, loc, t).x = e.request;
+        add(RecordKind::Cancelled, loc, t, 0, e.request);
         break;
     }
   }
   void metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
               std::int64_t value) override {
-    EventRecord& r = add(RecordKind::Metric, loc, t);
-    r.a = metric;
-    r.x = static_cast<std::uint64_t>(value);
+    add(RecordKind::Metric, loc, t, metric, static_cast<std::uint64_t>(value));
   }
   void real_metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
                    double value) override {
-    EventRecord& r = add(RecordKind::RealMetric, loc, t);
-    r.a = metric;
-    r.x = std::bit_cast<std::uint64_t>(value);
+    add(RecordKind::RealMetric, loc, t, metric, std::bit_cast<std::uint64_t>(value));
   }
   void sample(std::uint32_t loc, std::uint64_t t, const Sample& s) override {
+    // Indexed after add(), which may have handed the batch over and started another.
     EventRecord& r = add(RecordKind::Sample, loc, t);
     r.a = static_cast<std::uint32_t>(batch_->samples.size());
     batch_->samples.push_back(s);
@@ -215,63 +215,44 @@ class BatchWriter final : public EventSink {
   }
   void io_handle_created(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
                          std::uint64_t size_at_open) override {
-    EventRecord& r = add(RecordKind::IoCreate, loc, t);
-    r.a = handle;
-    r.x = size_at_open;
+    add(RecordKind::IoCreate, loc, t, handle, size_at_open);
   }
   void io_handle_destroyed(std::uint32_t loc, std::uint64_t t, std::uint32_t handle) override {
-    add(RecordKind::IoDestroy, loc, t).a = handle;
+    add(RecordKind::IoDestroy, loc, t, handle);
   }
   void io_begin(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
                 const IoBegin& op) override {
-    EventRecord& r = add(RecordKind::IoBegin, loc, t);
-    r.a = handle;
+    EventRecord& r = add(RecordKind::IoBegin, loc, t, handle, op.bytes, op.matching);
     r.flag = static_cast<std::uint8_t>(op.mode);
     r.b = op.flags;
-    r.x = op.bytes;
-    r.y = op.matching;
   }
   void io_complete(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
                    const IoComplete& e) override {
-    EventRecord& r = add(RecordKind::IoComplete, loc, t);
-    r.a = handle;
-    r.x = e.bytes;
-    r.y = e.matching;
+    add(RecordKind::IoComplete, loc, t, handle, e.bytes, e.matching);
   }
   void io_seek(std::uint32_t loc, std::uint64_t t, std::uint32_t handle, const IoSeek& e) override {
-    EventRecord& r = add(RecordKind::IoSeek, loc, t);
-    r.a = handle;
-    r.flag = static_cast<std::uint8_t>(e.from);
-    r.x = static_cast<std::uint64_t>(e.offset);
-    r.y = e.reached;
+    add(RecordKind::IoSeek, loc, t, handle, static_cast<std::uint64_t>(e.offset), e.reached).flag =
+        static_cast<std::uint8_t>(e.from);
   }
   void io_resize(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
                  const IoResize& e) override {
-    EventRecord& r = add(RecordKind::IoResize, loc, t);
-    r.a = handle;
-    r.b = e.region;
-    r.x = e.size;
+    add(RecordKind::IoResize, loc, t, handle, e.size).b = e.region;
   }
   void io_delete(std::uint32_t loc, std::uint64_t t, std::uint32_t file) override {
-    add(RecordKind::IoDelete, loc, t).a = file;
+    add(RecordKind::IoDelete, loc, t, file);
   }
   void collective(std::uint32_t loc, std::uint64_t t, const Collective& c) override {
-    EventRecord& r = add(RecordKind::Collective, loc, t);
-    r.a = c.comm;
+    EventRecord& r = add(RecordKind::Collective, loc, t, c.comm, c.sent, c.received);
     r.b = c.root;
     r.c = static_cast<std::uint32_t>(c.request >> 32);
     r.d = static_cast<std::uint32_t>(c.request);
-    r.x = c.sent;
-    r.y = c.received;
   }
   void collective_request(std::uint32_t loc, std::uint64_t t, std::uint64_t request) override {
-    add(RecordKind::CollectiveRequest, loc, t).x = request;
+    add(RecordKind::CollectiveRequest, loc, t, 0, request);
   }
   void datatype_use(std::uint32_t loc, std::uint64_t t, const DatatypeBytes& d) override {
-    EventRecord& r = add(RecordKind::DatatypeUse, loc, t);
-    r.a = d.datatype;
-    r.flag = static_cast<std::uint8_t>(d.use);
-    r.x = d.bytes;
+    add(RecordKind::DatatypeUse, loc, t, d.datatype, d.bytes).flag =
+        static_cast<std::uint8_t>(d.use);
   }
 
  private:
