@@ -6,7 +6,10 @@
 // This file needs no MPI: `perusetrace recover` unifies the ranks' journals with it too.
 #include <algorithm>
 #include <cstring>
+#include <functional>
+#include <initializer_list>
 #include <set>
+#include <type_traits>
 #include <unordered_set>
 #include <utility>
 
@@ -15,48 +18,120 @@
 namespace perusetrace::trace::detail {
 
 namespace {
-class Writer {
+// The contribution's wire format goes both ways through one description (fields() below): Out
+// appends each field it is given, In fills it from the bytes, so the two cannot drift apart.
+// Every number travels as 64 bits.
+class Out {
  public:
-  void u64(std::uint64_t v) { raw(&v, sizeof v); }
-  void ints(const std::vector<int>& v) {
+  template <typename T>
+  requires std::is_arithmetic_v<T>
+  void operator()(T v) { u64(static_cast<std::uint64_t>(v)); }
+  void operator()(const std::string& s) {
+    u64(s.size());
+    raw(s.data(), s.size());
+  }
+  void operator()(const std::vector<int>& v) {
     u64(v.size());
     raw(v.data(), v.size() * sizeof(int));
   }
-  void str(const std::string& s) {
-    u64(s.size());
-    raw(s.data(), s.size());
+  void operator()(const CommId& id) {
+    u64(id.a);
+    u64(id.b);
+  }
+  // A list of the contribution's entries, or an array inside one (In reads them differently).
+  template <typename T, typename Each>
+  void list(const std::vector<T>& v, Each&& each) {
+    u64(v.size());
+    for (const T& x : v) each(x);
+  }
+  template <typename T, typename Each>
+  void array(const std::vector<T>& v, std::size_t /*bytes_each*/, Each&& each) {
+    list(v, each);
+  }
+  // Booleans as the bits of one number, the first the lowest.
+  void bits(std::initializer_list<const bool*> flags) {
+    std::uint64_t v = 0, bit = 1;
+    for (const bool* f : flags) {
+      if (*f) v |= bit;
+      bit <<= 1;
+    }
+    u64(v);
+  }
+  // An enumeration whose fields follow only when it is not its first value; true when they do.
+  template <typename E>
+  bool present(const E& e, E /*last*/) {
+    u64(static_cast<std::uint64_t>(e));
+    return e != E{};
   }
   std::vector<char> bytes;
 
  private:
+  void u64(std::uint64_t v) { raw(&v, sizeof v); }
   void raw(const void* p, std::size_t n) {
     const char* c = static_cast<const char*>(p);
     bytes.insert(bytes.end(), c, c + n);
   }
 };
 
-class Reader {
+// Never reads past the end: what is missing reads as 0, a length longer than what is left as
+// what is left.
+class In {
  public:
-  Reader(const char* p, std::size_t n) : p_(p), end_(p + n) {}
+  In(const char* p, std::size_t n) : p_(p), end_(p + n) {}
+  template <typename T>
+  requires std::is_arithmetic_v<T>
+  void operator()(T& v) { v = static_cast<T>(u64()); }
+  void operator()(std::string& s) {
+    s.assign(std::min<std::uint64_t>(u64(), left()), '\0');
+    raw(s.data(), s.size());
+  }
+  void operator()(std::vector<int>& v) {
+    v.resize(std::min<std::uint64_t>(u64(), left() / sizeof(int)));
+    raw(v.data(), v.size() * sizeof(int));
+  }
+  void operator()(CommId& id) {
+    id.a = u64();
+    id.b = u64();
+  }
+  // Entries are read while bytes are left; an array's length is capped by what is left.
+  template <typename T, typename Each>
+  void list(std::vector<T>& v, Each&& each) {
+    const std::uint64_t n = u64();
+    for (std::uint64_t i = 0; i < n && left() > 0; ++i) {
+      T x;
+      each(x);
+      v.push_back(std::move(x));
+    }
+  }
+  template <typename T, typename Each>
+  void array(std::vector<T>& v, std::size_t bytes_each, Each&& each) {
+    v.resize(std::min<std::uint64_t>(u64(), left() / bytes_each));
+    for (T& x : v) each(x);
+  }
+  void bits(std::initializer_list<bool*> flags) {
+    const std::uint64_t v = u64();
+    std::uint64_t bit = 1;
+    for (bool* f : flags) {
+      *f = (v & bit) != 0;
+      bit <<= 1;
+    }
+  }
+  // A value past `last` is not one this writer wrote: it stays the first, without its fields.
+  template <typename E>
+  bool present(E& e, E last) {
+    const std::uint64_t v = u64();
+    if (v == 0 || v > static_cast<std::uint64_t>(last)) return false;
+    e = static_cast<E>(v);
+    return true;
+  }
+
+ private:
+  std::size_t left() const { return static_cast<std::size_t>(end_ - p_); }
   std::uint64_t u64() {
     std::uint64_t v = 0;
     raw(&v, sizeof v);
     return v;
   }
-  // A length longer than what is left reads as what is left: never past the end.
-  std::vector<int> ints() {
-    std::vector<int> v(std::min<std::uint64_t>(u64(), left() / sizeof(int)));
-    raw(v.data(), v.size() * sizeof(int));
-    return v;
-  }
-  std::string str() {
-    std::string s(std::min<std::uint64_t>(u64(), left()), '\0');
-    raw(s.data(), s.size());
-    return s;
-  }
-  std::size_t left() const { return static_cast<std::size_t>(end_ - p_); }
-
- private:
   void raw(void* out, std::size_t n) {
     if (n > left()) n = left();
     std::memcpy(out, p_, n);
@@ -65,6 +140,50 @@ class Reader {
   const char* p_;
   const char* end_;
 };
+
+// Each of `fields`, in order.
+template <typename Io, typename... F>
+void all(Io& io, F&... fields) {
+  (io(fields), ...);
+}
+
+// A contribution's fields in their order on the wire, for Out (`C` const) and In alike.
+template <typename Io, typename C>
+void fields(Io& io, C& c) {
+  io(c.first_rank);
+  io.list(c.ranks, [&](auto& r) {
+    all(io, r.host, r.start_time, r.end_time, r.realtime_start, r.clock_leader);
+    io.array(r.clock_offsets, 32,
+             [&](auto& o) { all(io, o.local_time, o.offset, o.error, o.exchanges); });
+    io.array(r.location_events, 8, io);
+    all(io, r.cvars, r.cvars_set);
+  });
+  io.list(c.comms, [&](auto& e) {
+    all(io, e.id, e.parent, e.name, e.world_ranks);
+    io.bits({&e.inter, &e.self, &e.named});
+    io(e.namer);
+    if (io.present(e.job_relation, JobRelation::Connected)) all(io, e.job, e.job_archive);
+  });
+  io.list(c.handles,
+          [&](auto& h) { all(io, h.name, h.comm, h.open.seen, h.open.time, h.open.size); });
+  io.list(c.metrics, [&](auto& m) {
+    all(io, m.name, m.description, m.unit);
+    io.bits({&m.delta, &m.real, &m.annotation});
+  });
+  io.list(c.contexts, [&](auto& e) { all(io, e.id, e.parent, e.function, e.file, e.line); });
+  io.list(c.annotations, io);
+  io.list(c.process_attributes, io);
+  io.list(c.windows, [&](auto& e) { all(io, e.id, e.comm, e.name); });
+  io.list(c.rma_groups, io);
+  io.list(c.file_names, io);
+  io.list(c.datatypes, [&](auto& e) {
+    all(io, e.id, e.info.combiner, e.info.name, e.info.size, e.info.lb, e.info.extent,
+        e.info.true_lb, e.info.true_extent);
+    io.array(e.info.integers, 8, io);
+    io.array(e.info.addresses, 8, io);
+    io.array(e.types, 16, io);
+  });
+}
 
 // Two independent 64-bit streams: 128 bits make a collision between a run's communicators
 // (millions at most) vanishingly unlikely.
@@ -92,77 +211,6 @@ class Hasher {
   }
   std::uint64_t a_ = 0x243f6a8885a308d3ull, b_ = 0x13198a2e03707344ull;
 };
-
-void write_report(Writer& w, const RankReport& r) {
-  w.str(r.host);
-  w.u64(r.start_time);
-  w.u64(r.end_time);
-  w.u64(r.realtime_start);
-  w.u64(static_cast<std::uint64_t>(r.clock_leader));
-  w.u64(r.clock_offsets.size());
-  for (const ClockOffset& o : r.clock_offsets) {
-    w.u64(o.local_time);
-    w.u64(static_cast<std::uint64_t>(o.offset));
-    w.u64(static_cast<std::uint64_t>(o.error));
-    w.u64(o.exchanges);
-  }
-  w.u64(r.location_events.size());
-  for (std::uint64_t e : r.location_events) w.u64(e);
-  w.str(r.cvars);
-  w.str(r.cvars_set);
-}
-
-RankReport read_report(Reader& in) {
-  RankReport r;
-  r.host = in.str();
-  r.start_time = in.u64();
-  r.end_time = in.u64();
-  r.realtime_start = in.u64();
-  r.clock_leader = static_cast<int>(in.u64());
-  r.clock_offsets.resize(std::min<std::uint64_t>(in.u64(), in.left() / 32));
-  for (ClockOffset& o : r.clock_offsets) {
-    o.local_time = in.u64();
-    o.offset = static_cast<std::int64_t>(in.u64());
-    o.error = static_cast<double>(in.u64());
-    o.exchanges = static_cast<std::uint32_t>(in.u64());
-  }
-  r.location_events.resize(std::min<std::uint64_t>(in.u64(), in.left() / 8));
-  for (auto& e : r.location_events) e = in.u64();
-  r.cvars = in.str();
-  r.cvars_set = in.str();
-  return r;
-}
-
-void write_metric(Writer& w, const MetricInfo& m) {
-  w.str(m.name);
-  w.str(m.description);
-  w.str(m.unit);
-  w.u64((m.delta ? 1u : 0u) | (m.real ? 2u : 0u) | (m.annotation ? 4u : 0u));
-}
-
-MetricInfo read_metric(Reader& in) {
-  MetricInfo m;
-  m.name = in.str();
-  m.description = in.str();
-  m.unit = in.str();
-  const std::uint64_t flags = in.u64();
-  m.delta = flags & 1;
-  m.real = flags & 2;
-  m.annotation = flags & 4;
-  return m;
-}
-
-void write_id(Writer& w, const CommId& id) {
-  w.u64(id.a);
-  w.u64(id.b);
-}
-
-CommId read_id(Reader& in) {
-  CommId id;
-  id.a = in.u64();
-  id.b = in.u64();
-  return id;
-}
 
 // The jobs at the far end of intercommunicators, and their members as indices into group 0.
 // `comms` are the entries u.comms was made from (their member lists moved there).
@@ -382,6 +430,16 @@ bool better_name(const CommEntry& other, const CommEntry& kept) {
   return other.namer == other.world_ranks[0] && kept.namer != kept.world_ranks[0];
 }
 
+// Appends each entry of `next` whose key `into` does not hold yet: contributions name the
+// same calling contexts, metrics, windows... many times over.
+template <typename Seen, typename T, typename Key = std::identity>
+void append_new(std::vector<T>& into, std::vector<T>& next, Key key = {}) {
+  Seen seen;
+  for (const T& e : into) seen.insert(key(e));
+  for (T& e : next)
+    if (seen.insert(key(e)).second) into.push_back(std::move(e));
+}
+
 }  // namespace
 
 void merge(Contribution& into, Contribution&& next) {
@@ -400,189 +458,29 @@ void merge(Contribution& into, Contribution&& next) {
   }
   for (RankReport& r : next.ranks) into.ranks.push_back(std::move(r));
   for (HandleEntry& h : next.handles) into.handles.push_back(std::move(h));
-  std::unordered_set<std::string> files(into.file_names.begin(), into.file_names.end());
-  for (std::string& n : next.file_names)
-    if (files.insert(n).second) into.file_names.push_back(std::move(n));
-  std::unordered_set<CommId, CommIdHash> contexts;
-  for (const ContextEntry& e : into.contexts) contexts.insert(e.id);
-  for (ContextEntry& e : next.contexts)
-    if (contexts.insert(e.id).second) into.contexts.push_back(std::move(e));
-  std::unordered_set<CommId, CommIdHash> datatypes;
-  for (const DatatypeEntry& e : into.datatypes) datatypes.insert(e.id);
-  for (DatatypeEntry& e : next.datatypes)
-    if (datatypes.insert(e.id).second) into.datatypes.push_back(std::move(e));
-  std::unordered_set<std::string> names;
-  for (const MetricInfo& m : into.metrics) names.insert(m.name);
-  for (MetricInfo& m : next.metrics)
-    if (names.insert(m.name).second) into.metrics.push_back(std::move(m));
-  names.clear();
-  for (const std::string& a : into.annotations) names.insert(a);
-  for (std::string& a : next.annotations)
-    if (names.insert(a).second) into.annotations.push_back(std::move(a));
-  names.clear();
-  for (const std::string& a : into.process_attributes) names.insert(a);
-  for (std::string& a : next.process_attributes)
-    if (names.insert(a).second) into.process_attributes.push_back(std::move(a));
-  std::unordered_set<CommId, CommIdHash> windows;
-  for (const WindowEntry& w : into.windows) windows.insert(w.id);
-  for (WindowEntry& w : next.windows)
-    if (windows.insert(w.id).second) into.windows.push_back(std::move(w));
-  std::set<std::vector<int>> groups(into.rma_groups.begin(), into.rma_groups.end());
-  for (std::vector<int>& g : next.rma_groups)
-    if (groups.insert(g).second) into.rma_groups.push_back(std::move(g));
+  using Ids = std::unordered_set<CommId, CommIdHash>;
+  using Names = std::unordered_set<std::string>;
+  const auto id = [](const auto& e) { return e.id; };
+  append_new<Names>(into.file_names, next.file_names);
+  append_new<Ids>(into.contexts, next.contexts, id);
+  append_new<Ids>(into.datatypes, next.datatypes, id);
+  append_new<Names>(into.metrics, next.metrics, [](const MetricInfo& m) { return m.name; });
+  append_new<Names>(into.annotations, next.annotations);
+  append_new<Names>(into.process_attributes, next.process_attributes);
+  append_new<Ids>(into.windows, next.windows, id);
+  append_new<std::set<std::vector<int>>>(into.rma_groups, next.rma_groups);
 }
 
 std::vector<char> serialize(const Contribution& c) {
-  Writer w;
-  w.u64(static_cast<std::uint64_t>(c.first_rank));
-  w.u64(c.ranks.size());
-  for (const RankReport& r : c.ranks) write_report(w, r);
-  w.u64(c.comms.size());
-  for (const CommEntry& e : c.comms) {
-    write_id(w, e.id);
-    write_id(w, e.parent);
-    w.str(e.name);
-    w.ints(e.world_ranks);
-    w.u64((e.inter ? 1u : 0u) | (e.self ? 2u : 0u) | (e.named ? 4u : 0u));
-    w.u64(static_cast<std::uint64_t>(static_cast<std::int64_t>(e.namer)));
-    w.u64(static_cast<std::uint64_t>(e.job_relation));
-    if (e.job_relation == JobRelation::None) continue;
-    w.str(e.job);
-    w.str(e.job_archive);
-  }
-  w.u64(c.handles.size());
-  for (const HandleEntry& h : c.handles) {
-    w.str(h.name);
-    write_id(w, h.comm);
-    w.u64(h.open.seen ? 1 : 0);
-    w.u64(h.open.time);
-    w.u64(h.open.size);
-  }
-  w.u64(c.metrics.size());
-  for (const MetricInfo& m : c.metrics) write_metric(w, m);
-  w.u64(c.contexts.size());
-  for (const ContextEntry& e : c.contexts) {
-    write_id(w, e.id);
-    write_id(w, e.parent);
-    w.str(e.function);
-    w.str(e.file);
-    w.u64(e.line);
-  }
-  w.u64(c.annotations.size());
-  for (const std::string& a : c.annotations) w.str(a);
-  w.u64(c.process_attributes.size());
-  for (const std::string& a : c.process_attributes) w.str(a);
-  w.u64(c.windows.size());
-  for (const WindowEntry& e : c.windows) {
-    write_id(w, e.id);
-    write_id(w, e.comm);
-    w.str(e.name);
-  }
-  w.u64(c.rma_groups.size());
-  for (const std::vector<int>& g : c.rma_groups) w.ints(g);
-  w.u64(c.file_names.size());
-  for (const std::string& n : c.file_names) w.str(n);
-  w.u64(c.datatypes.size());
-  for (const DatatypeEntry& e : c.datatypes) {
-    write_id(w, e.id);
-    w.str(e.info.combiner);
-    w.str(e.info.name);
-    for (std::int64_t v :
-         {e.info.size, e.info.lb, e.info.extent, e.info.true_lb, e.info.true_extent})
-      w.u64(static_cast<std::uint64_t>(v));
-    w.u64(e.info.integers.size());
-    for (std::int64_t v : e.info.integers) w.u64(static_cast<std::uint64_t>(v));
-    w.u64(e.info.addresses.size());
-    for (std::int64_t v : e.info.addresses) w.u64(static_cast<std::uint64_t>(v));
-    w.u64(e.types.size());
-    for (const CommId& t : e.types) write_id(w, t);
-  }
-  return std::move(w.bytes);
+  Out out;
+  fields(out, c);
+  return std::move(out.bytes);
 }
 
 Contribution deserialize(const char* data, std::size_t length) {
-  Reader in(data, length);
+  In in(data, length);
   Contribution c;
-  c.first_rank = static_cast<int>(in.u64());
-  const std::uint64_t ranks = in.u64();
-  for (std::uint64_t i = 0; i < ranks && in.left() > 0; ++i) c.ranks.push_back(read_report(in));
-  const std::uint64_t comms = in.u64();
-  for (std::uint64_t i = 0; i < comms && in.left() > 0; ++i) {
-    CommEntry e;
-    e.id = read_id(in);
-    e.parent = read_id(in);
-    e.name = in.str();
-    e.world_ranks = in.ints();
-    const std::uint64_t flags = in.u64();
-    e.inter = flags & 1;
-    e.self = flags & 2;
-    e.named = flags & 4;
-    e.namer = static_cast<int>(static_cast<std::int64_t>(in.u64()));
-    const std::uint64_t relation = in.u64();
-    if (relation != 0 && relation <= static_cast<std::uint64_t>(JobRelation::Connected)) {
-      e.job_relation = static_cast<JobRelation>(relation);
-      e.job = in.str();
-      e.job_archive = in.str();
-    }
-    c.comms.push_back(std::move(e));
-  }
-  const std::uint64_t handles = in.u64();
-  for (std::uint64_t i = 0; i < handles && in.left() > 0; ++i) {
-    HandleEntry h;
-    h.name = in.str();
-    h.comm = read_id(in);
-    h.open.seen = in.u64() != 0;
-    h.open.time = in.u64();
-    h.open.size = in.u64();
-    c.handles.push_back(std::move(h));
-  }
-  const std::uint64_t metrics = in.u64();
-  for (std::uint64_t i = 0; i < metrics && in.left() > 0; ++i) c.metrics.push_back(read_metric(in));
-  const std::uint64_t contexts = in.u64();
-  for (std::uint64_t i = 0; i < contexts && in.left() > 0; ++i) {
-    ContextEntry e;
-    e.id = read_id(in);
-    e.parent = read_id(in);
-    e.function = in.str();
-    e.file = in.str();
-    e.line = static_cast<std::uint32_t>(in.u64());
-    c.contexts.push_back(std::move(e));
-  }
-  const std::uint64_t annotations = in.left() > 0 ? in.u64() : 0;
-  for (std::uint64_t i = 0; i < annotations && in.left() > 0; ++i)
-    c.annotations.push_back(in.str());
-  const std::uint64_t process_attributes = in.left() > 0 ? in.u64() : 0;
-  for (std::uint64_t i = 0; i < process_attributes && in.left() > 0; ++i)
-    c.process_attributes.push_back(in.str());
-  const std::uint64_t windows = in.left() > 0 ? in.u64() : 0;
-  for (std::uint64_t i = 0; i < windows && in.left() > 0; ++i) {
-    WindowEntry e;
-    e.id = read_id(in);
-    e.comm = read_id(in);
-    e.name = in.str();
-    c.windows.push_back(std::move(e));
-  }
-  const std::uint64_t groups = in.left() > 0 ? in.u64() : 0;
-  for (std::uint64_t i = 0; i < groups && in.left() > 0; ++i) c.rma_groups.push_back(in.ints());
-  const std::uint64_t file_names = in.left() > 0 ? in.u64() : 0;
-  for (std::uint64_t i = 0; i < file_names && in.left() > 0; ++i) c.file_names.push_back(in.str());
-  const std::uint64_t datatypes = in.left() > 0 ? in.u64() : 0;
-  for (std::uint64_t i = 0; i < datatypes && in.left() > 0; ++i) {
-    DatatypeEntry e;
-    e.id = read_id(in);
-    e.info.combiner = in.str();
-    e.info.name = in.str();
-    for (std::int64_t* v :
-         {&e.info.size, &e.info.lb, &e.info.extent, &e.info.true_lb, &e.info.true_extent})
-      *v = static_cast<std::int64_t>(in.u64());
-    e.info.integers.resize(std::min<std::uint64_t>(in.u64(), in.left() / 8));
-    for (std::int64_t& v : e.info.integers) v = static_cast<std::int64_t>(in.u64());
-    e.info.addresses.resize(std::min<std::uint64_t>(in.u64(), in.left() / 8));
-    for (std::int64_t& v : e.info.addresses) v = static_cast<std::int64_t>(in.u64());
-    e.types.resize(std::min<std::uint64_t>(in.u64(), in.left() / 16));
-    for (CommId& t : e.types) t = read_id(in);
-    c.datatypes.push_back(std::move(e));
-  }
+  fields(in, c);
   return c;
 }
 
