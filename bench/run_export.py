@@ -10,7 +10,6 @@ events are MPI calls, messages and every Peruse event of a small message (about 
 round trip). The export runs twice: to /dev/null (what reading and formatting cost) and to a
 file beside the trace (what writing adds), each under /usr/bin/time for its peak resident set.
 """
-import argparse
 import os
 import re
 import shutil
@@ -18,8 +17,8 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "common"))
-import mpi_launch  # noqa: E402
+import bench_common
+import mpi_launch  # on the path bench_common sets
 
 
 def make_trace(opts, work):
@@ -54,21 +53,16 @@ def timed_export(opts, trace, output):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--build", default="build")
+    parser = bench_common.options()
     parser.add_argument("--trace", choices=("stream", "ping-pong"), default="stream")
     parser.add_argument("--events", type=int, default=10_000_000)
     parser.add_argument("--keep", help="keep the trace and the JSON in this directory")
-    parser.add_argument("--mpirun", default=os.path.join(os.path.expanduser(os.environ.get(
-        "MPITRACE_OMPI_PREFIX", "~/.cache/perusetrace/openmpi-4.1.4-peruse")), "bin", "mpirun"))
-    opts = parser.parse_args()
-    opts.build = os.path.abspath(opts.build)
+    opts = bench_common.parse(parser)
     work = opts.keep or tempfile.mkdtemp(prefix="perusetrace-export-bench-", dir=opts.build)
     os.makedirs(work, exist_ok=True)
     try:
         trace = make_trace(opts, work)
-        archive_bytes = sum(os.path.getsize(os.path.join(r, f))
-                            for r, _, files in os.walk(trace) for f in files)
+        archive_bytes = bench_common.tree_bytes(trace)
         null = timed_export(opts, trace, "/dev/null")
         output = os.path.join(work, "trace.perfetto.json")
         real = timed_export(opts, trace, output)

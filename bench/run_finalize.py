@@ -10,7 +10,6 @@ memory (medians over cycles) and the archive's size; the traced columns are the 
 the untraced run of the same cycle. On 2 cores the wall time grows with the ranks' total work,
 which they share out two at a time; rank 0's CPU time and memory are its own.
 """
-import argparse
 import os
 import re
 import shutil
@@ -19,9 +18,10 @@ import subprocess
 import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "tests", "common"))
-import mpi_launch  # noqa: E402
+import bench_common
+import mpi_launch  # on the path bench_common sets
+
+HERE = bench_common.HERE
 
 HOSTS = "h1:0,h2:+5000,h3:-1234.5,h4:+60"
 
@@ -41,23 +41,15 @@ def run_once(opts, ranks, traced, trace_dir):
     if run.returncode != 0 or not m:
         sys.exit(f"run_finalize: {ranks} ranks, traced={traced} failed ({run.returncode}):\n"
                  f"{run.stdout}\n{run.stderr}")
-    size = 0
-    for root, _, files in os.walk(trace_dir):
-        size += sum(os.path.getsize(os.path.join(root, f)) for f in files)
-    return int(m.group(1)), int(m.group(2)), int(m.group(3)), size
+    return int(m.group(1)), int(m.group(2)), int(m.group(3)), bench_common.tree_bytes(trace_dir)
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--build", default=os.path.join(HERE, "..", "build"))
-    parser.add_argument("--mpirun", default=os.path.expanduser(
-        os.environ.get("MPITRACE_OMPI_PREFIX", "~/.cache/perusetrace/openmpi-4.1.4-peruse")
-        + "/bin/mpirun"))
+    parser = bench_common.options(build=os.path.join(HERE, "..", "build"))
     parser.add_argument("--ranks", default="2,8,32,64")
     parser.add_argument("--comms", type=int, default=1000)
     parser.add_argument("--cycles", type=int, default=1)
-    opts = parser.parse_args()
-    opts.build = os.path.abspath(opts.build)
+    opts = bench_common.parse(parser)
     work = tempfile.mkdtemp(prefix="perusetrace-finalize-")
     print(f"MPI_Finalize on 4 simulated hosts, {opts.comms} communicators created and freed per "
           f"rank, medians of {opts.cycles} cycle(s); build {opts.build}")

@@ -11,15 +11,14 @@ itself, PMPI only and with all Peruse events, per message and per event it recor
 message runs every callback and wrapper of a receive and a send on one core, packing included:
 the whole cost a rank pays per event, where a ping-pong shows only the part on its critical path.
 """
-import argparse
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "common"))
-import mpi_launch  # noqa: E402
+import bench_common
+import mpi_launch  # on the path bench_common sets
 
 
 def run(opts, env, *args):
@@ -37,8 +36,7 @@ def run(opts, env, *args):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--build", default="build")
+    parser = bench_common.options(mpi="--mpi-prefix")
     parser.add_argument("--buffer-size", default="8M")
     # Whole processes run in faster or slower states of this guest (untraced self messages took
     # 102 to 184 ns from one process to the next): the configurations run in turn, a figure
@@ -48,13 +46,10 @@ def main():
     parser.add_argument("--scale", type=int, default=1,
                         help="divide every loop's length (a quick check that it runs: the "
                         "counts of records and events stay exact, the times mean nothing)")
-    parser.add_argument("--mpi-prefix", default=os.path.expanduser(
-        os.environ.get("MPITRACE_OMPI_PREFIX", "~/.cache/perusetrace/openmpi-4.1.4-peruse")))
-    opts = parser.parse_args()
+    opts = bench_common.parse(parser)
     if opts.scale < 1:
         sys.exit(f"--scale {opts.scale}: give 1 (a measurement, the default) or more (a quick "
                  f"run whose loops are divided by it)")
-    opts.build = os.path.abspath(opts.build)
     with tempfile.TemporaryDirectory(prefix="perusetrace-hot-") as work:
         def traced_run(events, name, *args):
             return run(opts, {"MPITRACE_OUTPUT": os.path.join(work, name),

@@ -24,8 +24,8 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "common"))
-import mpi_launch  # noqa: E402
+import bench_common
+import mpi_launch  # on the path bench_common sets
 
 LIBRARY = "libperusetrace.so"
 
@@ -133,8 +133,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--build", action="append", required=True,
                         help="a build directory; give several to compare them")
-    parser.add_argument("--mpi-prefix", default=os.path.expanduser(
-        os.environ.get("MPITRACE_OMPI_PREFIX", "~/.cache/perusetrace/openmpi-4.1.4-peruse")))
+    parser.add_argument("--mpi-prefix", default=bench_common.MPI_PREFIX)
     parser.add_argument("--events", default="all", help="MPITRACE_PERUSE_EVENTS (default all)")
     parser.add_argument("--iters", type=int, default=2000)
     parser.add_argument("--top", type=int, default=15)

@@ -40,8 +40,10 @@ import json
 import math
 from statistics import median
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "common"))
-import mpi_launch  # noqa: E402
+# Also when tests/unit/bench_verdict_test.py loads this file from elsewhere as a module.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_common  # noqa: E402
+import mpi_launch  # noqa: E402  (on the path bench_common sets)
 
 
 def run_mode(mode, opts, work):
@@ -95,8 +97,7 @@ def run_mode(mode, opts, work):
 
 def archive_size(trace, opts):
     """Bytes on disk per OTF2 event of mode d's archive (the last cycle's)."""
-    size = sum(os.path.getsize(os.path.join(root, f))
-               for root, _, files in os.walk(trace) for f in files)
+    size = bench_common.tree_bytes(trace)
     counts = subprocess.run([os.path.join(opts.build, "tests", "trace_counts"),
                              os.path.join(trace, "traces.otf2")], capture_output=True, text=True)
     if counts.returncode != 0:
@@ -154,11 +155,7 @@ def difference_verdict(differences):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--build", default="build")
-    parser.add_argument("--mpi-prefix", default=os.path.expanduser(
-        os.environ.get("MPITRACE_OMPI_PREFIX",
-                       "~/.cache/perusetrace/openmpi-4.1.4-peruse")))
+    parser = bench_common.options(mpi="--mpi-prefix")
     parser.add_argument("--cycles", type=int, default=3)
     parser.add_argument("--iters", type=int, default=5000)
     parser.add_argument("--reps", type=int, default=5)
@@ -172,14 +169,13 @@ def main():
                         help="modes i and j's MPITRACE_PVARS (default: every SPC counter)")
     parser.add_argument("--events", help="mode g's MPITRACE_PERUSE_EVENTS (default: unset, the "
                         "library's default selection)")
-    opts = parser.parse_args()
+    opts = bench_common.parse(parser)
     if opts.events is not None and "g" not in opts.modes:
         sys.exit("--events sets mode g's events: add g to --modes (e.g. --modes abcdeg)")
     unknown = set(opts.modes) - set("abcdefghijk")
     if unknown:
         sys.exit(f"--modes {opts.modes}: no mode {''.join(sorted(unknown))}; the modes are "
                  f"a to k (see the top of {os.path.basename(__file__)})")
-    opts.build = os.path.abspath(opts.build)
     other = None
     if opts.against:
         other = argparse.Namespace(**dict(vars(opts), build=os.path.abspath(opts.against)))

@@ -13,15 +13,14 @@ Prints per mode the median compute time over cycles, and from the per-cycle diff
 and d - b over b) the overhead of sampling at 1 and 10 kHz, and the cost of one sample (signal
 delivery, state, stack walk, copy into the thread's buffer): (d - b) / (samples taken in d).
 """
-import argparse
 import os
 import subprocess
 import sys
 import tempfile
 from statistics import median
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "common"))
-import mpi_launch  # noqa: E402
+import bench_common
+import mpi_launch  # on the path bench_common sets
 
 MODES = {"a": None, "b": "off", "c": "1ms", "d": "100us"}
 
@@ -46,15 +45,11 @@ def run_mode(mode, opts, work):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--build", default="build")
-    parser.add_argument("--mpi-prefix", default=os.path.expanduser(
-        os.environ.get("MPITRACE_OMPI_PREFIX", "~/.cache/perusetrace/openmpi-4.1.4-peruse")))
+    parser = bench_common.options(mpi="--mpi-prefix")
     parser.add_argument("--cycles", type=int, default=7)
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--iterations", type=int, default=20000000)
-    opts = parser.parse_args()
-    opts.build = os.path.abspath(opts.build)
+    opts = bench_common.parse(parser)
     times = {m: [] for m in MODES}
     with tempfile.TemporaryDirectory(prefix="perusetrace-sampling-") as work:
         for cycle in range(opts.cycles):

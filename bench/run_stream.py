@@ -8,14 +8,13 @@ Prints events/s while recording (drains to the journal included) and while encod
 archive at MPI_Finalize, the archive's bytes per event, and the peak resident set above the
 untraced run's against the configured buffer.
 """
-import argparse
 import os
 import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "common"))
-import mpi_launch  # noqa: E402
+import bench_common
+import mpi_launch  # on the path bench_common sets
 
 
 def run(opts, env):
@@ -29,32 +28,21 @@ def run(opts, env):
                                      if len(line.split()) == 2)}
 
 
-def size_of(path):
-    total = 0
-    for root, _, files in os.walk(path):
-        total += sum(os.path.getsize(os.path.join(root, f)) for f in files)
-    return total
-
-
 def parse_size(text):
     units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
     return int(text[:-1]) * units[text[-1].upper()] if text[-1].upper() in units else int(text)
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--build", default="build")
+    parser = bench_common.options()
     parser.add_argument("--events", type=int, default=10_000_000)
     parser.add_argument("--buffer-size", default="8M")
-    parser.add_argument("--mpirun", default=os.path.join(os.path.expanduser(os.environ.get(
-        "MPITRACE_OMPI_PREFIX", "~/.cache/perusetrace/openmpi-4.1.4-peruse")), "bin", "mpirun"))
-    opts = parser.parse_args()
-    opts.build = os.path.abspath(opts.build)
+    opts = bench_common.parse(parser)
     with tempfile.TemporaryDirectory(prefix="perusetrace-stream-", dir=opts.build) as work:
         out = os.path.join(work, "t")
         traced = run(opts, {"MPITRACE_OUTPUT": out,
                             "MPITRACE_BUFFER_SIZE": opts.buffer_size})
-        archive = size_of(out)
+        archive = bench_common.tree_bytes(out)
         untraced = run(opts, {"MPITRACE_ENABLED": "0"})
     n = traced["events"]
     buffer_mib = parse_size(opts.buffer_size) / 2**20

@@ -10,7 +10,6 @@ per run, wall time and CPU time, and the CPU time of its busiest thread (the arc
 the report's wall time on two idle cores); then the page's size and what it keeps, and in
 Chromium the time to the first drawn timeline and the time to draw views of several widths.
 """
-import argparse
 import json
 import os
 import re
@@ -20,9 +19,9 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "common"))
-import chromium_page  # noqa: E402
-import mpi_launch  # noqa: E402
+import bench_common
+import chromium_page  # on the path bench_common sets
+import mpi_launch
 
 
 def trace(opts, work):
@@ -110,15 +109,11 @@ def browser_figures(path, data):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--build", default="build")
+    parser = bench_common.options()
     parser.add_argument("--trace", help="an existing trace directory instead of tracing")
     parser.add_argument("--rounds", type=int, default=200_000)
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--mpirun", default=os.path.join(os.path.expanduser(os.environ.get(
-        "MPITRACE_OMPI_PREFIX", "~/.cache/perusetrace/openmpi-4.1.4-peruse")), "bin", "mpirun"))
-    opts = parser.parse_args()
-    opts.build = os.path.abspath(opts.build)
+    opts = bench_common.parse(parser)
     with tempfile.TemporaryDirectory(prefix="perusetrace-timeline-", dir=opts.build) as work:
         trace_dir = opts.trace or trace(opts, work)
         html = os.path.join(work, "report.html")

@@ -1,0 +1,35 @@
+"""What the benchmark scripts share: the test helpers (tests/common: mpi_launch) on the path,
+the Open MPI they run with, the options every one of them takes, and a trace's size on disk."""
+import argparse
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "common"))
+
+# The Open MPI built with Peruse by scripts/setup.sh, unless MPITRACE_OMPI_PREFIX names another.
+MPI_PREFIX = os.path.expanduser(os.environ.get("MPITRACE_OMPI_PREFIX",
+                                               "~/.cache/perusetrace/openmpi-4.1.4-peruse"))
+
+
+def options(mpi="--mpirun", build="build", **parser_args):
+    """A parser taking --build and the MPI: `--mpirun` (its launcher) or `--mpi-prefix` (its
+    folder, for scripts that run more of it than mpirun)."""
+    parser = argparse.ArgumentParser(**parser_args)
+    parser.add_argument("--build", default=build)
+    parser.add_argument(mpi, default=os.path.join(MPI_PREFIX, "bin", "mpirun")
+                        if mpi == "--mpirun" else MPI_PREFIX)
+    return parser
+
+
+def parse(parser):
+    """The options, with --build absolute: the runs start in other folders."""
+    opts = parser.parse_args()
+    opts.build = os.path.abspath(opts.build)
+    return opts
+
+
+def tree_bytes(path):
+    """What the files below `path` (a trace directory) take on disk."""
+    return sum(os.path.getsize(os.path.join(root, f))
+               for root, _, files in os.walk(path) for f in files)
