@@ -66,16 +66,26 @@ static void check(const int* buf, int count, int seed, const char* what) {
   }
 }
 
+/* Rank 0's message to rank 1 carries the pattern `seed` gives; rank 1 checks it on receipt. */
+static void send_pattern(int* buf, const struct options* o, int seed, int tag) {
+  fill(buf, o->count, seed);
+  MPI_Send(buf, o->count, MPI_INT, 1, tag, MPI_COMM_WORLD);
+}
+
+static void receive_pattern(int* buf, const struct options* o, int seed, int tag,
+                            const char* what) {
+  MPI_Recv(buf, o->count, MPI_INT, 0, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  check(buf, o->count, seed, what);
+}
+
 static void late_sender(const struct options* o) {
   int* buf = make_buffer(o->count);
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) {
-    fill(buf, o->count, 1);
     sleep_ms(o->delay_ms);
-    MPI_Send(buf, o->count, MPI_INT, 1, TAG_LATE_SENDER, MPI_COMM_WORLD);
+    send_pattern(buf, o, 1, TAG_LATE_SENDER);
   } else if (rank == 1) {
-    MPI_Recv(buf, o->count, MPI_INT, 0, TAG_LATE_SENDER, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    check(buf, o->count, 1, "late-sender");
+    receive_pattern(buf, o, 1, TAG_LATE_SENDER, "late-sender");
   }
   free(buf);
 }
@@ -93,8 +103,7 @@ static void late_receiver(const struct options* o) {
     MPI_Wait(&request, MPI_STATUS_IGNORE);
   } else if (rank == 1) {
     sleep_ms(o->delay_ms);
-    MPI_Recv(buf, o->count, MPI_INT, 0, TAG_LATE_RECEIVER, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    check(buf, o->count, 2, "late-receiver");
+    receive_pattern(buf, o, 2, TAG_LATE_RECEIVER, "late-receiver");
   }
   free(buf);
 }
@@ -104,10 +113,7 @@ static void late_wait(const struct options* o) {
   MPI_Request request = MPI_REQUEST_NULL;
   if (rank == 1) MPI_Irecv(buf, o->count, MPI_INT, 0, TAG_LATE_WAIT, MPI_COMM_WORLD, &request);
   MPI_Barrier(MPI_COMM_WORLD);
-  if (rank == 0) {
-    fill(buf, o->count, 3);
-    MPI_Send(buf, o->count, MPI_INT, 1, TAG_LATE_WAIT, MPI_COMM_WORLD);
-  }
+  if (rank == 0) send_pattern(buf, o, 3, TAG_LATE_WAIT);
   /* The receive progresses (and, for an eager message, completes) inside this barrier. */
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 1) {
@@ -122,13 +128,10 @@ static void long_message(const struct options* o) {
   int* buf = make_buffer(o->count);
   MPI_Barrier(MPI_COMM_WORLD);
   for (int r = 0; r < o->repeat; ++r) {
-    if (rank == 0) {
-      fill(buf, o->count, 4 + r);
-      MPI_Send(buf, o->count, MPI_INT, 1, TAG_LONG, MPI_COMM_WORLD);
-    } else if (rank == 1) {
-      MPI_Recv(buf, o->count, MPI_INT, 0, TAG_LONG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      check(buf, o->count, 4 + r, "long-message");
-    }
+    if (rank == 0)
+      send_pattern(buf, o, 4 + r, TAG_LONG);
+    else if (rank == 1)
+      receive_pattern(buf, o, 4 + r, TAG_LONG, "long-message");
   }
   free(buf);
 }
@@ -137,20 +140,14 @@ static void flood(const struct options* o) {
   int* buf = make_buffer(o->count);
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) {
-    for (int r = 0; r < o->repeat; ++r) {
-      fill(buf, o->count, 100 + r);
-      MPI_Send(buf, o->count, MPI_INT, 1, TAG_FLOOD, MPI_COMM_WORLD);
-    }
+    for (int r = 0; r < o->repeat; ++r) send_pattern(buf, o, 100 + r, TAG_FLOOD);
   }
   /* Rank 1 enters the barrier (and so progresses the incoming messages into its unexpected
    * queue) before it posts a single receive. */
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 1) {
     sleep_ms(o->delay_ms);
-    for (int r = 0; r < o->repeat; ++r) {
-      MPI_Recv(buf, o->count, MPI_INT, 0, TAG_FLOOD, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      check(buf, o->count, 100 + r, "flood");
-    }
+    for (int r = 0; r < o->repeat; ++r) receive_pattern(buf, o, 100 + r, TAG_FLOOD, "flood");
   }
   free(buf);
 }
