@@ -396,18 +396,26 @@ void collective_bytes(const Call& call, const CollArgs& a, std::uint64_t& sent,
       if (i != rank) total += bytes(counts[i], type);
     return total;
   };
+  // Every other rank's block: `counts` per rank (the v variants), else `count` each.
+  auto others_blocks = [&](const int* counts, int count, MPI_Datatype type) {
+    return counts != nullptr ? sum_except_me(counts, type) : bytes(count, type) * others;
+  };
+  // A rooted collective, toward the root (gathers, reductions) or away from it: the root moves
+  // the others' blocks, every other rank its own. Only this rank's side is measured: the other
+  // side's arguments may be insignificant here and hold anything.
+  auto rooted = [&](bool to_root, const int* counts, int count, MPI_Datatype type, int own_count,
+                    MPI_Datatype own_type) {
+    if (root)
+      (to_root ? received : sent) = others_blocks(counts, count, type);
+    else
+      (to_root ? sent : received) = bytes(own_count, own_type);
+  };
   const trace::CollectiveOp op = kMpiFunctions[static_cast<std::size_t>(call.fn())].collective;
   sent = received = 0;
   switch (op) {
     case trace::CollectiveOp::Bcast:
-      (root ? sent : received) =
-          root ? bytes(a.count, a.datatype) * others : bytes(a.count, a.datatype);
-      break;
     case trace::CollectiveOp::Reduce:
-      if (root)
-        received = bytes(a.count, a.datatype) * others;
-      else
-        sent = bytes(a.count, a.datatype);
+      rooted(op == trace::CollectiveOp::Reduce, nullptr, a.count, a.datatype, a.count, a.datatype);
       break;
     case trace::CollectiveOp::Allreduce:
     case trace::CollectiveOp::Scan:
@@ -416,43 +424,24 @@ void collective_bytes(const Call& call, const CollArgs& a, std::uint64_t& sent,
           bytes(a.count, a.datatype) * (op == trace::CollectiveOp::Allreduce ? others : 1);
       break;
     case trace::CollectiveOp::Gather:
-      if (root)
-        received = bytes(a.recvcount, a.recvtype) * others;
-      else
-        sent = bytes(a.sendcount, a.sendtype);
-      break;
     case trace::CollectiveOp::Gatherv:
-      if (root)
-        received = sum_except_me(a.recvcounts, a.recvtype);
-      else
-        sent = bytes(a.sendcount, a.sendtype);
+      rooted(true, a.recvcounts, a.recvcount, a.recvtype, a.sendcount, a.sendtype);
       break;
     case trace::CollectiveOp::Scatter:
-      if (root)
-        sent = bytes(a.sendcount, a.sendtype) * others;
-      else
-        received = bytes(a.recvcount, a.recvtype);
-      break;
     case trace::CollectiveOp::Scatterv:
-      if (root)
-        sent = sum_except_me(a.sendcounts, a.sendtype);
-      else
-        received = bytes(a.recvcount, a.recvtype);
+      rooted(false, a.sendcounts, a.sendcount, a.sendtype, a.recvcount, a.recvtype);
       break;
     case trace::CollectiveOp::Allgather:
     case trace::CollectiveOp::Alltoall:
-      received = bytes(a.recvcount, a.recvtype) * others;
-      sent = in_place ? received : bytes(a.sendcount, a.sendtype) * others;
+    case trace::CollectiveOp::Alltoallv:
+      received = others_blocks(a.recvcounts, a.recvcount, a.recvtype);
+      sent = in_place ? received : others_blocks(a.sendcounts, a.sendcount, a.sendtype);
       break;
     case trace::CollectiveOp::Allgatherv:
       received = sum_except_me(a.recvcounts, a.recvtype);
       sent = (in_place ? bytes(rank >= 0 && a.recvcounts ? a.recvcounts[rank] : 0, a.recvtype)
                        : bytes(a.sendcount, a.sendtype)) *
              others;
-      break;
-    case trace::CollectiveOp::Alltoallv:
-      received = sum_except_me(a.recvcounts, a.recvtype);
-      sent = in_place ? received : sum_except_me(a.sendcounts, a.sendtype);
       break;
     case trace::CollectiveOp::ReduceScatterBlock:
       sent = received = bytes(a.recvcount, a.datatype) * others;
