@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <utility>
 
 #include "events/value_names.hpp"
 
@@ -31,43 +32,59 @@ bool initialise() {
   return ok;
 }
 
-std::vector<PvarInfo> pvars() {
-  std::vector<PvarInfo> out;
+namespace {
+
+// A variable's name and description, as MPI_T_*_get_info fills them in.
+struct Texts {
+  char name[kNameRoom], description[kDescriptionRoom];
+  int name_len = kNameRoom, description_len = kDescriptionRoom;
+};
+
+// Every variable of one kind: `count` says how many indices there are, `read(i, texts, info)`
+// fills one's own fields and says whether the index still names a variable (not so after
+// MPI_T_ERR_INVALID_INDEX: it went away).
+template <typename Info, typename Read>
+std::vector<Info> variables(int (*count)(int*), Read read) {
+  std::vector<Info> out;
   int n = 0;
-  if (PMPI_T_pvar_get_num(&n) != MPI_SUCCESS) return out;
+  if (count(&n) != MPI_SUCCESS) return out;
   for (int i = 0; i < n; ++i) {
-    char name[kNameRoom], description[kDescriptionRoom];
-    int name_len = kNameRoom, description_len = kDescriptionRoom, verbosity = 0, var_class = 0,
-        bind = 0, readonly = 1, continuous = 1, atomic = 0;
-    MPI_Datatype datatype = MPI_DATATYPE_NULL;
-    MPI_T_enum enumtype;
-    if (PMPI_T_pvar_get_info(i, name, &name_len, &verbosity, &var_class, &datatype, &enumtype,
-                             description, &description_len, &bind, &readonly, &continuous,
-                             &atomic) != MPI_SUCCESS)
-      continue;  // an index whose variable went away (MPI_T_ERR_INVALID_INDEX)
-    out.push_back(PvarInfo{i, trimmed(name, name_len), trimmed(description, description_len),
-                           var_class, bind, datatype, readonly != 0, continuous != 0, atomic != 0});
+    Texts t;
+    Info info;
+    if (!read(i, t, info)) continue;
+    info.index = i;
+    info.name = trimmed(t.name, t.name_len);
+    info.description = trimmed(t.description, t.description_len);
+    out.push_back(std::move(info));
   }
   return out;
 }
 
-std::vector<CvarInfo> cvars() {
-  std::vector<CvarInfo> out;
-  int n = 0;
-  if (PMPI_T_cvar_get_num(&n) != MPI_SUCCESS) return out;
-  for (int i = 0; i < n; ++i) {
-    char name[kNameRoom], description[kDescriptionRoom];
-    int name_len = kNameRoom, description_len = kDescriptionRoom, verbosity = 0, bind = 0,
-        scope = 0;
-    MPI_Datatype datatype = MPI_DATATYPE_NULL;
+}  // namespace
+
+std::vector<PvarInfo> pvars() {
+  return variables<PvarInfo>(PMPI_T_pvar_get_num, [](int i, Texts& t, PvarInfo& v) {
+    int verbosity = 0, readonly = 1, continuous = 1, atomic = 0;
     MPI_T_enum enumtype;
-    if (PMPI_T_cvar_get_info(i, name, &name_len, &verbosity, &datatype, &enumtype, description,
-                             &description_len, &bind, &scope) != MPI_SUCCESS)
-      continue;
-    out.push_back(CvarInfo{i, trimmed(name, name_len), trimmed(description, description_len),
-                           datatype, bind, scope});
-  }
-  return out;
+    if (PMPI_T_pvar_get_info(i, t.name, &t.name_len, &verbosity, &v.var_class, &v.datatype,
+                             &enumtype, t.description, &t.description_len, &v.bind, &readonly,
+                             &continuous, &atomic) != MPI_SUCCESS)
+      return false;
+    v.readonly = readonly != 0;
+    v.continuous = continuous != 0;
+    v.atomic = atomic != 0;
+    return true;
+  });
+}
+
+std::vector<CvarInfo> cvars() {
+  return variables<CvarInfo>(PMPI_T_cvar_get_num, [](int i, Texts& t, CvarInfo& v) {
+    int verbosity = 0;
+    MPI_T_enum enumtype;
+    return PMPI_T_cvar_get_info(i, t.name, &t.name_len, &verbosity, &v.datatype, &enumtype,
+                                t.description, &t.description_len, &v.bind,
+                                &v.scope) == MPI_SUCCESS;
+  });
 }
 
 // The MPI_T constants are named after themselves, past their prefix.

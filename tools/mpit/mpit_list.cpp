@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "lib/mpit_variables.hpp"
 
@@ -18,6 +19,20 @@ std::string one_line(std::string s) {
     if (c == '\n' || c == '\t') c = ' ';
   while (!s.empty() && s.back() == ' ') s.pop_back();
   return s.empty() ? "-" : s;
+}
+
+// A comment line counting the variables and naming the columns, then a tab-separated line each.
+template <typename Info, typename Columns>
+void print_variables(const char* what, const std::vector<Info>& variables, Columns columns) {
+  std::printf("# %zu %s\n", variables.size(), what);
+  for (const Info& v : variables) {
+    const char* separator = "";
+    for (const std::string& column : columns(v)) {
+      std::printf("%s%s", separator, column.c_str());
+      separator = "\t";
+    }
+    std::printf("\n");
+  }
 }
 
 }  // namespace
@@ -34,33 +49,33 @@ int main(int argc, char** argv) {
     PMPI_Finalize();
     return 1;
   }
-  if (want_pvars) {
-    const auto pvars = mpit::pvars();
-    std::printf(
-        "# %zu performance variables (PVARs): name, class, bind, datatype, "
-        "read-only, continuous, description\n",
-        pvars.size());
-    for (const mpit::PvarInfo& p : pvars)
-      std::printf("pvar\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.name.c_str(),
-                  mpit::class_name(p.var_class), mpit::bind_name(p.bind),
-                  mpit::type_name(p.datatype), p.readonly ? "read-only" : "writable",
-                  p.continuous ? "continuous" : "startable", one_line(p.description).c_str());
-  }
-  if (want_cvars) {
-    const auto cvars = mpit::cvars();
-    std::printf(
-        "# %zu control variables (CVARs): name, value, datatype, scope, bind, "
-        "description\n",
-        cvars.size());
-    for (const mpit::CvarInfo& c : cvars) {
-      std::string error;
-      const std::string value = mpit::read_cvar(c, error);
-      std::printf("cvar\t%s\t%s\t%s\t%s\t%s\t%s\n", c.name.c_str(),
-                  error.empty() ? value.c_str() : ("(" + error + ")").c_str(),
-                  mpit::type_name(c.datatype), mpit::scope_name(c.scope), mpit::bind_name(c.bind),
-                  one_line(c.description).c_str());
-    }
-  }
+  if (want_pvars)
+    print_variables(
+        "performance variables (PVARs): name, class, bind, datatype, read-only, "
+        "continuous, description",
+        mpit::pvars(), [](const mpit::PvarInfo& p) -> std::vector<std::string> {
+          return {"pvar",
+                  p.name,
+                  mpit::class_name(p.var_class),
+                  mpit::bind_name(p.bind),
+                  mpit::type_name(p.datatype),
+                  p.readonly ? "read-only" : "writable",
+                  p.continuous ? "continuous" : "startable",
+                  one_line(p.description)};
+        });
+  if (want_cvars)
+    print_variables("control variables (CVARs): name, value, datatype, scope, bind, description",
+                    mpit::cvars(), [](const mpit::CvarInfo& c) -> std::vector<std::string> {
+                      std::string error;
+                      const std::string value = mpit::read_cvar(c, error);
+                      return {"cvar",
+                              c.name,
+                              error.empty() ? value : "(" + error + ")",
+                              mpit::type_name(c.datatype),
+                              mpit::scope_name(c.scope),
+                              mpit::bind_name(c.bind),
+                              one_line(c.description)};
+                    });
   PMPI_T_finalize();
   PMPI_Finalize();
   return 0;
