@@ -1,9 +1,11 @@
 #include "lib/settings.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 #include <string_view>
 
 #include "lib/mpi_functions.hpp"
@@ -23,6 +25,16 @@ std::string lower(std::string s) {
 void add_error(Settings& s, const std::string& line) {
   s.errors += line;
   s.errors += '\n';
+}
+
+// A time such as "10ms" (a number, then the unit s, ms or us) in ns; -1 when `value` is no such
+// time or its unit is not one of `units`.
+double time_ns(const std::string& value, std::initializer_list<std::string_view> units) {
+  char* end = nullptr;
+  const double number = std::strtod(value.c_str(), &end);
+  const std::string_view unit = end;
+  if (end == value.c_str() || std::find(units.begin(), units.end(), unit) == units.end()) return -1;
+  return unit == "s" ? number * 1e9 : unit == "ms" ? number * 1e6 : number * 1e3;
 }
 
 std::string group_list() {
@@ -220,41 +232,30 @@ Settings read_settings(const Getenv& getenv) {
       if (s.pvars.size() == 1 && lower(s.pvars[0]) == "all") s.pvars = {"*"};
     }
   }
-  if (const char* v = getenv("MPITRACE_PVAR_READ")) {
+  // A period in ns: 0 for one of the words `off`, else a time in one of `units` from `min_ns` to
+  // `max_ns`; anything else is an error saying the value is not `what`.
+  auto period = [&](const char* variable, std::initializer_list<std::string_view> off,
+                    std::initializer_list<std::string_view> units, double min_ns, double max_ns,
+                    const char* what, std::uint64_t& out) {
+    const char* v = getenv(variable);
+    if (v == nullptr) return;
     const std::string value = lower(v);
-    char* end = nullptr;
-    const double ms = value.size() > 2 ? std::strtod(value.c_str(), &end) : 0;
-    if (value == "call") {
-      s.pvar_period_ns = 0;
-    } else if (end != nullptr && std::string(end) == "ms" && ms >= 0.001 && ms <= 3.6e6) {
-      s.pvar_period_ns = static_cast<std::uint64_t>(ms * 1e6);
-    } else {
-      add_error(s, "MPITRACE_PVAR_READ='" + std::string(v) +
-                       "' is not a time to read MPI_T variables. Allowed: call (at the start "
-                       "and end of every traced MPI call) or a period such as 10ms (at the "
-                       "first MPI call after it).");
-    }
-  }
-  if (const char* v = getenv("MPITRACE_SAMPLING")) {
-    const std::string value = lower(v);
-    char* end = nullptr;
-    const double number = std::strtod(value.c_str(), &end);
-    const std::string unit = end != nullptr ? end : "";
-    const double ns = unit == "s"    ? number * 1e9
-                      : unit == "ms" ? number * 1e6
-                      : unit == "us" ? number * 1e3
-                                     : -1;
-    if (value == "off" || value == "0") {
-      s.sampling_period_ns = 0;
-    } else if (end != value.c_str() && ns >= 100e3 && ns <= 1e9) {
-      s.sampling_period_ns = static_cast<std::uint64_t>(ns);
-    } else {
-      add_error(s, "MPITRACE_SAMPLING='" + std::string(v) +
-                       "' is not a sampling period. Allowed: off, or 100us to 1s with a unit "
-                       "(us, ms, s), e.g. 1ms (1 kHz); faster sampling would cost more than "
-                       "the states it measures.");
-    }
-  }
+    const double ns = time_ns(value, units);
+    if (std::find(off.begin(), off.end(), value) != off.end())
+      out = 0;
+    else if (ns >= min_ns && ns <= max_ns)
+      out = static_cast<std::uint64_t>(ns);
+    else
+      add_error(s, std::string(variable) + "='" + v + "' is not " + what);
+  };
+  period("MPITRACE_PVAR_READ", {"call"}, {"ms"}, 1e3, 3.6e12,
+         "a time to read MPI_T variables. Allowed: call (at the start and end of every traced "
+         "MPI call) or a period such as 10ms (at the first MPI call after it).",
+         s.pvar_period_ns);
+  period("MPITRACE_SAMPLING", {"off", "0"}, {"s", "ms", "us"}, 100e3, 1e9,
+         "a sampling period. Allowed: off, or 100us to 1s with a unit (us, ms, s), e.g. 1ms "
+         "(1 kHz); faster sampling would cost more than the states it measures.",
+         s.sampling_period_ns);
   if (const char* v = getenv("MPITRACE_MODE")) {
     const std::string value = lower(v);
     if (value == "sample") {
