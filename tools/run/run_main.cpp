@@ -3,10 +3,13 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -22,7 +25,6 @@ using perusetrace::tools::library_path;
 
 namespace {
 
-// `perusetrace run --help`.
 // `perusetrace run --help`.
 constexpr const char* kRunUsage = R"(usage: perusetrace run [OPTIONS] -np N -- PROGRAM [ARGS...]
 
@@ -55,6 +57,20 @@ options (each sets the MPITRACE_ variable of the same meaning; docs/settings.md)
   --                   ends the options; PROGRAM and its arguments follow
 )";
 
+// The options that set one MPITRACE_ variable for the ranks, as kRunUsage lists them.
+constexpr std::pair<std::string_view, const char*> kSettingOptions[] = {
+    {"--events", "MPITRACE_PERUSE_EVENTS"},
+    {"-o", "MPITRACE_OUTPUT"},
+    {"--output", "MPITRACE_OUTPUT"},
+    {"--groups", "MPITRACE_GROUPS"},
+    {"--buffer-size", "MPITRACE_BUFFER_SIZE"},
+    {"--sampling", "MPITRACE_SAMPLING"},
+    {"--mode", "MPITRACE_MODE"},
+    {"--ranks", "MPITRACE_RANKS"},
+    {"--pvars", "MPITRACE_PVARS"},
+    {"--pvar-read", "MPITRACE_PVAR_READ"},
+};
+
 int run_usage_error(const std::string& why) {
   fmt::print(stderr, "perusetrace run: {}\n\n{}", why, kRunUsage);
   return 2;
@@ -83,28 +99,14 @@ int run_main(int argc, char** argv) {
       r.env.emplace_back(variable, argv[++i]);
       return true;
     };
+    const auto setting = std::find_if(std::begin(kSettingOptions), std::end(kSettingOptions),
+                                      [&](const auto& option) { return arg == option.first; });
     bool ok = true;
     if (arg == "--") {
       ++i;
       break;
-    } else if (arg == "--events") {
-      ok = value("MPITRACE_PERUSE_EVENTS");
-    } else if (arg == "-o" || arg == "--output") {
-      ok = value("MPITRACE_OUTPUT");
-    } else if (arg == "--groups") {
-      ok = value("MPITRACE_GROUPS");
-    } else if (arg == "--buffer-size") {
-      ok = value("MPITRACE_BUFFER_SIZE");
-    } else if (arg == "--sampling") {
-      ok = value("MPITRACE_SAMPLING");
-    } else if (arg == "--mode") {
-      ok = value("MPITRACE_MODE");
-    } else if (arg == "--ranks") {
-      ok = value("MPITRACE_RANKS");
-    } else if (arg == "--pvars") {
-      ok = value("MPITRACE_PVARS");
-    } else if (arg == "--pvar-read") {
-      ok = value("MPITRACE_PVAR_READ");
+    } else if (setting != std::end(kSettingOptions)) {
+      ok = value(setting->second);
     } else if (arg == "--cvar") {
       ok = i + 1 < argc;
       if (ok) cvars += (cvars.empty() ? "" : ",") + std::string(argv[++i]);
