@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <initializer_list>
 #include <string>
 
 namespace perusetrace::tools {
@@ -24,6 +26,22 @@ inline bool write_output_file(const char* who, const std::string& path,
     return false;
   }
   return true;
+}
+
+// A file the command writes only when asked for one (`path` not empty); its content is made
+// only then, an HTML page being far more work than the text the command prints anyway.
+struct OutputFile {
+  const std::string& path;
+  std::function<std::string()> content;
+};
+
+// Writes every file asked for, each even when one before it failed. Returns the command's exit
+// code: 1 when any failed, else 0.
+inline int write_output_files(const char* who, std::initializer_list<OutputFile> files) {
+  bool ok = true;
+  for (const OutputFile& f : files)
+    if (!f.path.empty()) ok = write_output_file(who, f.path, f.content()) && ok;
+  return ok ? 0 : 1;
 }
 
 }  // namespace perusetrace::tools

@@ -5,9 +5,13 @@
 #include <fmt/core.h>
 
 #include <exception>
+#include <initializer_list>
+#include <string>
+#include <utility>
 
 #include "reader/archive_reader.hpp"
 #include "reader/progress_bar.hpp"
+#include "tools/common/command_line.hpp"
 
 namespace perusetrace::tools {
 
@@ -23,6 +27,15 @@ int run_tool(const char* tool, Work&& work) {
     fmt::print(stderr, "perusetrace {}: the {} failed: {}\n", tool, tool, e.what());
   }
   return 1;
+}
+
+// A command that reads one archive, whole: its command line (parse_command_line), then `work`
+// under run_tool.
+template <typename Work>
+int run_command(const char* command, const char* usage, int argc, char** argv,
+                std::initializer_list<Option> options, std::string& archive, Work&& work) {
+  const int rc = parse_command_line(command, usage, argc, argv, options, archive);
+  return rc >= 0 ? rc : run_tool(command, std::forward<Work>(work));
 }
 
 }  // namespace perusetrace::tools

@@ -92,9 +92,7 @@ void print_info(const archive::ArchiveReader& reader) {
 
 int info_main(int argc, char** argv) {
   std::string path;
-  const int rc = tools::parse_command_line("info", kUsage, argc, argv, {}, path);
-  if (rc >= 0) return rc;
-  return tools::run_tool("info", [&] {
+  return tools::run_command("info", kUsage, argc, argv, {}, path, [&] {
     print_info(archive::ArchiveReader(path));
     return 0;
   });

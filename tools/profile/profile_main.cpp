@@ -44,10 +44,6 @@ constexpr int kNoSamples = 2;
 
 using namespace perusetrace;
 
-bool write_file(const std::string& path, const std::string& content) {
-  return tools::write_output_file("profile", path, content);
-}
-
 int no_samples(const std::string& anchor, const char* why) {
   fmt::print(stderr,
              "perusetrace profile: {} holds no samples ({}): it was traced without sampling. "
@@ -78,11 +74,10 @@ int run_profile(const std::string& path, const std::string& json, const std::str
   result.creator = defs.creator;
   result.settings = defs.settings;
   profile::write_text(stdout, result);
-  bool ok = true;
-  if (!json.empty()) ok = write_file(json, profile::to_json(result)) && ok;
-  if (!html.empty()) ok = write_file(html, profile::to_html(result)) && ok;
-  if (!folded.empty()) ok = write_file(folded, profile::to_folded(result)) && ok;
-  return ok ? 0 : 1;
+  return tools::write_output_files("profile",
+                                   {{json, [&] { return profile::to_json(result); }},
+                                    {html, [&] { return profile::to_html(result); }},
+                                    {folded, [&] { return profile::to_folded(result); }}});
 }
 
 }  // namespace
@@ -90,12 +85,10 @@ int run_profile(const std::string& path, const std::string& json, const std::str
 int profile_main(int argc, char** argv) {
   std::string path, json, html, folded;
   bool quiet = false;
-  const int rc = tools::parse_command_line("profile", kUsage, argc, argv,
-                                           {{"", "--json", &json, nullptr},
-                                            {"", "--html", &html, nullptr},
-                                            {"", "--folded", &folded, nullptr},
-                                            {"-q", "--quiet", nullptr, &quiet}},
-                                           path);
-  if (rc >= 0) return rc;
-  return tools::run_tool("profile", [&] { return run_profile(path, json, html, folded, quiet); });
+  return tools::run_command("profile", kUsage, argc, argv,
+                            {{"", "--json", &json, nullptr},
+                             {"", "--html", &html, nullptr},
+                             {"", "--folded", &folded, nullptr},
+                             {"-q", "--quiet", nullptr, &quiet}},
+                            path, [&] { return run_profile(path, json, html, folded, quiet); });
 }

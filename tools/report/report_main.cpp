@@ -50,10 +50,6 @@ MPI function, the control variables that differ or were set), spawned jobs and a
 
 using namespace perusetrace;
 
-bool write_file(const std::string& path, const std::string& content) {
-  return tools::write_output_file("report", path, content);
-}
-
 int run_report(const std::string& path, const std::string& by, const std::string& json,
                const std::string& html, bool quiet) {
   archive::ProgressBar bar(quiet);
@@ -67,10 +63,9 @@ int run_report(const std::string& path, const std::string& by, const std::string
   const report::timeline::Timeline timeline =
       builder ? builder->take() : report::timeline::Timeline{};
   report::write_text(stdout, result);
-  bool ok = true;
-  if (!json.empty()) ok = write_file(json, report::to_json(result)) && ok;
-  if (!html.empty()) ok = write_file(html, report::to_html(result, timeline)) && ok;
-  return ok ? 0 : 1;
+  return tools::write_output_files("report",
+                                   {{json, [&] { return report::to_json(result); }},
+                                    {html, [&] { return report::to_html(result, timeline); }}});
 }
 
 }  // namespace
@@ -78,12 +73,10 @@ int run_report(const std::string& path, const std::string& by, const std::string
 int report_main(int argc, char** argv) {
   std::string path, by, json, html;
   bool quiet = false;
-  const int rc = perusetrace::tools::parse_command_line("report", kUsage, argc, argv,
-                                                        {{"", "--by", &by, nullptr},
-                                                         {"", "--json", &json, nullptr},
-                                                         {"", "--html", &html, nullptr},
-                                                         {"-q", "--quiet", nullptr, &quiet}},
-                                                        path);
-  if (rc >= 0) return rc;
-  return tools::run_tool("report", [&] { return run_report(path, by, json, html, quiet); });
+  return tools::run_command("report", kUsage, argc, argv,
+                            {{"", "--by", &by, nullptr},
+                             {"", "--json", &json, nullptr},
+                             {"", "--html", &html, nullptr},
+                             {"-q", "--quiet", nullptr, &quiet}},
+                            path, [&] { return run_report(path, by, json, html, quiet); });
 }
