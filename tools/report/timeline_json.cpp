@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <bit>
 #include <charconv>
+#include <functional>
 #include <iterator>
 #include <vector>
 
@@ -55,12 +56,13 @@ std::string names(const std::vector<std::string>& list) {
   return out + "]";
 }
 
-// A column of numbers: out += "name":[v0,v1,...].
+// The columns of one type of item: out += "name":[v0,v1,...], a value per item, each read by
+// a member pointer or a function of the item.
 class Columns {
  public:
-  explicit Columns(std::string& out) : out_(out) {}
-  template <class Items, class Value>
-  void add(const char* name, const Items& items, Value&& value) {
+  Columns(std::string& out, const std::vector<const Item*>& items) : out_(out), items_(items) {}
+  template <class Value>
+  void add(const char* name, Value&& value) {
     out_ += first_ ? "" : ",";
     first_ = false;
     fmt::format_to(std::back_inserter(out_), "\"{}\":[", name);
@@ -68,10 +70,10 @@ class Columns {
     // std::to_chars, not fmt: a page holds up to a few million numbers, and formatting them
     // through fmt's general path took longer than the rest of writing the page.
     char digits[24];
-    for (const Item* item : items) {
+    for (const Item* item : items_) {
       if (!first) out_ += ',';
       first = false;
-      const auto end = std::to_chars(digits, digits + sizeof digits, value(*item)).ptr;
+      const auto end = std::to_chars(digits, digits + sizeof digits, std::invoke(value, *item)).ptr;
       out_.append(digits, end);
     }
     out_ += ']';
@@ -79,6 +81,7 @@ class Columns {
 
  private:
   std::string& out_;
+  const std::vector<const Item*>& items_;
   bool first_ = true;
 };
 
@@ -86,7 +89,7 @@ class Columns {
 template <class Get>
 auto delta(Get get) {
   return [get, previous = std::int64_t{0}](const Item& item) mutable {
-    const auto t = static_cast<std::int64_t>(get(item));
+    const auto t = static_cast<std::int64_t>(std::invoke(get, item));
     const std::int64_t d = t - previous;
     previous = t;
     return d;
@@ -102,53 +105,49 @@ std::string detail(const Timeline& tl) {
   for (const Item& item : tl.items) of[static_cast<int>(item.type)].push_back(&item);
   std::string out = "\"states\":{";
   {
-    Columns c(out);
-    const auto& v = of[static_cast<int>(ItemType::State)];
-    c.add("row", v, [](const Item& i) { return i.row; });
-    c.add("t", v, delta([](const Item& i) { return i.t0; }));
-    c.add("dur", v, [](const Item& i) { return i.t1 - i.t0; });
-    c.add("region", v, [](const Item& i) { return i.what; });
-    c.add("depth", v, [](const Item& i) { return static_cast<unsigned>(i.depth); });
-    c.add("open", v, [](const Item& i) { return i.open ? 1 : 0; });
+    Columns c(out, of[static_cast<int>(ItemType::State)]);
+    c.add("row", &Item::row);
+    c.add("t", delta(&Item::t0));
+    c.add("dur", [](const Item& i) { return i.t1 - i.t0; });
+    c.add("region", &Item::what);
+    c.add("depth", [](const Item& i) { return static_cast<unsigned>(i.depth); });
+    c.add("open", [](const Item& i) { return i.open ? 1 : 0; });
   }
   out += "},\"markers\":{";
   {
-    Columns c(out);
-    const auto& v = of[static_cast<int>(ItemType::Marker)];
-    c.add("row", v, [](const Item& i) { return i.row; });
-    c.add("t", v, delta([](const Item& i) { return i.t0; }));
-    c.add("event", v, [](const Item& i) { return i.what; });
-    c.add("request", v, [](const Item& i) { return i.x; });
-    c.add("peer", v, [](const Item& i) { return i.peer; });
-    c.add("tag", v, [](const Item& i) { return i.tag; });
-    c.add("bytes", v, [](const Item& i) { return i.y; });
-    c.add("op", v, [](const Item& i) { return static_cast<unsigned>(i.op); });
-    c.add("comm", v, [](const Item& i) {
+    Columns c(out, of[static_cast<int>(ItemType::Marker)]);
+    c.add("row", &Item::row);
+    c.add("t", delta(&Item::t0));
+    c.add("event", &Item::what);
+    c.add("request", &Item::x);
+    c.add("peer", &Item::peer);
+    c.add("tag", &Item::tag);
+    c.add("bytes", &Item::y);
+    c.add("op", [](const Item& i) { return static_cast<unsigned>(i.op); });
+    c.add("comm", [](const Item& i) {
       return i.z == archive::kNoComm ? std::int64_t{-1} : static_cast<std::int64_t>(i.z);
     });
   }
   out += "},\"messages\":{";
   {
-    Columns c(out);
-    const auto& v = of[static_cast<int>(ItemType::Message)];
-    c.add("from", v, [](const Item& i) { return i.row; });
-    c.add("to", v, [](const Item& i) { return i.what; });
-    c.add("send", v, delta([](const Item& i) { return i.t0; }));
-    c.add("recv", v, [](const Item& i) { return signed_difference(i.t1, i.t0); });
-    c.add("xfer_begin", v, [](const Item& i) { return signed_difference(i.x, i.t0); });
-    c.add("xfer_end", v, [](const Item& i) { return signed_difference(i.y, i.t1); });
-    c.add("bytes", v, [](const Item& i) { return i.z; });
-    c.add("tag", v, [](const Item& i) { return i.tag; });
+    Columns c(out, of[static_cast<int>(ItemType::Message)]);
+    c.add("from", &Item::row);
+    c.add("to", &Item::what);
+    c.add("send", delta(&Item::t0));
+    c.add("recv", [](const Item& i) { return signed_difference(i.t1, i.t0); });
+    c.add("xfer_begin", [](const Item& i) { return signed_difference(i.x, i.t0); });
+    c.add("xfer_end", [](const Item& i) { return signed_difference(i.y, i.t1); });
+    c.add("bytes", &Item::z);
+    c.add("tag", &Item::tag);
   }
   out += "},\"steps\":{";
   {
-    Columns c(out);
-    const auto& v = of[static_cast<int>(ItemType::Counter)];
-    c.add("row", v, [](const Item& i) { return i.row; });
-    c.add("counter", v, [](const Item& i) { return i.what; });
-    c.add("t", v, delta([](const Item& i) { return i.t0; }));
-    c.add("value", v, [](const Item& i) { return static_cast<std::int64_t>(i.x); });
-    c.add("before", v, [](const Item& i) { return static_cast<std::int64_t>(i.y); });
+    Columns c(out, of[static_cast<int>(ItemType::Counter)]);
+    c.add("row", &Item::row);
+    c.add("counter", &Item::what);
+    c.add("t", delta(&Item::t0));
+    c.add("value", [](const Item& i) { return static_cast<std::int64_t>(i.x); });
+    c.add("before", [](const Item& i) { return static_cast<std::int64_t>(i.y); });
   }
   return out + "}";
 }
