@@ -1,8 +1,25 @@
 #include "reader/event_sequencer.hpp"
 
 #include <limits>
+#include <optional>
+#include <utility>
 
 namespace perusetrace::archive {
+
+namespace {
+
+// What `pending` holds under `key`, taken out of it: a begin's datatypes wait there for the
+// completion that names the same request.
+template <class Map>
+std::optional<typename Map::mapped_type> take(Map& pending, const typename Map::key_type& key) {
+  const auto it = pending.find(key);
+  if (it == pending.end()) return std::nullopt;
+  std::optional<typename Map::mapped_type> value = std::move(it->second);
+  pending.erase(it);
+  return value;
+}
+
+}  // namespace
 
 std::uint64_t ticks_to_ns(std::uint64_t ticks, std::uint64_t resolution) {
   if (resolution == 1'000'000'000u) return ticks;
@@ -38,23 +55,15 @@ void EventSequencer::datatypes(EventRecord& r) {
       r.a = r.b = 0;
       break;
     case RecordKind::IoComplete: {
-      found_send_ = kNoDatatype;
-      const auto it = pending_io_.find({rank, r.y});
-      if (it != pending_io_.end()) {
-        found_send_ = it->second.datatype;
-        found_write_ = it->second.write;
-        pending_io_.erase(it);
-      }
+      const auto io = take(pending_io_, {rank, r.y});
+      found_send_ = io ? io->datatype : kNoDatatype;
+      if (io) found_write_ = io->write;
       break;
     }
     case RecordKind::Collective: {
-      found_send_ = found_receive_ = kNoDatatype;
-      const auto it = pending_collectives_.find({rank, std::uint64_t{r.c} << 32 | r.d});
-      if (it != pending_collectives_.end()) {
-        found_send_ = it->second.first;
-        found_receive_ = it->second.second;
-        pending_collectives_.erase(it);
-      }
+      const auto types = take(pending_collectives_, {rank, std::uint64_t{r.c} << 32 | r.d});
+      found_send_ = types ? types->first : kNoDatatype;
+      found_receive_ = types ? types->second : kNoDatatype;
       break;
     }
     case RecordKind::DatatypeUse: {
