@@ -85,13 +85,8 @@ void note_handle_open(std::uint32_t handle, std::uint64_t time, std::uint64_t si
 OTF2_ErrorCode end_annotations(Location& location);
 
 // definitions.cpp: everything rank 0 writes into the global definitions.
-struct RankReport {
-  std::string host;
-  std::vector<std::uint64_t> location_events;                      // per thread
-  std::uint64_t start_time = 0, end_time = 0, realtime_start = 0;  // global clock
-  int clock_leader = 0;
-  std::vector<ClockOffset> clock_offsets;
-  std::string cvars, cvars_set;  // ProcessInfo's
+struct RankReport : RankSummary {
+  std::vector<std::uint64_t> location_events;  // per thread
   // The rank's file handles' openings (State::handle_opens); contribution_of folds them into
   // its handles, so they are not sent up the tree themselves.
   std::vector<HandleOpen> handle_opens;

@@ -252,14 +252,7 @@ void add_other_jobs(Unified& u, const std::vector<CommEntry>& comms) {
 
 RankReport report_of(const ProcessInfo& process) {
   RankReport r;
-  r.host = process.host;
-  r.start_time = process.start_time;
-  r.end_time = process.end_time;
-  r.realtime_start = process.realtime_start;
-  r.clock_leader = process.clock_leader;
-  r.clock_offsets = process.clock_offsets;
-  r.cvars = process.cvars;
-  r.cvars_set = process.cvars_set;
+  static_cast<RankSummary&>(r) = process;
   return r;
 }
 

@@ -188,8 +188,22 @@ struct ContextInfo {
   std::uint32_t line = 0;
 };
 
-struct ProcessInfo {
+// What the global definitions say of each rank beyond its events' ids: rank 0 has it of every
+// rank (a RankReport each), the rank itself as part of its ProcessInfo.
+struct RankSummary {
   std::string host;
+  // On the run's global clock (global_clock.hpp), as the records the writer is given: the span
+  // of this rank's records, from MPI_Init to MPI_Finalize.
+  std::uint64_t start_time = 0, end_time = 0;
+  std::uint64_t realtime_start = 0;        // CLOCK_REALTIME at start_time
+  int clock_leader = 0;                    // world rank leading this rank's clock domain
+  std::vector<ClockOffset> clock_offsets;  // measured at MPI_Init and MPI_Finalize
+  // MPI_T control variables, "NAME=VALUE" lines (archive_schema.hpp): rank 0 gives them all,
+  // every other rank those that differ from rank 0's; rank 0 also what MPITRACE_CVARS set.
+  std::string cvars, cvars_set;
+};
+
+struct ProcessInfo : RankSummary {
   std::vector<CommInfo> comms;          // every communicator this rank created, in creation order
   std::vector<FileInfo> files;          // every file handle, in opening order
   std::vector<WindowInfo> windows;      // every RMA window, in creation order
@@ -199,22 +213,13 @@ struct ProcessInfo {
   std::vector<std::vector<int>> rma_groups;
   // Files by local file id: those a deletion named (records IoDeleteFile), unified by name.
   std::vector<std::string> file_names;
-  // On the run's global clock (global_clock.hpp), as the records the writer is given: the span
-  // of this rank's records, from MPI_Init to MPI_Finalize.
-  std::uint64_t start_time = 0, end_time = 0;
-  std::uint64_t realtime_start = 0;        // CLOCK_REALTIME at start_time
-  int clock_leader = 0;                    // world rank leading this rank's clock domain
-  std::vector<ClockOffset> clock_offsets;  // measured at MPI_Init and MPI_Finalize
-  std::vector<MetricInfo> metrics;         // MPI_T PVAR values recorded, in local id order
-  std::vector<ContextInfo> contexts;       // the samples' calling contexts, parents first
+  std::vector<MetricInfo> metrics;    // MPI_T PVAR values recorded, in local id order
+  std::vector<ContextInfo> contexts;  // the samples' calling contexts, parents first
   // The nested annotations' "ATTRIBUTE=VALUE" pairs by local id (records AnnotationBegin/End):
   // regions of paradigm USER, unified by name (archive_schema.hpp).
   std::vector<std::string> annotations;
   // The attributes among them of process scope: their values hold for every thread of the rank.
   std::vector<std::string> process_attributes;
-  // MPI_T control variables, "NAME=VALUE" lines (archive_schema.hpp): rank 0 gives them all,
-  // every other rank those that differ from rank 0's; rank 0 also what MPITRACE_CVARS set.
-  std::string cvars, cvars_set;
 };
 
 // The archive is written at MPI_Finalize, by every rank for its own threads, from the records
