@@ -32,13 +32,7 @@ bool same(const MessageCase& a, const MessageCase& b) {
 // What every item has: its type, its span, its row and what it shows there.
 Item item_of(ItemType type, std::uint64_t t0, std::uint64_t t1, std::uint32_t row,
              std::uint32_t what) {
-  Item item;
-  item.type = type;
-  item.t0 = t0;
-  item.t1 = t1;
-  item.row = row;
-  item.what = what;
-  return item;
+  return Item{.t0 = t0, .t1 = t1, .row = row, .what = what, .type = type};
 }
 
 }  // namespace
