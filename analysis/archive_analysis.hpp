@@ -5,7 +5,7 @@
 #include <functional>
 #include <string>
 
-#include "analysis/peruse_analysis.hpp"
+#include "analysis/case_listener.hpp"
 #include "analysis/report_data.hpp"
 #include "analysis/wait_states.hpp"
 #include "reader/archive_reader.hpp"
@@ -16,7 +16,7 @@ namespace perusetrace::report {
 // What rides along with the analyses in their pass (the report's HTML timeline): it sees every
 // event after them, and each case they find as they find it. `finish` comes after the analyses'
 // own, while the report they fill is still the one it was made with.
-class PassObserver : public archive::EventSink, public CaseListener, public WaitListener {
+class PassObserver : public archive::EventSink, public CaseListener {
  public:
   virtual void finish() = 0;
 };

@@ -11,20 +11,12 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analysis/case_listener.hpp"
 #include "analysis/report_data.hpp"
 #include "events/catalogue.hpp"
 #include "reader/archive_reader.hpp"
 
 namespace perusetrace::report {
-
-// Told of each pattern case and each message as the analysis adds it to the report (the HTML
-// timeline keeps the events around those that rank among the worst).
-class CaseListener {
- public:
-  virtual ~CaseListener() = default;
-  virtual void pattern_case(const Pattern& pattern, const PatternCase& c) = 0;
-  virtual void message_case(const MessageCase& m) = 0;
-};
 
 class Analysis : public archive::EventSink {
  public:

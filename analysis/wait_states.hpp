@@ -15,18 +15,12 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analysis/case_listener.hpp"
 #include "analysis/wait_state_data.hpp"
 #include "reader/archive_reader.hpp"
 #include "reader/message_key.hpp"
 
 namespace perusetrace::report {
-
-// Told of each wait as it is charged (the HTML timeline keeps the events around the worst).
-class WaitListener {
- public:
-  virtual ~WaitListener() = default;
-  virtual void wait_case(const WaitPatternStat& pattern, const WaitCase& c) = 0;
-};
 
 class WaitStateAnalysis : public archive::EventSink {
  public:
@@ -51,7 +45,8 @@ class WaitStateAnalysis : public archive::EventSink {
   void peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
               const archive::PeruseFields& f) override;
 
-  void listen(WaitListener& listener) { listener_ = &listener; }
+  // Told of each wait as it is charged.
+  void listen(CaseListener& listener) { listener_ = &listener; }
 
   // `end`: the trace's length. Walks the critical path and totals the ranks.
   void finish(std::uint64_t end);
@@ -229,7 +224,7 @@ class WaitStateAnalysis : public archive::EventSink {
   std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, Epochs> epochs_;
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::deque<Hold>> locks_;  // (window, target)
   std::map<std::uint32_t, std::vector<std::uint64_t>> activity_ns_;  // label -> ns by rank
-  WaitListener* listener_ = nullptr;
+  CaseListener* listener_ = nullptr;
 };
 
 }  // namespace perusetrace::report
