@@ -67,12 +67,9 @@ std::size_t Analysis::bin(std::uint64_t t) const {
 }
 
 JobStat* Analysis::other_job(std::uint32_t comm, std::uint32_t peer) {
-  if (comm >= defs_.comms.size()) return nullptr;
-  const archive::CommDef& c = defs_.comms[comm];
-  if (c.job >= out_.jobs.size() || peer >= c.world_ranks.size() ||
-      c.world_ranks[peer] != archive::kOtherJobRank)
-    return nullptr;
-  return &out_.jobs[c.job];
+  if (!archive::other_job_member(defs_, comm, peer)) return nullptr;
+  const std::uint32_t job = defs_.comms[comm].job;
+  return job < out_.jobs.size() ? &out_.jobs[job] : nullptr;
 }
 
 // Where the traffic between world ranks a and b goes; nullptr when either is unknown (a wildcard

@@ -18,4 +18,11 @@ inline std::int32_t world_rank(const Definitions& defs, std::uint32_t comm, std:
   return peer < c.world_ranks.size() ? static_cast<std::int32_t>(c.world_ranks[peer]) : -1;
 }
 
+// Whether member `peer` of communicator `comm` is a process of another MPI job
+// (CommDef::job names it).
+inline bool other_job_member(const Definitions& defs, std::uint32_t comm, std::uint32_t peer) {
+  return comm < defs.comms.size() && peer < defs.comms[comm].world_ranks.size() &&
+         defs.comms[comm].world_ranks[peer] == kOtherJobRank;
+}
+
 }  // namespace perusetrace::archive

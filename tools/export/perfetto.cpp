@@ -275,8 +275,7 @@ std::int32_t ChromeTrace::world_rank(std::uint32_t comm, std::uint32_t peer,
 }
 
 bool ChromeTrace::other_job(std::uint32_t comm, std::uint32_t peer) const {
-  return comm < defs_.comms.size() && peer < defs_.comms[comm].world_ranks.size() &&
-         defs_.comms[comm].world_ranks[peer] == archive::kOtherJobRank;
+  return archive::other_job_member(defs_, comm, peer);
 }
 
 // "s" binds to the slice open on the sender's thread (the sending call); "f" with "bp":"e" to
