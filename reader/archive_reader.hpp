@@ -346,9 +346,13 @@ class EventSink {
 
 // For a sink that takes point-to-point events kind by kind: calls its send(loc, t, e),
 // send_complete(loc, t, request), recv_request(loc, t, request), recv(loc, t, e) or
-// request_cancelled(loc, t, request), whichever of them it has (public members).
+// request_cancelled(loc, t, request), whichever of them it has. They must be public: a
+// private one is not seen, and its events would be dropped without a word.
 template <typename Sink>
 void split_point_to_point(Sink& sink, std::uint32_t loc, std::uint64_t t, const PointToPoint& e) {
+  static_assert(
+      requires { sink.send(loc, t, e); } || requires { sink.recv(loc, t, e); },
+      "split_point_to_point: the sink has no public send() or recv()");
   switch (e.kind) {
     case P2pKind::Send:
       if constexpr (requires { sink.send(loc, t, e); }) sink.send(loc, t, e);
