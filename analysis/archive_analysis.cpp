@@ -4,6 +4,7 @@
 
 #include "analysis/context_analysis.hpp"
 #include "analysis/datatype_analysis.hpp"
+#include "analysis/inside_mpi.hpp"
 #include "analysis/io_analysis.hpp"
 #include "analysis/mpit_analysis.hpp"
 #include "analysis/peruse_analysis.hpp"
@@ -27,12 +28,13 @@ Report analyse_archive(const std::string& path, const std::string& by, archive::
   RmaAnalysis rma_analysis(reader.definitions(), result);
   IoAnalysis io_analysis(reader.definitions(), result);
   DatatypeAnalysis datatype_analysis(reader.definitions(), result);
+  InsideMpiAnalysis inside_mpi(reader.definitions(), result.inside);
   WaitStateAnalysis wait_states(reader.definitions(), result.wait_states);
   // Every analysis sees each event, in this order; an observer last, after the analyses: the
   // page's timeline keeps detail around the cases they find.
   std::vector<archive::EventSink*> analyses = {
       &peruse_analysis,   &mpit_analysis,    &rma_analysis, &io_analysis,
-      &datatype_analysis, &context_analysis, &wait_states};
+      &datatype_analysis, &context_analysis, &inside_mpi,   &wait_states};
   PassObserver* observer = observe ? observe(reader.definitions(), result) : nullptr;
   if (observer != nullptr) {
     peruse_analysis.listen(*observer);

@@ -408,7 +408,10 @@ void Analysis::transfer(PeruseEvent e, Location& l, std::uint64_t t,
     ++r.fragments;
     if (r.last_fragment != kNever)
       out_.messages.fragment_interval_ns.add(static_cast<double>(t - r.last_fragment));
-    if (r.first_fragment == kNever) r.first_fragment = t;
+    if (r.first_fragment == kNever) {
+      r.first_fragment = t;
+      r.first_fragment_bytes = f.bytes;
+    }
     r.last_fragment = t;
   } else if (e == PeruseEvent::REQ_XFER_END) {
     r.xfer_end = t;
@@ -430,10 +433,11 @@ void Analysis::transfer(PeruseEvent e, Location& l, std::uint64_t t,
 void Analysis::count_message(std::uint32_t rank, Request& r) {
   if (r.counted) return;
   r.counted = true;
-  // ob1 delivers an eager message in one fragment (its match header carries the data) and a
-  // rendezvous message in two or more (the first with the header, the rest after the receiver
-  // answered), pipelined for large ones: one fragment is eager.
-  const bool fragmented = r.fragments > 1;
+  // ob1 moves an eager message as one piece (XFER_BEGIN, XFER_END; or one XFER_CONTINUE of the
+  // whole message when it is copied out of the unexpected queue) and reports each fragment of a
+  // rendezvous message as an XFER_CONTINUE: the first with the match header, the rest after the
+  // receiver answered (over TCP one put after the first, which Peruse does not report).
+  const bool fragmented = r.fragments > 1 || (r.fragments == 1 && r.first_fragment_bytes < r.bytes);
   MessageGroup& g = out_.messages.groups[r.operation ? 1 : 0][fragmented ? 1 : 0];
   ++g.count;
   g.bytes += r.bytes;

@@ -51,6 +51,7 @@ class Analysis : public archive::EventSink {
     std::uint64_t first = kNever, activate = kNever, xfer_begin = kNever, first_fragment = kNever,
                   last_fragment = kNever, xfer_end = kNever, complete = kNever;
     std::uint32_t fragments = 0;
+    std::uint64_t first_fragment_bytes = 0;  // an XFER_CONTINUE's bytes are its fragment's
     bool nonblocking = false;  // posted by MPI_Isend/Irecv/Start: the program collects it
     bool settled = false;      // the MPI call it completed in has returned
     bool counted = false;      // its message statistics are taken

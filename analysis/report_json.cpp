@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "analysis/inside_mpi_json.hpp"
 #include "analysis/json_text.hpp"
 #include "analysis/mpit_analysis.hpp"
 #include "analysis/wait_state_json.hpp"
@@ -381,6 +382,8 @@ std::string to_json(const Report& r) {
               d.file_operations, d.file_bytes, d.bytes());
         });
   if (r.wait_states.present) j += R"(,"wait_states":)" + wait_states_json(r);
+  j += R"(,"inside_mpi":)" + inside_mpi_json(r.inside);
+  j += R"(,"what_to_try":)" + what_to_try_json(r);
   // Only an archive with MPI_T in it has the section: other reports stay as they were.
   if (r.mpit.present) j += R"(,"mpit":)" + mpit(r.mpit);
   // Only an archive with RMA windows has the section.

@@ -30,8 +30,9 @@ enum class WaitPattern : std::uint8_t {
   LatePost,
   EarlyWait,
   LockContention,
+  ProgressStall,
 };
-inline constexpr std::size_t kWaitPatterns = 14;
+inline constexpr std::size_t kWaitPatterns = 15;
 
 struct WaitPatternInfo {
   const char* key;       // JSON and --check name
@@ -85,6 +86,11 @@ inline constexpr std::array<WaitPatternInfo, kWaitPatterns> kWaitPatternInfo = {
      "an MPI_Win_lock asked for while another origin that had asked first held a conflicting "
      "lock on the same target: the origin's time in its MPI_Win_lock and MPI_Win_unlock (where "
      "a lazy lock is acquired) until that lock was released"},
+    {"progress_stall", "Progress stall",
+     "a message whose transfer had begun (Peruse: REQ_XFER_BEGIN) stopped between two of its "
+     "transfer events while the peer process computed outside MPI, and went on only after the "
+     "peer entered MPI again (no asynchronous progress): the waiting process's time in its call "
+     "from the transfer's stop to the peer's entry"},
 }};
 
 inline const WaitPatternInfo& info(WaitPattern p) {

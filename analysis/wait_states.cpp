@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "analysis/requirements.hpp"
+#include "reader/call_kind.hpp"
 #include "reader/world_rank.hpp"
 
 namespace perusetrace::report {
@@ -100,6 +101,14 @@ WaitStateAnalysis::WaitStateAnalysis(const archive::Definitions& defs, WaitState
         defs.regions[r].kind == archive::RegionKind::MpiFunction && is_poll(defs.regions[r].name);
   }
   queue_event_.assign(defs.regions.size(), QueueEvent::None);
+  transfer_.assign(defs.regions.size(), Transfer::None);
+  progresses_.assign(defs.regions.size(), 0);
+  for (std::size_t r = 0; r < defs.regions.size(); ++r)
+    progresses_[r] = archive::makes_progress(defs.regions[r]);
+  rank_locations_.resize(defs.ranks.size());
+  for (std::size_t l = 0; l < defs.locations.size(); ++l)
+    if (defs.locations[l].rank < rank_locations_.size())
+      rank_locations_[defs.locations[l].rank].push_back(static_cast<std::uint32_t>(l));
   bool inserts = false, removals = false;
   for (std::size_t r = 0; r < defs.regions.size(); ++r) {
     const archive::RegionDef& d = defs.regions[r];
@@ -108,6 +117,9 @@ WaitStateAnalysis::WaitStateAnalysis(const archive::Definitions& defs, WaitState
     const std::string& e = defs.peruse_events[d.peruse_index];
     if (e == "MSG_INSERT_IN_UNEX_Q") queue_event_[r] = QueueEvent::Insert, inserts = true;
     if (e == "MSG_REMOVE_FROM_UNEX_Q") queue_event_[r] = QueueEvent::Remove, removals = true;
+    if (e == "REQ_XFER_BEGIN") transfer_[r] = Transfer::Begin;
+    if (e == "REQ_XFER_CONTINUE") transfer_[r] = Transfer::Continue;
+    if (e == "REQ_XFER_END") transfer_[r] = Transfer::End;
   }
   // Defined is not traced: the selection the archive records says which events it holds.
   bool recorded = false;
@@ -251,6 +263,7 @@ void WaitStateAnalysis::leave(std::uint32_t loc, std::uint64_t t, std::uint32_t 
     s.end = std::max(t, s.start);
     add_activity(l, s);
     settle_pending(loc);
+    settle_stalls(loc);
     const auto instances = std::move(l.instances);
     l.instances.clear();
     for (const auto& key : instances) member_left(key, loc, s.end);
@@ -584,8 +597,10 @@ void WaitStateAnalysis::collective(std::uint32_t loc, std::uint64_t, const archi
   join(loc, c.comm, start, function, c.root, next_nb_instance_, std::uint64_t{1} << 63, true);
 }
 
-void WaitStateAnalysis::peruse(std::uint32_t loc, std::uint64_t, std::uint32_t region,
+void WaitStateAnalysis::peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
                                const archive::PeruseFields& f) {
+  if (region < transfer_.size() && transfer_[region] != Transfer::None)
+    transfer_event(loc, t, transfer_[region], f);
   if (!unexpected_known_ || region >= queue_event_.size() || f.tag < 0) return;
   std::int64_t& depth = unexpected_[locations_[loc].rank];
   if (queue_event_[region] == QueueEvent::Insert) ++depth;

@@ -82,6 +82,13 @@ class WaitStateAnalysis : public archive::EventSink {
     std::uint32_t late_loc = kNone;
     WaitCase c;
   };
+  // A progress stall found during the running call, charged when it ends (after the waits its
+  // messages' matching charges, which begin earlier in the call).
+  struct Stall {
+    std::uint64_t from = 0, to = 0;
+    std::uint32_t late_loc = kNone;
+    WaitCase c;
+  };
   struct Location {
     std::uint32_t rank = 0;
     std::deque<Segment> history;
@@ -95,6 +102,7 @@ class WaitStateAnalysis : public archive::EventSink {
     // The program's messages in the rank's unexpected queue when the running call began.
     std::int64_t unexpected_at_entry = 0;
     Pending pending;
+    std::vector<Stall> stalls;
     // The collective instances the running call belongs to (instances_' keys): several for a
     // Waitall completing nonblocking collectives.
     std::vector<std::pair<std::uint32_t, std::uint64_t>> instances;
@@ -181,6 +189,16 @@ class WaitStateAnalysis : public archive::EventSink {
     std::uint64_t requested = 0, release = kNever;
     bool exclusive = false;
   };
+  // Progress stalls (progress_stalls.cpp): a request's transfer events, and the stretch in which
+  // the rank `peer` made no MPI call that progresses messages, within [from, until]: when one
+  // began at or after `from` and ended by `until`, its start, its end (the entry that let the
+  // transfer go on) and the location that entered.
+  enum class Transfer : std::uint8_t { None, Begin, Continue, End };
+  void transfer_event(std::uint32_t loc, std::uint64_t t, Transfer e,
+                      const archive::PeruseFields& f);
+  bool without_progress(std::uint32_t peer, std::uint64_t from, std::uint64_t until,
+                        std::uint64_t& start, std::uint64_t& end, std::uint32_t& entered) const;
+  void settle_stalls(std::uint32_t loc);
   void lock_event(std::uint32_t loc, std::uint64_t t, const archive::RmaEvent& e);
   void epoch_event(std::uint32_t loc, const archive::RmaEvent& e, EpochField field);
   void settle_epoch(Epoch& ep);
@@ -210,9 +228,14 @@ class WaitStateAnalysis : public archive::EventSink {
   // With Peruse's unexpected-queue events: the program's messages (tags from 0) that arrived
   // and wait in each rank's unexpected queue, which tell "arrived first" better than send times.
   enum class QueueEvent : std::uint8_t { None, Insert, Remove };
-  std::vector<QueueEvent> queue_event_;   // by region
-  bool unexpected_known_ = false;         // both events are in the archive
-  std::vector<std::int64_t> unexpected_;  // by rank
+  std::vector<QueueEvent> queue_event_;                     // by region
+  bool unexpected_known_ = false;                           // both events are in the archive
+  std::vector<std::int64_t> unexpected_;                    // by rank
+  std::vector<Transfer> transfer_;                          // by region: a transfer event
+  std::vector<std::uint8_t> progresses_;                    // by region: archive::makes_progress
+  std::vector<std::vector<std::uint32_t>> rank_locations_;  // by world rank
+  // (rank, request) -> its latest transfer event's time, while the transfer runs.
+  std::unordered_map<std::uint64_t, std::uint64_t> transfer_at_;
 
   std::unordered_map<std::uint64_t, std::pair<std::uint64_t, std::uint32_t>>
       nb_starts_;  // (rank, request) -> (start call's entry, its region)

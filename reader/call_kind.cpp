@@ -41,6 +41,22 @@ CallKind call_kind(const RegionDef& r) {
   }
 }
 
+bool makes_progress(const RegionDef& r) {
+  if (r.kind != RegionKind::MpiFunction) return false;
+  const std::string_view n = r.name;
+  for (const std::string_view local :
+       {"MPI_Type_",  "MPI_Info_",     "MPI_Group_",    "MPI_Op_",     "MPI_Errhandler_",
+        "MPI_T_",     "MPI_Cart_",     "MPI_Graph",     "MPI_Status_", "MPI_Keyval_",
+        "MPI_Attr_",  "MPI_Comm_get_", "MPI_Comm_set_", "MPI_Get_",    "MPI_Wt",
+        "MPI_Error_", "MPI_Aint_",     "MPI_Pack",      "MPI_Unpack",  "MPI_Comm_call_errhandler"})
+    if (n.rfind(local, 0) == 0) return false;
+  return !one_of(
+      n, {"MPI_Comm_rank", "MPI_Comm_size", "MPI_Comm_remote_size", "MPI_Comm_test_inter",
+          "MPI_Comm_compare", "MPI_Initialized", "MPI_Finalized", "MPI_Query_thread",
+          "MPI_Is_thread_main", "MPI_Pcontrol", "MPI_Dims_create", "MPI_Topo_test", "MPI_Alloc_mem",
+          "MPI_Free_mem", "MPI_Address", "MPI_Request_free", "MPI_Comm_free_keyval"});
+}
+
 const char* call_kind_name(CallKind kind) {
   return name_in(kind,
                  {{CallKind::OutsideMpi, "outside MPI"},

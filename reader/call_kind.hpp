@@ -27,6 +27,10 @@ enum class CallKind : std::uint8_t {
 inline constexpr int kCallKinds = static_cast<int>(CallKind::Tracer) + 1;
 
 CallKind call_kind(const RegionDef& region);
+// Whether a call of this MPI function may move messages (Open MPI's progress engine runs in
+// every call that sends, receives, completes, probes or synchronises): false for the calls
+// that only read or build local objects (MPI_Comm_rank, MPI_Type_*, MPI_Wtime, ...).
+bool makes_progress(const RegionDef& region);
 // "waiting for a message", "blocking send", ...
 const char* call_kind_name(CallKind kind);
 

@@ -11,7 +11,7 @@ CASE:
   late_wait     scenarios late-wait -d 300: a late wait on rank 1 exactly from the receive's
                 completion to MPI_Wait's start in the archive, and about the 300 ms injected
   flood         scenarios flood -r 64 -d 100: rank 1's unexpected queue 64 deep (+-2)
-  long_message  scenarios long-message -r 4: rendezvous messages (eager ones have one fragment),
+  long_message  scenarios long-message -r 4: rendezvous messages (eager ones have no XFER_CONTINUE),
                 bandwidth 100 MB/s..100 GB/s
   no_events     MPITRACE_PERUSE_EVENTS=none: every Peruse analysis names the setting instead
   bad_input     a missing path and a file that is not OTF2: a clear error, exit 1
@@ -356,7 +356,7 @@ def case_long_message(c):
     if frag["count"] == 0:
         f.append("no fragments reported")
     for g in data["messages"]["groups"]:
-        if g["protocol"] == "eager" and g["fragments"]["count"] and g["fragments"]["max"] > 1:
+        if g["protocol"] == "eager" and g["fragments"]["count"] and g["fragments"]["max"] > 0:
             f.append(f"{g['operation']} messages of {g['fragments']['max']:.0f} fragments "
                      "classified as eager")
     groups = [g for g in data["messages"]["groups"] if g["protocol"] == "rendezvous"]

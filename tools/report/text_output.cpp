@@ -12,6 +12,7 @@
 #include "tools/report/io_text.hpp"
 #include "tools/report/mpit_text.hpp"
 #include "tools/report/rma_text.hpp"
+#include "tools/report/inside_mpi_text.hpp"
 #include "tools/report/wait_state_text.hpp"
 
 namespace perusetrace::report {
@@ -233,6 +234,7 @@ void write_text(std::FILE* out, const Report& report) {
   }
   const std::size_t n = report.ranks.size();
   write_wait_summary(out, report);
+  write_what_to_try(out, report);
 
   fmt::print(out, "\nRanks: time in MPI and messages (MPI calls)\n");
   fmt::print(out, "  {:<6}{:>12}{:>9}{:>14}{:>9}{:>14}\n", "rank", "in MPI ms", "sent",
@@ -263,8 +265,8 @@ void write_text(std::FILE* out, const Report& report) {
   fmt::print(out, "\nMessages (Peruse, one per request)\n");
   if (!missing(out, report, "messages")) {
     static const char* kOps[] = {"send", "receive"};
-    static const char* kProtocols[] = {"eager (one fragment)",
-                                       "rendezvous (two or more fragments)"};
+    static const char* kProtocols[] = {"eager (no XFER_CONTINUE)",
+                                       "rendezvous (XFER_CONTINUE fragments)"};
     for (int o = 0; o < 2; ++o)
       for (int p = 0; p < 2; ++p) {
         const MessageGroup& g = report.messages.groups[o][p];
@@ -306,7 +308,7 @@ void write_text(std::FILE* out, const Report& report) {
                      ? static_cast<double>(m.fragments) * 1e9 / static_cast<double>(m.fragmented_ns)
                      : 0.0);
     } else {
-      fmt::print(out, "  no rendezvous (multi-fragment) messages\n");
+      fmt::print(out, "  no rendezvous messages\n");
     }
     fmt::print(out, "  slowest (logical duration):\n");
     for (const auto& [key, c] : m.slowest.items())
@@ -320,6 +322,7 @@ void write_text(std::FILE* out, const Report& report) {
 
   placement(out, report);
   write_wait_states(out, report);
+  write_inside_mpi(out, report);
 
   fmt::print(out,
              "\nPeruse's view of messages and requests (measures of messages, not time lost: "

@@ -47,6 +47,9 @@ options (each sets the MPITRACE_ variable of the same meaning; docs/settings.md)
                        (MPITRACE_PVAR_READ)
   --cvar NAME=VALUE    set an MPI_T control variable before MPI_Init (repeatable;
                        MPITRACE_CVARS)
+  --mca NAME VALUE     an Open MPI MCA parameter for the run, passed to mpirun as
+                       --mca NAME VALUE (repeatable): what the report's "what to try"
+                       names, e.g. --mca btl_vader_eager_limit 9216
   --mpirun PATH        the mpirun to use (default: the one perusetrace was built with,
                        or MPITRACE_MPIRUN)
   --host LIST          hosts to run on, passed to mpirun (e.g. node1:4,node2:4)
@@ -110,6 +113,12 @@ int run_main(int argc, char** argv) {
     } else if (arg == "--cvar") {
       ok = i + 1 < argc;
       if (ok) cvars += (cvars.empty() ? "" : ",") + std::string(argv[++i]);
+    } else if (arg == "--mca") {
+      ok = i + 2 < argc;
+      if (ok) {
+        r.mpirun_args.insert(r.mpirun_args.end(), {"--mca", argv[i + 1], argv[i + 2]});
+        i += 2;
+      }
     } else if (arg == "--mpirun") {
       ok = i + 1 < argc;
       if (ok) r.mpirun = argv[++i];
@@ -128,7 +137,9 @@ int run_main(int argc, char** argv) {
     } else {
       return run_usage_error(fmt::format("unknown option '{}' (put the program after --)", arg));
     }
-    if (!ok) return run_usage_error(fmt::format("{} needs a value", arg));
+    if (!ok)
+      return run_usage_error(arg == "--mca" ? std::string("--mca needs a NAME and a VALUE")
+                                            : fmt::format("{} needs a value", arg));
   }
   if (!cvars.empty()) r.env.emplace_back("MPITRACE_CVARS", cvars);
   for (; i < argc; ++i) r.command.emplace_back(argv[i]);
