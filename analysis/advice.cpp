@@ -101,8 +101,9 @@ void searches(const QueueSearches& s, std::vector<Advice>& out) {
       "longest {}",
       n, kDepthFrom[2], ms(ns), ms(max_ns));
   a.change =
-      "keep fewer receives outstanding at a time, and name the source instead of "
-      "MPI_ANY_SOURCE where it is known (Open MPI searches the queue in order)";
+      "post the receives in the order their messages arrive (Open MPI searches the queue from "
+      "its oldest receive), keep fewer outstanding at a time, and name the source instead of "
+      "MPI_ANY_SOURCE where it is known";
   out.push_back(std::move(a));
 }
 

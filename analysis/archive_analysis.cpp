@@ -71,6 +71,7 @@ Report analyse_archive(const std::string& path, const std::string& by, archive::
   datatype_analysis.finish();
   rma_analysis.finish();
   io_analysis.finish();
+  inside_mpi.finish();
   wait_states.finish(result.trace_ns);
   if (observer != nullptr) observer->finish();
   const bool moved = several_clocks && repair.repaired() > 0;

@@ -65,10 +65,24 @@ InsideMpiAnalysis::InsideMpiAnalysis(const archive::Definitions& defs, InsideMpi
   eager_limit(defs.cvars, {"btl_tcp_eager_limit"}, out_.inter);
 }
 
-std::string InsideMpiAnalysis::path(const Location& l) const {
-  std::string p = l.call < defs_.regions.size() ? defs_.regions[l.call].name : "outside MPI";
-  if (!l.regions.empty()) p += " in " + defs_.regions[l.regions.back()].name;
+std::string InsideMpiAnalysis::path_name(std::uint64_t key) const {
+  const auto call = static_cast<std::uint32_t>(key >> 32), region = static_cast<std::uint32_t>(key);
+  std::string p = call < defs_.regions.size() ? defs_.regions[call].name : "outside MPI";
+  if (region < defs_.regions.size()) p += " in " + defs_.regions[region].name;
   return p;
+}
+
+void InsideMpiAnalysis::finish() {
+  auto add = [](PathCost& to, const PathCost& c) {
+    to.count += c.count;
+    to.bytes += c.bytes;
+    to.ns += c.ns;
+  };
+  for (const auto& [key, c] : late_receives_) add(out_.unexpected.receives[path_name(key)], c);
+  for (const auto& [key, c] : posted_searches_)
+    add(out_.searches.paths["posted queue: " + path_name(key)], c);
+  for (const auto& [key, c] : unexpected_searches_)
+    add(out_.searches.paths["unexpected queue: " + path_name(key)], c);
 }
 
 void InsideMpiAnalysis::enter(std::uint32_t loc, std::uint64_t, std::uint32_t region) {
@@ -134,7 +148,7 @@ void InsideMpiAnalysis::peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t
   if (e == PeruseEvent::REQ_ACTIVATE) {
     Receive& r = receives_[k];
     r = Receive{};
-    r.path = path(l);
+    r.path = path_key(l);
     return;
   }
   auto it = receives_.find(k);
@@ -183,7 +197,7 @@ void InsideMpiAnalysis::transfer_end(Location& l, std::uint64_t t, const archive
     out_.unexpected.bytes += bytes;
     const std::uint64_t copy = r.begin != kNever && t > r.begin ? t - r.begin : 0;
     out_.unexpected.copy_ns += copy;
-    PathCost& p = out_.unexpected.receives[r.path];
+    PathCost& p = late_receives_[r.path];
     ++p.count;
     p.bytes += bytes;
     p.ns += copy;
@@ -224,7 +238,7 @@ void InsideMpiAnalysis::search_end(Location& l, std::uint64_t t, bool posted) {
     s.ns += d;
     s.max_ns = std::max(s.max_ns, d);
   }
-  PathCost& p = out_.searches.paths[(posted ? "posted queue: " : "unexpected queue: ") + path(l)];
+  PathCost& p = (posted ? posted_searches_ : unexpected_searches_)[path_key(l)];
   ++p.count;
   p.ns += d;
 }

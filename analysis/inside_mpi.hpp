@@ -22,11 +22,13 @@ class InsideMpiAnalysis : public archive::EventSink {
   void leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
   void peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
               const archive::PeruseFields& f) override;
+  // Names the call paths (kept as region numbers while the events stream).
+  void finish();
 
  private:
   static constexpr std::uint64_t kNever = ~std::uint64_t{0};
   struct Receive {
-    std::string path;  // where it was posted
+    std::uint64_t path = 0;  // where it was posted (path_key)
     bool unexpected = false;
     std::uint32_t continues = 0;
     std::uint64_t first_bytes = 0;  // the first XFER_CONTINUE's: its fragment's bytes
@@ -41,7 +43,12 @@ class InsideMpiAnalysis : public archive::EventSink {
     std::int64_t depth_at_search = 0;
   };
 
-  std::string path(const Location& l) const;
+  // The outermost MPI call and the innermost region open outside it, as one number.
+  static std::uint64_t path_key(const Location& l) {
+    return static_cast<std::uint64_t>(l.call) << 32 |
+           (l.regions.empty() ? archive::kNoRegion : l.regions.back());
+  }
+  std::string path_name(std::uint64_t key) const;
   void transfer_end(Location& l, std::uint64_t t, const archive::PeruseFields& f, Receive& r);
   ProtocolStat* placement(std::uint32_t rank, std::int32_t peer);
   void search_end(Location& l, std::uint64_t t, bool posted);
@@ -50,8 +57,11 @@ class InsideMpiAnalysis : public archive::EventSink {
   InsideMpi& out_;
   std::vector<int> event_of_region_;  // the catalogue's number, or -1
   std::vector<Location> locations_;
-  std::vector<std::int64_t> posted_depth_;               // by rank
-  std::unordered_map<std::uint64_t, Receive> receives_;  // (rank, request)
+  std::vector<std::int64_t> posted_depth_;                       // by rank
+  std::unordered_map<std::uint64_t, Receive> receives_;          // (rank, request)
+  std::unordered_map<std::uint64_t, PathCost> late_receives_;    // by path_key
+  std::unordered_map<std::uint64_t, PathCost> posted_searches_;  // by path_key
+  std::unordered_map<std::uint64_t, PathCost> unexpected_searches_;
 };
 
 }  // namespace perusetrace::report

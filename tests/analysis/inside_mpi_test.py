@@ -20,10 +20,13 @@
                  messages: all eager, no protocol item.
   unexpected     3 ranks send 20 messages of 1 KiB to rank 0 while it computes: the copies
                  counted equal the program's REQ_MATCH_UNEX events in the archive (at least 20),
-                 all posted late by MPI_Recv in the diagnosis; pre-posted (-p 1): none.
+                 all posted late by MPI_Recv in the diagnosis; pre-posted (-p 1): the diff shows
+                 none copied twice.
   deep_posted    rank 0 posts 300 wildcard receives; rank 1 sends their tags from the highest
                  down: searches of 256 or more receives take longer on average than those of
-                 under 16, and "what to try" names the deep posted queue.
+                 under 16, and "what to try" names the deep posted queue; sent in the order they
+                 were posted (-p 1): each message matches the first receive, and the diff shows
+                 the time of searches in a queue of 64+ receives cut by more than 4x.
 """
 import json
 import os
@@ -205,7 +208,7 @@ def match_unex_events(trace_dir, rank, tag):
 
 
 def case_unexpected(opts, work):
-    data, _, trace_dir = traced(opts, work, "unexpected", 4,
+    data, path, trace_dir = traced(opts, work, "unexpected", 4,
                                 ["unexpected", "-d", "100", "-n", "20", "-b", "1024"])
     u = data["inside_mpi"]["unexpected_copies"]
     want = match_unex_events(trace_dir, 0, 8)
@@ -221,16 +224,17 @@ def case_unexpected(opts, work):
     if not advice(data, ["copied twice", "post those receives"]) and u["copy_ns"] * 10_000 >= \
             data["trace_ns"] * 4:
         f.append("no advice to post the receives earlier")
-    fixed, _, _ = traced(opts, work, "unexpected_fixed", 4,
-                         ["unexpected", "-d", "100", "-n", "20", "-b", "1024", "-p", "1"])
-    if fixed["inside_mpi"]["unexpected_copies"]["messages"] != 0:
-        f.append(f"pre-posted receives still copied twice: "
-                 f"{fixed['inside_mpi']['unexpected_copies']}")
+    _, fixed_path, _ = traced(opts, work, "unexpected_fixed", 4,
+                              ["unexpected", "-d", "100", "-n", "20", "-b", "1024", "-p", "1"])
+    before, after = diff_rows(opts, path, fixed_path).get("inside.copies.count", (None, None))
+    print(f"copied twice: {before} -> {after} with the receives posted first")
+    if before != want or after != 0:
+        f.append(f"the diff does not show the copies gone: {before} -> {after}")
     return f
 
 
 def case_deep_posted(opts, work):
-    data, _, _ = traced(opts, work, "deep_posted", 2, ["deep-posted", "-n", "300"])
+    data, path, _ = traced(opts, work, "deep_posted", 2, ["deep-posted", "-n", "300"])
     depths = {d["from_depth"]: d for d in data["inside_mpi"]["posted_searches"]}
     shallow, deep = depths[0], depths[256]
     f = []
@@ -242,8 +246,16 @@ def case_deep_posted(opts, work):
     if mean(deep) <= mean(shallow):
         f.append(f"searches of 256+ receives ({mean(deep):.0f} ns) are not slower than of "
                  f"under 16 ({mean(shallow):.0f} ns)")
-    if not advice(data, ["posted queue of 64 or more"]):
+    if not advice(data, ["posted queue of 64 or more", "in the order"]):
         f.append(f"no advice on the deep posted queue: {data['what_to_try']}")
+    _, fixed_path, _ = traced(opts, work, "deep_posted_fixed", 2,
+                              ["deep-posted", "-n", "300", "-p", "1"])
+    rows = diff_rows(opts, path, fixed_path)
+    before, after = rows.get("inside.deep_searches.ns", (None, None))
+    print(f"searches in a queue of 64+ receives: {before} ns -> {after} ns sent in the posted "
+          "order")
+    if not before or after is None or after * 4 > before:
+        f.append(f"the diff does not show the deep searches cut by 4x: {before} -> {after}")
     return f
 
 

@@ -20,6 +20,8 @@
  *   deep-posted rank 0 posts COUNT (default 200) MPI_Irecv(MPI_ANY_SOURCE, tag i) for tags 0 ..
  *               COUNT - 1, then rank 1 sends one message per tag from the highest down: each
  *               arriving message searches the posted queue past every receive still in it.
+ *               With -p 1 rank 1 sends them in the order they were posted (the fix: each
+ *               message matches the queue's first receive).
  * Work is busy computation on CLOCK_MONOTONIC (no sleep). Built against
  * include/perusetrace/annotate.h only. */
 #include "tests/apps/app_util.h"
@@ -126,7 +128,10 @@ int main(int argc, char** argv) {
     if (rank == 0) {
       MPI_Waitall(count, requests, MPI_STATUSES_IGNORE);
     } else if (rank == 1) {
-      for (int i = count - 1; i >= 0; --i) MPI_Send(&i, 1, MPI_INT, 0, i, MPI_COMM_WORLD);
+      for (int k = 0; k < count; ++k) {
+        int tag = opts[4] ? k : count - 1 - k;
+        MPI_Send(&tag, 1, MPI_INT, 0, tag, MPI_COMM_WORLD);
+      }
     }
     free(values);
     free(requests);

@@ -118,6 +118,24 @@ Section queue_measures(const ReportSummary& a, const ReportSummary& b) {
   return s;
 }
 
+// The costs the report's "what to try" names, before and after the change it advised.
+Section inside_mpi(const ReportSummary& a, const ReportSummary& b) {
+  Section s{"inside_mpi", "Inside MPI (Peruse: handshakes, copies, queue searches)", {}};
+  auto rows = [&](const std::string& key, const std::string& name, const char* what,
+                  const InsideTotals& x, const InsideTotals& y) {
+    s.rows.push_back(row(key + ".count", name + ": " + what, Unit::Count,
+                         when(a.inside_available, static_cast<double>(x.count)),
+                         when(b.inside_available, static_cast<double>(y.count))));
+    s.rows.push_back(row(key + ".ns", name + ": time", Unit::Ns, when(a.inside_available, x.ns),
+                         when(b.inside_available, y.ns)));
+  };
+  rows("inside.handshakes", "rendezvous handshakes", "messages", a.handshakes, b.handshakes);
+  rows("inside.copies", "messages copied twice (unexpected queue)", "messages", a.copies, b.copies);
+  rows("inside.deep_searches", "posted-queue searches in a queue of 64+ receives", "searches",
+       a.deep_searches, b.deep_searches);
+  return s;
+}
+
 Section bandwidth(const ReportSummary& a, const ReportSummary& b) {
   Section s{"bandwidth",
             "Bandwidth by message size (receive requests, Peruse: bytes over transfer time)",
@@ -168,8 +186,8 @@ std::size_t Comparison::significant() const {
 Comparison compare(const ReportSummary& a, const ReportSummary& b, const Significance& sig) {
   Comparison c;
   c.significance = sig;
-  c.sections = {time_in_mpi(a, b), wait_states(a, b), queue_measures(a, b), bandwidth(a, b),
-                messages(a, b)};
+  c.sections = {time_in_mpi(a, b), wait_states(a, b), queue_measures(a, b),
+                inside_mpi(a, b),  bandwidth(a, b),   messages(a, b)};
   for (Section& s : c.sections)
     for (Row& r : s.rows) r.significant = is_significant(r, sig);
   return c;

@@ -97,6 +97,22 @@ ReportSummary summarize(const JsonValue& r, const std::string& source) {
     const int protocol = g["protocol"].string() == "rendezvous" ? 1 : 0;
     s.requests[op][protocol] = g["count"].count();
   }
+  if (r.has("inside_mpi")) {
+    const JsonValue& in = r["inside_mpi"];
+    s.inside_available = true;
+    for (const char* where : {"intra_host", "inter_host"})
+      for (const JsonValue& c : in[where]["size_classes"].items()) {
+        s.handshakes.count += c["handshakes"].count();
+        s.handshakes.ns += c["handshake_ns"].number();
+      }
+    s.copies = {in["unexpected_copies"]["messages"].count(),
+                in["unexpected_copies"]["copy_ns"].number()};
+    for (const JsonValue& d : in["posted_searches"].items())
+      if (d["from_depth"].count() >= 64) {
+        s.deep_searches.count += d["searches"].count();
+        s.deep_searches.ns += d["ns"].number();
+      }
+  }
   for (const JsonValue& row : r["matrix"]["messages"].items())
     for (const JsonValue& cell : row.items()) s.p2p_messages += cell.count();
   for (const JsonValue& row : r["matrix"]["bytes"].items())

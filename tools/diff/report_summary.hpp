@@ -23,6 +23,11 @@ struct PatternTotals {
   double total_ns = 0;
 };
 
+struct InsideTotals {
+  std::uint64_t count = 0;
+  double ns = 0;
+};
+
 struct SizeClassTotals {
   std::string label;
   std::uint64_t messages = 0, bytes = 0;
@@ -47,6 +52,11 @@ struct ReportSummary {
   std::vector<SizeClassTotals> size_classes;
   std::uint64_t p2p_messages = 0, p2p_bytes = 0;  // the MPI send records (the report's matrix)
   std::uint64_t requests[2][2] = {};  // Peruse requests [send, receive][eager, rendezvous]
+  // Inside MPI (absent in older reports): the costs "what to try" names.
+  bool inside_available = false;
+  InsideTotals handshakes;     // rendezvous handshakes, both placements
+  InsideTotals copies;         // eager messages copied twice, and the copies' time
+  InsideTotals deep_searches;  // posted-queue searches past 64 or more receives
 };
 
 // Reads `path`: a report JSON file (`perusetrace report --json`), or an archive (a trace

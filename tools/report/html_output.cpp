@@ -10,6 +10,7 @@
 #include "tools/report/text_output.hpp"
 #include "tools/report/timeline_assets.hpp"
 #include "tools/report/timeline_json.hpp"
+#include "tools/report/inside_mpi_text.hpp"
 #include "tools/report/wait_state_text.hpp"
 
 namespace perusetrace::report {
@@ -318,16 +319,19 @@ std::string to_html(const Report& r, const timeline::Timeline& timeline) {
   };
   const std::string text = captured([&](std::FILE* f) { write_text(f, r); });
   const std::string summary = captured([&](std::FILE* f) { write_wait_summary(f, r); });
+  const std::string advice = captured([&](std::FILE* f) { write_what_to_try(f, r); });
 
   std::string page = R"svg(<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>perusetrace report</title>
-<style>body{font-family:sans-serif;margin:1.5em}pre{background:#f6f6f6;padding:1em;overflow-x:auto;max-width:60em}table#placement{max-width:60em}#summary{white-space:pre-wrap;max-width:none}
+<style>body{font-family:sans-serif;margin:1.5em}pre{background:#f6f6f6;padding:1em;overflow-x:auto;max-width:60em}table#placement{max-width:60em}#summary,#what-to-try{white-space:pre-wrap;max-width:none}
 )svg";
   page += timeline::kStyle;
   page += "</style>\n</head><body>\n";
   page += fmt::format("<h1>perusetrace report</h1><p>{}</p>\n", tools::markup_escaped(r.archive));
   if (!summary.empty())
     page += "<pre id=\"summary\">" + tools::markup_escaped(summary.substr(1)) + "</pre>\n";
+  if (!advice.empty())
+    page += "<pre id=\"what-to-try\">" + tools::markup_escaped(advice.substr(1)) + "</pre>\n";
   page += kTimelineSection;
   page += "<h2>Plots</h2>\n";
   page += line_plot("plot-bandwidth", "Transfer bandwidth over time", "B/s", span_s, bandwidth);
