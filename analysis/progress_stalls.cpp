@@ -24,13 +24,28 @@ void WaitStateAnalysis::transfer_event(std::uint32_t loc, std::uint64_t t, Trans
                                        const archive::PeruseFields& f) {
   Location& l = locations_[loc];
   const std::uint64_t key = rank_key(l.rank, f.request);
+  if (f.operation == 1 && l.rank < receives_open_.size()) {
+    auto& open = receives_open_[l.rank];
+    if (e == Transfer::Activate && f.tag >= -1) {  // the program's receives, wildcards too
+      if (open.size() >= kMaxTransfers) open.clear();
+      open[f.request] = {f.peer, f.tag, f.comm, t};
+    } else if (e == Transfer::End || e == Transfer::Complete) {
+      open.erase(f.request);
+    }
+  }
+  // A send's transfer starts when it is posted (ob1 sends its first fragment then, or queues
+  // it for the progress engine); a receive's with its first fragment (before it, its sender may
+  // just be late).
+  if (e == Transfer::Complete || (e == Transfer::Activate && f.operation != 0)) return;
   auto it = transfer_at_.find(key);
-  if (it == transfer_at_.end()) {
+  if (it == transfer_at_.end() || e == Transfer::Activate) {
     // ob1 reports a send's first fragment (XFER_CONTINUE) before its XFER_BEGIN: whichever
     // comes first starts the transfer.
-    if (e != Transfer::End) {
+    if (e != Transfer::End && it == transfer_at_.end()) {
       if (transfer_at_.size() >= kMaxTransfers) transfer_at_.clear();
       transfer_at_.emplace(key, t);
+    } else if (e == Transfer::Activate) {
+      it->second = t;
     }
     return;
   }
@@ -39,12 +54,8 @@ void WaitStateAnalysis::transfer_event(std::uint32_t loc, std::uint64_t t, Trans
     transfer_at_.erase(it);
   else
     it->second = t;
-  // Receives only: a send's transfer also halts when its receive was posted late, which is a
-  // late receiver; a receive's has begun, so its send was posted. Collectives' own messages
-  // (negative tags) wait as collectives.
-  if (e == Transfer::Begin || f.operation != 1 || f.peer < 0 || f.tag < 0 || l.depth == 0 ||
-      l.history.empty())
-    return;
+  // Collectives' own messages (negative tags) wait as collectives.
+  if (e == Transfer::Begin || f.peer < 0 || f.tag < 0 || l.depth == 0 || l.history.empty()) return;
   Segment& call = l.history.back();
   if (call.function == kNone ||
       defs_.regions[call.function].role == archive::RegionRole::Collective ||
@@ -53,6 +64,12 @@ void WaitStateAnalysis::transfer_event(std::uint32_t loc, std::uint64_t t, Trans
   std::uint64_t start = 0, end = 0;
   std::uint32_t entered = kNone;
   if (!without_progress(static_cast<std::uint32_t>(f.peer), since, t, start, end, entered)) return;
+  // A receive's transfer has begun, so its send was posted. A send's also halts when its
+  // receive is posted late, which is a late receiver: a stall only if the receive was posted
+  // when the receiver stopped making progress.
+  if (f.operation == 0 &&
+      !receive_posted(static_cast<std::uint32_t>(f.peer), l.rank, f.tag, f.comm, start))
+    return;
   const std::uint64_t from = std::max(start, call.start);
   if (end <= from || end - from < kMinStall) return;
   Stall s;
@@ -66,6 +83,16 @@ void WaitStateAnalysis::transfer_event(std::uint32_t loc, std::uint64_t t, Trans
   s.c.tag = f.tag;
   s.c.bytes = f.bytes;
   l.stalls.push_back(std::move(s));
+}
+
+bool WaitStateAnalysis::receive_posted(std::uint32_t rank, std::uint32_t sender, std::int32_t tag,
+                                       std::uint32_t comm, std::uint64_t since) const {
+  if (rank >= receives_open_.size()) return false;
+  for (const auto& [request, p] : receives_open_[rank])
+    if (p.since <= since && p.comm == comm &&
+        (p.peer < 0 || p.peer == static_cast<std::int32_t>(sender)) && (p.tag < 0 || p.tag == tag))
+      return true;
+  return false;
 }
 
 bool WaitStateAnalysis::without_progress(std::uint32_t peer, std::uint64_t from,

@@ -106,6 +106,7 @@ WaitStateAnalysis::WaitStateAnalysis(const archive::Definitions& defs, WaitState
   for (std::size_t r = 0; r < defs.regions.size(); ++r)
     progresses_[r] = archive::makes_progress(defs.regions[r]);
   rank_locations_.resize(defs.ranks.size());
+  receives_open_.resize(defs.ranks.size());
   for (std::size_t l = 0; l < defs.locations.size(); ++l)
     if (defs.locations[l].rank < rank_locations_.size())
       rank_locations_[defs.locations[l].rank].push_back(static_cast<std::uint32_t>(l));
@@ -120,6 +121,8 @@ WaitStateAnalysis::WaitStateAnalysis(const archive::Definitions& defs, WaitState
     if (e == "REQ_XFER_BEGIN") transfer_[r] = Transfer::Begin;
     if (e == "REQ_XFER_CONTINUE") transfer_[r] = Transfer::Continue;
     if (e == "REQ_XFER_END") transfer_[r] = Transfer::End;
+    if (e == "REQ_ACTIVATE") transfer_[r] = Transfer::Activate;
+    if (e == "REQ_COMPLETE") transfer_[r] = Transfer::Complete;
   }
   // Defined is not traced: the selection the archive records says which events it holds.
   bool recorded = false;

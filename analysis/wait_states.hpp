@@ -193,9 +193,13 @@ class WaitStateAnalysis : public archive::EventSink {
   // the rank `peer` made no MPI call that progresses messages, within [from, until]: when one
   // began at or after `from` and ended by `until`, its start, its end (the entry that let the
   // transfer go on) and the location that entered.
-  enum class Transfer : std::uint8_t { None, Begin, Continue, End };
+  enum class Transfer : std::uint8_t { None, Begin, Continue, End, Activate, Complete };
   void transfer_event(std::uint32_t loc, std::uint64_t t, Transfer e,
                       const archive::PeruseFields& f);
+  // Whether `rank` had posted, by `since`, a receive that a message from world rank `sender`
+  // with `tag` on `comm` matches, and had not finished it.
+  bool receive_posted(std::uint32_t rank, std::uint32_t sender, std::int32_t tag,
+                      std::uint32_t comm, std::uint64_t since) const;
   bool without_progress(std::uint32_t peer, std::uint64_t from, std::uint64_t until,
                         std::uint64_t& start, std::uint64_t& end, std::uint32_t& entered) const;
   void settle_stalls(std::uint32_t loc);
@@ -236,6 +240,14 @@ class WaitStateAnalysis : public archive::EventSink {
   std::vector<std::vector<std::uint32_t>> rank_locations_;  // by world rank
   // (rank, request) -> its latest transfer event's time, while the transfer runs.
   std::unordered_map<std::uint64_t, std::uint64_t> transfer_at_;
+  // The receives each rank has posted and not finished (REQ_ACTIVATE to REQ_XFER_END or
+  // REQ_COMPLETE), by request.
+  struct Posting {
+    std::int32_t peer = -1, tag = -1;
+    std::uint32_t comm = 0;
+    std::uint64_t since = 0;
+  };
+  std::vector<std::unordered_map<std::uint64_t, Posting>> receives_open_;
 
   std::unordered_map<std::uint64_t, std::pair<std::uint64_t, std::uint32_t>>
       nb_starts_;  // (rank, request) -> (start call's entry, its region)

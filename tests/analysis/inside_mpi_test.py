@@ -11,7 +11,11 @@
                  sender's phase=compute, no late sender, and opens "what to try" with it. Fixed
                  (MPI_Test every ms in the computation): the diff shows the stall more than
                  halved.
-  stall_cluster  the same on two simulated hosts (TCP, 1 rank each): the stall is the delay; fixed,
+  stall_receiver the other way round: ranks 1 and 3 post MPI_Irecv and compute; ranks 0 and 2
+                 wait in MPI_Wait of their MPI_Isend: each sender's progress stall is the delay,
+                 caused by its receiver's phase=compute, and no late receiver (the receive was
+                 posted first). Fixed with MPI_Test every ms: the diff shows it more than halved.
+  stall_cluster  the same as stall on two simulated hosts (TCP, 1 rank each): the stall is the delay; fixed,
                  under 5 % of it (the first MPI_Test lets the transfer finish).
   protocol       4 ranks, 50 round trips of 8 KiB per pair, above the shared-memory eager limit
                  (4 KiB): all 200 receives rendezvous with a handshake each, and "what to try"
@@ -125,28 +129,30 @@ def advice(data, words):
     return [a for a in data["what_to_try"] if all(w in a["finding"] + a["change"] for w in words)]
 
 
-def case_stall(opts, work):
-    data, path, _ = traced(opts, work, "stall", 4, ["stall", "-d", str(DELAY_MS)])
+def case_stall(opts, work, scenario="stall", waiters=(1, 3), computers=(0, 2)):
+    data, path, _ = traced(opts, work, scenario, 4, [scenario.replace("_", "-"), "-d",
+                                                     str(DELAY_MS)])
     p, f = stall_ns(data), wait_checks.invariant(data)
-    for r in (1, 3):
+    for r in waiters:
         if abs(p["ranks_ns"][r] - D) > 0.1 * D:
             f.append(f"progress stall on rank {r}: {ms(p['ranks_ns'][r])}, injected {ms(D)}")
-    for r in (0, 2):
+    for r in computers:
         if p["ranks_ns"][r] > 2e6:
-            f.append(f"progress stall on sender {r}: {ms(p['ranks_ns'][r])}")
+            f.append(f"progress stall on rank {r}, which computed: {ms(p['ranks_ns'][r])}")
     causes = {(c["rank"], c["activity"]): c["ns"] for c in p["causes"]}
-    for r in (0, 2):
+    for r in computers:
         if causes.get((r, "compute in phase=compute"), 0) < 0.9 * D:
             f.append(f"rank {r}'s phase=compute is not the stall's cause: {causes}")
-    late = data["wait_states"]["patterns"]["late_sender"]["total_ns"]
-    if late > 0.1 * D:
-        f.append(f"late sender {ms(late)}: the sends were posted at once")
+    for other in ("late_sender", "late_receiver"):
+        late = data["wait_states"]["patterns"][other]["total_ns"]
+        if late > 0.1 * D:
+            f.append(f"{other} {ms(late)}: both sides were posted at once")
     first = data["what_to_try"][:1]
     if not first or "progress stall" not in first[0]["finding"] or \
             "phase=compute" not in first[0]["change"] or "MPI_Test" not in first[0]["change"]:
         f.append(f"'what to try' does not open with the stall and MPI_Test: {first}")
-    fixed, fixed_path, _ = traced(opts, work, "stall_fixed", 4,
-                                  ["stall", "-d", str(DELAY_MS), "-t", "1"])
+    fixed, fixed_path, _ = traced(opts, work, scenario + "_fixed", 4,
+                                  [scenario.replace("_", "-"), "-d", str(DELAY_MS), "-t", "1"])
     rows = diff_rows(opts, path, fixed_path)
     before, after = rows.get("wait.progress_stall.total_ns", (None, None))
     print(f"progress stall: {ms(p['total_ns'])} before, {ms(stall_ns(fixed)['total_ns'])} with "
@@ -154,6 +160,10 @@ def case_stall(opts, work):
     if before is None or after is None or after > 0.5 * before:
         f.append(f"the diff does not show the stall more than halved: {before} -> {after}")
     return f
+
+
+def case_stall_receiver(opts, work):
+    return case_stall(opts, work, "stall_receiver", waiters=(0, 2), computers=(1, 3))
 
 
 def case_stall_cluster(opts, work):
@@ -259,7 +269,8 @@ def case_deep_posted(opts, work):
     return f
 
 
-CASES = {"stall": case_stall, "stall_cluster": case_stall_cluster, "protocol": case_protocol,
+CASES = {"stall": case_stall, "stall_receiver": case_stall_receiver,
+         "stall_cluster": case_stall_cluster, "protocol": case_protocol,
          "unexpected": case_unexpected, "deep_posted": case_deep_posted}
 
 

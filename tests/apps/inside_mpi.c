@@ -9,6 +9,9 @@
  *               before its MPI_Wait; the odd rank posts MPI_Irecv at once and waits in MPI_Wait.
  *               With -t TEST_MS the sender calls MPI_Test on its request every TEST_MS of the
  *               computation (the fix: MPI progresses the transfer).
+ *   stall-receiver  the other way round: the odd rank posts MPI_Irecv at once and computes
+ *               DELAY_MS (with -t, calling MPI_Test) before its MPI_Wait; the even rank posts
+ *               MPI_Isend of BYTES at once and waits in MPI_Wait.
  *   protocol    ranks pair up: COUNT (default 50) round trips of BYTES (default 8192) each way,
  *               with MPI_Send and MPI_Recv: messages above the transport's eager limit pay its
  *               rendezvous handshake.
@@ -68,18 +71,17 @@ int main(int argc, char** argv) {
   MPI_Comm_dup(MPI_COMM_WORLD, &start);
   const int partner = rank ^ 1;
   const int paired = partner < size;
-  if (!strcmp(s, "stall")) {
+  if (!strcmp(s, "stall") || !strcmp(s, "stall-receiver")) {
     const int bytes = opts[1] > 0 ? opts[1] : 4 << 20;
+    const int late = !strcmp(s, "stall") ? 0 : 1; /* the rank that computes */
     char* buf = calloc((size_t)bytes, 1);
     MPI_Request request;
-    if (paired && rank % 2 == 0) {
+    if (paired && rank % 2 == 0)
       MPI_Isend(buf, bytes, MPI_BYTE, partner, 5, MPI_COMM_WORLD, &request);
-      compute(delay, test, &request);
-      MPI_Wait(&request, MPI_STATUS_IGNORE);
-    } else if (paired) {
+    else if (paired)
       MPI_Irecv(buf, bytes, MPI_BYTE, partner, 5, MPI_COMM_WORLD, &request);
-      MPI_Wait(&request, MPI_STATUS_IGNORE);
-    }
+    if (paired && rank % 2 == late) compute(delay, test, &request);
+    if (paired) MPI_Wait(&request, MPI_STATUS_IGNORE);
     free(buf);
   } else if (!strcmp(s, "protocol")) {
     const int bytes = opts[1] > 0 ? opts[1] : 8192, count = opts[2] > 0 ? opts[2] : 50;
