@@ -87,10 +87,11 @@ inline constexpr std::array<WaitPatternInfo, kWaitPatterns> kWaitPatternInfo = {
      "lock on the same target: the origin's time in its MPI_Win_lock and MPI_Win_unlock (where "
      "a lazy lock is acquired) until that lock was released"},
     {"progress_stall", "Progress stall",
-     "a message whose transfer had begun (Peruse: REQ_XFER_BEGIN) stopped between two of its "
-     "transfer events while the peer process computed outside MPI, and went on only after the "
-     "peer entered MPI again (no asynchronous progress): the waiting process's time in its call "
-     "from the transfer's stop to the peer's entry"},
+     "a message whose transfer had begun (a receive: its first fragment; a send: posted while "
+     "its receive was posted) stopped between two of its transfer events while the process at "
+     "the other end computed outside MPI, and went on only after that process entered MPI again "
+     "(no asynchronous progress): the waiting process's time in its call from the stop to that "
+     "entry"},
 }};
 
 inline const WaitPatternInfo& info(WaitPattern p) {
