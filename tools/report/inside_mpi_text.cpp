@@ -2,6 +2,9 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "analysis/advice.hpp"
 #include "tools/report/text_output.hpp"
 
@@ -69,6 +72,16 @@ void write_inside_mpi(std::FILE* out, const Report& report) {
     for (const auto& [path, c] : u.receives)
       fmt::print(out, "    {:>8} messages {:>12} bytes  {:>14}  posted late by {}\n", c.count,
                  c.bytes, time_text(c.ns), path);
+  }
+  if (!in.searches.paths.empty()) {
+    std::vector<std::pair<std::string, PathCost>> paths(in.searches.paths.begin(),
+                                                        in.searches.paths.end());
+    std::sort(paths.begin(), paths.end(),
+              [](const auto& a, const auto& b) { return a.second.ns > b.second.ns; });
+    fmt::print(out, "  queue searches by where they ran (the longest in all):\n");
+    for (std::size_t i = 0; i < paths.size() && i < 5; ++i)
+      fmt::print(out, "    {:>10} searches  {:>14}  {}\n", paths[i].second.count,
+                 time_text(paths[i].second.ns), paths[i].first);
   }
   if (searches > 0) {
     fmt::print(out, "  posted-queue searches by the queue's depth:\n");
