@@ -64,12 +64,15 @@ void WaitStateAnalysis::transfer_event(std::uint32_t loc, std::uint64_t t, Trans
   std::uint64_t start = 0, end = 0;
   std::uint32_t entered = kNone;
   if (!without_progress(static_cast<std::uint32_t>(f.peer), since, t, start, end, entered)) return;
-  // A receive's transfer has begun, so its send was posted. A send's also halts when its
-  // receive is posted late, which is a late receiver: a stall only if the receive was posted
-  // when the receiver stopped making progress.
-  if (f.operation == 0 &&
-      !receive_posted(static_cast<std::uint32_t>(f.peer), l.rank, f.tag, f.comm, start))
-    return;
+  // A receive's transfer has begun, so its send was posted. A send's also halts while its
+  // receive is not posted, which is a late receiver: the stall begins when it was posted (by a
+  // call that moved nothing, such as MPI_Irecv).
+  if (f.operation == 0) {
+    const std::uint64_t posted =
+        receive_posted(static_cast<std::uint32_t>(f.peer), l.rank, f.tag, f.comm);
+    if (posted >= end) return;
+    start = std::max(start, posted);
+  }
   const std::uint64_t from = std::max(start, call.start);
   if (end <= from || end - from < kMinStall) return;
   Stall s;
@@ -85,14 +88,15 @@ void WaitStateAnalysis::transfer_event(std::uint32_t loc, std::uint64_t t, Trans
   l.stalls.push_back(std::move(s));
 }
 
-bool WaitStateAnalysis::receive_posted(std::uint32_t rank, std::uint32_t sender, std::int32_t tag,
-                                       std::uint32_t comm, std::uint64_t since) const {
-  if (rank >= receives_open_.size()) return false;
+std::uint64_t WaitStateAnalysis::receive_posted(std::uint32_t rank, std::uint32_t sender,
+                                                std::int32_t tag, std::uint32_t comm) const {
+  std::uint64_t first = kNever;
+  if (rank >= receives_open_.size()) return first;
   for (const auto& [request, p] : receives_open_[rank])
-    if (p.since <= since && p.comm == comm &&
-        (p.peer < 0 || p.peer == static_cast<std::int32_t>(sender)) && (p.tag < 0 || p.tag == tag))
-      return true;
-  return false;
+    if (p.comm == comm && (p.peer < 0 || p.peer == static_cast<std::int32_t>(sender)) &&
+        (p.tag < 0 || p.tag == tag))
+      first = std::min(first, p.since);
+  return first;
 }
 
 bool WaitStateAnalysis::without_progress(std::uint32_t peer, std::uint64_t from,

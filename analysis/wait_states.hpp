@@ -196,10 +196,10 @@ class WaitStateAnalysis : public archive::EventSink {
   enum class Transfer : std::uint8_t { None, Begin, Continue, End, Activate, Complete };
   void transfer_event(std::uint32_t loc, std::uint64_t t, Transfer e,
                       const archive::PeruseFields& f);
-  // Whether `rank` had posted, by `since`, a receive that a message from world rank `sender`
-  // with `tag` on `comm` matches, and had not finished it.
-  bool receive_posted(std::uint32_t rank, std::uint32_t sender, std::int32_t tag,
-                      std::uint32_t comm, std::uint64_t since) const;
+  // When `rank` posted the earliest receive it has not finished that a message from world rank
+  // `sender` with `tag` on `comm` matches; kNever if none.
+  std::uint64_t receive_posted(std::uint32_t rank, std::uint32_t sender, std::int32_t tag,
+                               std::uint32_t comm) const;
   bool without_progress(std::uint32_t peer, std::uint64_t from, std::uint64_t until,
                         std::uint64_t& start, std::uint64_t& end, std::uint32_t& entered) const;
   void settle_stalls(std::uint32_t loc);

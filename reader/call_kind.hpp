@@ -29,7 +29,8 @@ inline constexpr int kCallKinds = static_cast<int>(CallKind::Tracer) + 1;
 CallKind call_kind(const RegionDef& region);
 // Whether a call of this MPI function may move messages (Open MPI's progress engine runs in
 // every call that sends, receives, completes, probes or synchronises): false for the calls
-// that only read or build local objects (MPI_Comm_rank, MPI_Type_*, MPI_Wtime, ...).
+// that only read or build local objects (MPI_Comm_rank, MPI_Type_*, MPI_Wtime, ...) and for
+// ob1's nonblocking posting calls (MPI_Isend, MPI_Irecv, MPI_Start, ...), which poll nothing.
 bool makes_progress(const RegionDef& region);
 // "waiting for a message", "blocking send", ...
 const char* call_kind_name(CallKind kind);

@@ -18,7 +18,8 @@
   stall_cluster  the same as stall on two simulated hosts (TCP, 1 rank each): the stall is the delay; fixed,
                  under 5 % of it (the first MPI_Test lets the transfer finish).
   protocol       4 ranks, 50 round trips of 8 KiB per pair, above the shared-memory eager limit
-                 (4 KiB): all 200 receives rendezvous with a handshake each, and "what to try"
+                 (4 KiB): all 200 receives rendezvous with a handshake each (at least 190: one over
+                 1 ms counts as a stall), and "what to try"
                  names the eager limit with a value; rerun with `perusetrace run --mca` of that
                  value: all 200 eager, and the diff shows the rendezvous receives gone. 2 KiB
                  messages: all eager, no protocol item.
@@ -186,9 +187,11 @@ def case_protocol(opts, work):
     f = []
     classes = {c["label"]: c for c in intra["size_classes"]}
     c = classes["1 KiB - 16 KiB"]
-    if (c["rendezvous"], c["eager"], c["handshakes"]) != (200, 0, 200):
+    # A handshake over 1 ms is left out as a stall: on a loaded machine the scheduler makes a
+    # few.
+    if (c["rendezvous"], c["eager"]) != (200, 0) or not 190 <= c["handshakes"] <= 200:
         f.append(f"8 KiB receives: {c['rendezvous']} rendezvous, {c['eager']} eager, "
-                 f"{c['handshakes']} handshakes; want 200, 0, 200")
+                 f"{c['handshakes']} handshakes; want 200, 0, 190-200")
     items = [a for a in data["what_to_try"] if a["kind"] == "setting"]
     if not items or "--mca btl_vader_eager_limit 9216" not in items[0]["change"]:
         return f + [f"no eager-limit advice with a value: {items}"]
