@@ -18,6 +18,9 @@ constexpr std::uint64_t kMinStall = 100'000;  // ns
 // The transfer table forgets requests whose end was not traced beyond this many.
 constexpr std::size_t kMaxTransfers = std::size_t{1} << 20;
 
+// Finished receives kept per rank for the sends still in flight to them.
+constexpr std::size_t kFinishedKept = 64;
+
 }  // namespace
 
 void WaitStateAnalysis::transfer_event(std::uint32_t loc, std::uint64_t t, Transfer e,
@@ -30,7 +33,13 @@ void WaitStateAnalysis::transfer_event(std::uint32_t loc, std::uint64_t t, Trans
       if (open.size() >= kMaxTransfers) open.clear();
       open[f.request] = {f.peer, f.tag, f.comm, t};
     } else if (e == Transfer::End || e == Transfer::Complete) {
-      open.erase(f.request);
+      if (auto p = open.find(f.request); p != open.end()) {
+        auto& done = receives_done_[l.rank];
+        if (done.size() >= kFinishedKept) done.pop_front();
+        done.push_back(p->second);
+        done.back().until = t;
+        open.erase(p);
+      }
     }
   }
   // A send's transfer starts when it is posted (ob1 sends its first fragment then, or queues
@@ -69,7 +78,7 @@ void WaitStateAnalysis::transfer_event(std::uint32_t loc, std::uint64_t t, Trans
   // call that moved nothing, such as MPI_Irecv).
   if (f.operation == 0) {
     const std::uint64_t posted =
-        receive_posted(static_cast<std::uint32_t>(f.peer), l.rank, f.tag, f.comm);
+        receive_posted(static_cast<std::uint32_t>(f.peer), l.rank, f.tag, f.comm, start);
     if (posted >= end) return;
     start = std::max(start, posted);
   }
@@ -89,13 +98,17 @@ void WaitStateAnalysis::transfer_event(std::uint32_t loc, std::uint64_t t, Trans
 }
 
 std::uint64_t WaitStateAnalysis::receive_posted(std::uint32_t rank, std::uint32_t sender,
-                                                std::int32_t tag, std::uint32_t comm) const {
+                                                std::int32_t tag, std::uint32_t comm,
+                                                std::uint64_t after) const {
   std::uint64_t first = kNever;
   if (rank >= receives_open_.size()) return first;
-  for (const auto& [request, p] : receives_open_[rank])
+  auto consider = [&](const Posting& p) {
     if (p.comm == comm && (p.peer < 0 || p.peer == static_cast<std::int32_t>(sender)) &&
-        (p.tag < 0 || p.tag == tag))
+        (p.tag < 0 || p.tag == tag) && (p.until == kNever || p.until > after))
       first = std::min(first, p.since);
+  };
+  for (const auto& [request, p] : receives_open_[rank]) consider(p);
+  for (const Posting& p : receives_done_[rank]) consider(p);
   return first;
 }
 

@@ -107,6 +107,7 @@ WaitStateAnalysis::WaitStateAnalysis(const archive::Definitions& defs, WaitState
     progresses_[r] = archive::makes_progress(defs.regions[r]);
   rank_locations_.resize(defs.ranks.size());
   receives_open_.resize(defs.ranks.size());
+  receives_done_.resize(defs.ranks.size());
   for (std::size_t l = 0; l < defs.locations.size(); ++l)
     if (defs.locations[l].rank < rank_locations_.size())
       rank_locations_[defs.locations[l].rank].push_back(static_cast<std::uint32_t>(l));

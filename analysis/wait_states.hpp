@@ -196,10 +196,10 @@ class WaitStateAnalysis : public archive::EventSink {
   enum class Transfer : std::uint8_t { None, Begin, Continue, End, Activate, Complete };
   void transfer_event(std::uint32_t loc, std::uint64_t t, Transfer e,
                       const archive::PeruseFields& f);
-  // When `rank` posted the earliest receive it has not finished that a message from world rank
-  // `sender` with `tag` on `comm` matches; kNever if none.
+  // When `rank` posted the earliest receive that a message from world rank `sender` with `tag`
+  // on `comm` matches and that it had not finished by `after`; kNever if none.
   std::uint64_t receive_posted(std::uint32_t rank, std::uint32_t sender, std::int32_t tag,
-                               std::uint32_t comm) const;
+                               std::uint32_t comm, std::uint64_t after) const;
   bool without_progress(std::uint32_t peer, std::uint64_t from, std::uint64_t until,
                         std::uint64_t& start, std::uint64_t& end, std::uint32_t& entered) const;
   void settle_stalls(std::uint32_t loc);
@@ -241,13 +241,15 @@ class WaitStateAnalysis : public archive::EventSink {
   // (rank, request) -> its latest transfer event's time, while the transfer runs.
   std::unordered_map<std::uint64_t, std::uint64_t> transfer_at_;
   // The receives each rank has posted and not finished (REQ_ACTIVATE to REQ_XFER_END or
-  // REQ_COMPLETE), by request.
+  // REQ_COMPLETE), by request, and the last few it finished: a receive that pulls its message
+  // (Open MPI 5's single copy) finishes before its sender hears of it.
   struct Posting {
     std::int32_t peer = -1, tag = -1;
     std::uint32_t comm = 0;
-    std::uint64_t since = 0;
+    std::uint64_t since = 0, until = kNever;
   };
   std::vector<std::unordered_map<std::uint64_t, Posting>> receives_open_;
+  std::vector<std::deque<Posting>> receives_done_;
 
   std::unordered_map<std::uint64_t, std::pair<std::uint64_t, std::uint32_t>>
       nb_starts_;  // (rank, request) -> (start call's entry, its region)

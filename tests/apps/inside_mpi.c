@@ -9,9 +9,10 @@
  *               before its MPI_Wait; the odd rank posts MPI_Irecv at once and waits in MPI_Wait.
  *               With -t TEST_MS the sender calls MPI_Test on its request every TEST_MS of the
  *               computation (the fix: MPI progresses the transfer).
- *   stall-receiver  the other way round: the odd rank posts MPI_Irecv at once and computes
- *               DELAY_MS (with -t, calling MPI_Test) before its MPI_Wait; the even rank posts
- *               MPI_Isend of BYTES at once and waits in MPI_Wait.
+ *   stall-receiver  the other way round: the odd rank posts MPI_Irecv before the start (so it is
+ *               posted before the message can arrive) and computes DELAY_MS (with -t, calling
+ *               MPI_Test) before its MPI_Wait; the even rank posts MPI_Isend of BYTES 10 ms
+ *               after the start and waits in MPI_Wait.
  *   protocol    ranks pair up: COUNT (default 50) round trips of BYTES (default 8192) each way,
  *               with MPI_Send and MPI_Recv: messages above the transport's eager limit pay its
  *               rendezvous handshake.
@@ -67,18 +68,27 @@ int main(int argc, char** argv) {
   int rank = 0, size = 0;
   app_init(&argc, &argv, &rank, &size);
   app_require(size >= 2, "inside_mpi", "needs at least 2 ranks");
-  MPI_Comm start;
-  MPI_Comm_dup(MPI_COMM_WORLD, &start);
   const int partner = rank ^ 1;
   const int paired = partner < size;
-  if (!strcmp(s, "stall") || !strcmp(s, "stall-receiver")) {
-    const int bytes = opts[1] > 0 ? opts[1] : 4 << 20;
+  const int stall = !strcmp(s, "stall") || !strcmp(s, "stall-receiver");
+  const int stall_bytes = opts[1] > 0 ? opts[1] : 4 << 20;
+  char* stall_buf = stall ? calloc((size_t)stall_bytes, 1) : NULL;
+  MPI_Request stall_request = MPI_REQUEST_NULL;
+  if (paired && rank % 2 == 1 && !strcmp(s, "stall-receiver"))
+    MPI_Irecv(stall_buf, stall_bytes, MPI_BYTE, partner, 5, MPI_COMM_WORLD, &stall_request);
+  MPI_Comm start;
+  MPI_Comm_dup(MPI_COMM_WORLD, &start);
+  if (stall) {
+    const int bytes = stall_bytes;
     const int late = !strcmp(s, "stall") ? 0 : 1; /* the rank that computes */
-    char* buf = calloc((size_t)bytes, 1);
-    MPI_Request request;
+    char* buf = stall_buf;
+    MPI_Request request = stall_request;
+    /* The receiver must have left the start (MPI_Comm_dup, which moves messages too) when the
+     * message comes: 10 ms on, the sender's own outside any region. */
+    if (paired && rank % 2 == 0 && late == 1) app_busy(0.01);
     if (paired && rank % 2 == 0)
       MPI_Isend(buf, bytes, MPI_BYTE, partner, 5, MPI_COMM_WORLD, &request);
-    else if (paired)
+    else if (paired && late == 0)
       MPI_Irecv(buf, bytes, MPI_BYTE, partner, 5, MPI_COMM_WORLD, &request);
     if (paired && rank % 2 == late) compute(delay, test, &request);
     if (paired) MPI_Wait(&request, MPI_STATUS_IGNORE);
