@@ -7,9 +7,21 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "common"))
 
-# The Open MPI built with Peruse by scripts/setup.sh, unless MPITRACE_OMPI_PREFIX names another.
-MPI_PREFIX = os.path.expanduser(os.environ.get("MPITRACE_OMPI_PREFIX",
-                                               "~/.cache/perusetrace/openmpi-4.1.4-peruse"))
+
+
+def default_mpi_prefix():
+    """The Open MPI built with Peruse by scripts/setup (5.0.9 if it built one, else 4.1.4),
+    unless MPITRACE_OMPI_PREFIX names another."""
+    if "MPITRACE_OMPI_PREFIX" in os.environ:
+        return os.environ["MPITRACE_OMPI_PREFIX"]
+    for version in ("5.0.9", "4.1.4"):
+        prefix = os.path.expanduser(f"~/.cache/perusetrace/openmpi-{version}-peruse")
+        if os.path.exists(os.path.join(prefix, "bin", "mpirun")):
+            return prefix
+    return os.path.expanduser("~/.cache/perusetrace/openmpi-4.1.4-peruse")
+
+
+MPI_PREFIX = default_mpi_prefix()
 
 
 def options(mpi="--mpirun", build="build", **parser_args):

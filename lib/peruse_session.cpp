@@ -17,6 +17,7 @@ extern "C" {
 #include "events/back_to_back.hpp"
 #include "lib/comm_registry.hpp"
 #include "lib/request_table.hpp"
+#include "lib/selected_pml.hpp"
 #include "lib/thread_buffer.hpp"
 #include "record/carried_followers.hpp"
 
@@ -232,6 +233,12 @@ StartResult start(const EventSet& requested, bool thread_multiple, bool state_on
     g_selected.set(i);
   }
   if (!missing.empty()) r.notice = "this MPI does not support the Peruse events " + missing;
+  // Registered all the same: harmless, and a run that switches layers needs no other path.
+  if (const std::string pml = selected_pml(); !pml.empty() && pml != "ob1")
+    r.notice = "Open MPI selected pml " + pml +
+               ", and Peruse events fire only in pml ob1: this trace has the MPI calls, messages "
+               "and MPI_T values but no Peruse event. To see inside MPI, run with pml ob1 "
+               "(perusetrace run --mca pml ob1 ..., or OMPI_MCA_pml=ob1).";
   g_active = g_selected.any();
   g_time_sources = time_sources(g_selected, thread_multiple);
   r.active = g_active;

@@ -1,5 +1,6 @@
 """How the tests start real ranks: one place that knows each mpirun's options."""
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -26,6 +27,19 @@ def command(mpirun, np, env=None, preload=None, style="openmpi", bind="none"):
         for name, value in env.items():
             args += ["-genv", name, value]
     return args
+
+
+def open_mpi_version(mpirun):
+    """(major, minor) of the Open MPI that `mpirun` launches ("mpirun (Open MPI) 5.0.9"); None
+    for another MPI. Tests whose known answers differ between Open MPI 4.1 and 5.0 (fragment
+    sizes, transports) ask it."""
+    try:
+        out = subprocess.run([mpirun, "--version"], capture_output=True, text=True,
+                             timeout=60).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    m = re.search(r"\(Open MPI\) (\d+)\.(\d+)", out)
+    return (int(m.group(1)), int(m.group(2))) if m else None
 
 
 def launcher_env(env=None):

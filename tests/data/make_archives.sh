@@ -19,6 +19,7 @@
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$repo/build}
+# The archives were written with Open MPI 4.1.4: their known answers are its.
 mpirun=${MPITRACE_MPIRUN:-${XDG_CACHE_HOME:-$HOME/.cache}/perusetrace/openmpi-4.1.4-peruse/bin/mpirun}
 out=$repo/tests/data
 export OMPI_MCA_btl_vader_single_copy_mechanism=none

@@ -18,7 +18,8 @@ def run_setup(repo, cache, **env):
 
 
 def case_missing_tarball(repo, cache):
-    run = run_setup(repo, cache, MPITRACE_OMPI_TARBALL=os.path.join(cache, "nowhere.tar.xz"))
+    run = run_setup(repo, cache, MPITRACE_OMPI_VERSION="4.1.4",
+                    MPITRACE_OMPI_TARBALL=os.path.join(cache, "nowhere.tar.xz"))
     return run, ["does not exist", "unset it to use 'apt-get source openmpi'"]
 
 
@@ -26,8 +27,26 @@ def case_checksum_mismatch(repo, cache):
     bad = os.path.join(cache, "openmpi_4.1.4.orig.tar.xz")
     with open(bad, "wb") as f:
         f.write(b"not the Open MPI source")
-    run = run_setup(repo, cache, MPITRACE_OMPI_TARBALL=bad)
+    run = run_setup(repo, cache, MPITRACE_OMPI_VERSION="4.1.4", MPITRACE_OMPI_TARBALL=bad)
     return run, ["checksum mismatch", "expected ddaee7db", "Fetch openmpi_4.1.4.orig.tar.xz again"]
+
+
+def case_missing_tarball5(repo, cache):
+    run = run_setup(repo, cache, MPITRACE_OMPI_VERSION="5.0.9", MPITRACE_OMPI5_TARBALL="")
+    return run, ["needs Open MPI 5.0.9's source", "MPITRACE_OMPI5_TARBALL"]
+
+
+def case_checksum_mismatch5(repo, cache):
+    bad = os.path.join(cache, "openmpi-5.0.9-git.tar.xz")
+    with open(bad, "wb") as f:
+        f.write(b"not the Open MPI source")
+    run = run_setup(repo, cache, MPITRACE_OMPI5_TARBALL=bad)
+    return run, ["checksum mismatch", "expected 96d8becb", "Copy openmpi-5.0.9-git.tar.xz again"]
+
+
+def case_unknown_version(repo, cache):
+    run = run_setup(repo, cache, MPITRACE_OMPI_VERSION="4.0")
+    return run, ["MPITRACE_OMPI_VERSION=4.0 is not a version", "5.0.9 or 4.1.4"]
 
 
 def case_unusable_cache(repo, cache):

@@ -348,6 +348,34 @@ def case_full_disk_keeps_the_program_running(c):
     expect(entered > 100, f"only {entered} regions survived the full disk", recovered)
 
 
+def case_pml_ucx_says_no_peruse(c):
+    """Peruse fires only in pml ob1: under pml ucx (Open MPI 5 built with UCX, set-up's default)
+    rank 0 says once that the trace has no Peruse event and how to get them, and the MPI calls
+    and messages are all there (the exact-count program, 4 ranks)."""
+    version = mpi_launch.open_mpi_version(c.mpirun)
+    info = os.path.join(os.path.dirname(os.path.realpath(c.mpirun)), "ompi_info")
+    components = subprocess.run([info], capture_output=True, text=True).stdout if \
+        os.path.exists(info) else ""
+    if version is None or version < (5, 0) or "MCA pml: ucx" not in components:
+        print(f"skipped: this Open MPI ({version}) has no pml ucx (set-up builds 5.0.9 with it)")
+        sys.exit(77)
+    out = os.path.join(c.work, "ucx")
+    # UCX keeps itself to InfiniBand-class devices unless told that any transport will do.
+    run = c.launch(["run", "--events", "all", "--mca", "pml", "ucx", "--mca", "pml_ucx_tls",
+                    "any", "--mca", "pml_ucx_devices", "any", "--mpirun-arg=--oversubscribe",
+                    "-o", out, "-np", "4", "--",
+                    os.path.join(c.build, "tests", "known_counts")])
+    expect(run.returncode == 0, f"exit {run.returncode}", run)
+    said = [line for line in run.stderr.splitlines() if "selected pml ucx" in line]
+    expect(len(said) == 1 and "--mca pml ob1" in said[0],
+           f"rank 0 does not say once that pml ucx has no Peruse: {said}", run)
+    trace = trace_checks.load(os.path.join(out, "traces.otf2"))
+    peruse = sum(1 for _, e in trace.of_kind("Peruse"))
+    expect(peruse == 0, f"{peruse} Peruse events under pml ucx")
+    problems = trace_checks.known_counts_pmpi(trace, run)
+    expect(not problems, f"the MPI calls and messages under pml ucx: {problems}", run)
+
+
 CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 
