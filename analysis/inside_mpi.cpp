@@ -1,7 +1,8 @@
 #include "analysis/inside_mpi.hpp"
 
 #include <algorithm>
-#include <cstdlib>
+
+#include "analysis/eager_limits.hpp"
 
 namespace perusetrace::report {
 
@@ -9,33 +10,6 @@ namespace {
 
 std::uint64_t key(std::uint32_t rank, std::uint64_t request) {
   return (static_cast<std::uint64_t>(rank) << 48) ^ request;
-}
-
-// Rank 0's value of the MPI_T control variable NAME as the archive recorded it at MPI_Init
-// (archive_schema.hpp: "NAME=VALUE; NAME=VALUE; ..."), or "" when it has none.
-std::string cvar(const std::string& cvars, const std::string& name) {
-  const std::string want = name + "=";
-  std::size_t at = 0;
-  while (at < cvars.size()) {
-    std::size_t end = cvars.find("; ", at);
-    if (end == std::string::npos) end = cvars.size();
-    if (cvars.compare(at, want.size(), want) == 0)
-      return cvars.substr(at + want.size(), end - at - want.size());
-    at = end + 2;
-  }
-  return "";
-}
-
-// The eager-limit parameter of the first of NAMES the archive has, and its value.
-void eager_limit(const std::string& cvars, std::initializer_list<const char*> names,
-                 ProtocolStat& p) {
-  for (const char* name : names) {
-    const std::string v = cvar(cvars, name);
-    if (v.empty()) continue;
-    p.parameter = name;
-    p.limit = std::strtoull(v.c_str(), nullptr, 10);
-    return;
-  }
 }
 
 std::size_t depth_class(std::int64_t depth) {
@@ -60,9 +34,11 @@ InsideMpiAnalysis::InsideMpiAnalysis(const archive::Definitions& defs, InsideMpi
   for (std::size_t l = 0; l < defs.locations.size(); ++l)
     locations_[l].rank = defs.locations[l].rank;
   posted_depth_.assign(defs.ranks.size(), 0);
-  // Open MPI 4.1's shared-memory transport is vader, 5.0's sm.
-  eager_limit(defs.cvars, {"btl_vader_eager_limit", "btl_sm_eager_limit"}, out_.intra);
-  eager_limit(defs.cvars, {"btl_tcp_eager_limit"}, out_.inter);
+  for (ProtocolStat* p : {&out_.intra, &out_.inter}) {
+    const EagerLimit limit = eager_limit(defs.cvars, p == &out_.intra);
+    p->parameter = limit.parameter;
+    p->limit = limit.bytes;
+  }
 }
 
 std::string InsideMpiAnalysis::path_name(std::uint64_t key) const {
@@ -187,8 +163,14 @@ void InsideMpiAnalysis::peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t
 void InsideMpiAnalysis::transfer_end(Location& l, std::uint64_t t, const archive::PeruseFields& f,
                                      Receive& r) {
   const std::uint64_t bytes = f.bytes;
-  const bool rendezvous = r.continues > 1 || (r.continues == 1 && r.first_bytes < bytes);
-  if (rendezvous && r.handshake == kNever) r.handshake = t - std::min(t, r.first_continue);
+  ProtocolStat* p = placement(l.rank, f.peer);
+  // Above Open MPI 5's shared-memory limit it cannot have been eager, though the receiver's single
+  // copy looks like one piece (a receive's bytes are its buffer's: only there is this needed).
+  const bool pulled =
+      p == &out_.intra && p->parameter == "btl_sm_eager_limit" && p->limit != 0 && bytes > p->limit;
+  const bool rendezvous = r.continues > 1 || (r.continues == 1 && r.first_bytes < bytes) || pulled;
+  if (rendezvous && r.handshake == kNever && r.first_continue != kNever)
+    r.handshake = t - std::min(t, r.first_continue);
   // A rendezvous message leaves only its first fragment in the queue; an eager one is there
   // whole.
   if (r.unexpected && rendezvous) ++out_.unexpected.rendezvous;
@@ -197,12 +179,11 @@ void InsideMpiAnalysis::transfer_end(Location& l, std::uint64_t t, const archive
     out_.unexpected.bytes += bytes;
     const std::uint64_t copy = r.begin != kNever && t > r.begin ? t - r.begin : 0;
     out_.unexpected.copy_ns += copy;
-    PathCost& p = late_receives_[r.path];
-    ++p.count;
-    p.bytes += bytes;
-    p.ns += copy;
+    PathCost& path = late_receives_[r.path];
+    ++path.count;
+    path.bytes += bytes;
+    path.ns += copy;
   }
-  ProtocolStat* p = placement(l.rank, f.peer);
   if (p == nullptr) return;
   ProtocolClass& c = p->classes[size_class(bytes)];
   if (!rendezvous) {

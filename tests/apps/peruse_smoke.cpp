@@ -131,9 +131,19 @@ int check(int rank) {
     fragment_bytes += s.count;
     ++fragments;
   }
+#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5
+  // Open MPI 5's shared memory lets the receiver pull the message in one single copy: one
+  // fragment of all of it on the receiver, none on the sender.
+  const long want_fragments = rank == 1 ? 1 : 0;
+  if (fragments != want_fragments)
+    return fail(rank, "expected the 40 000-byte message in " + std::to_string(want_fragments) +
+                          " fragment(s) on Open MPI 5, saw " + std::to_string(fragments) +
+                          " XFER_CONTINUE");
+#else
   if (fragments < 2)
     return fail(rank, "expected the 40 000-byte message in several fragments, saw " +
                           std::to_string(fragments) + " XFER_CONTINUE");
+#endif
   if (rank == 1 && fragment_bytes != kCount * static_cast<long>(sizeof(int)))
     return fail(rank, "receiver fragments add up to " + std::to_string(fragment_bytes) +
                           " bytes, not " + std::to_string(kCount * sizeof(int)));

@@ -55,6 +55,7 @@ def main():
     for item in opts.env:
         name, _, value = item.partition("=")
         ranks[name] = value
+    trace_checks.OPEN_MPI = mpi_launch.open_mpi_version(opts.mpirun)
     args = mpi_launch.command(opts.mpirun, opts.np, ranks, opts.preload, opts.style)
     env = mpi_launch.launcher_env(ranks)
     baseline = None
