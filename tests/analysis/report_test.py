@@ -525,7 +525,15 @@ def case_mpit(c):
     print(f"{len(checked)} MPI_T values checked against the archive "
           f"({sum(p['kind'] == 'delta' for p in pvars.values())} counters)")
     mark = pvars.get("runtime_spc_OMPI_SPC_MAX_UNEXPECTED_IN_QUEUE")
-    if mark is None or mark["kind"] != "watermark" or mark["highest"] < FLOOD // 2 or \
+    if (mpi_launch.open_mpi_version(c.opts.mpirun) or (0, 0)) >= (5, 0):
+        # Open MPI 5.0.9's maximum never rises (ompi_spc.h compares it with itself), so the
+        # report has nothing of it; the queue length it should follow does rise.
+        length = pvars.get("runtime_spc_OMPI_SPC_UNEXPECTED_IN_QUEUE")
+        if (mark is not None and mark["highest"] > 0) or length is None or \
+                length["highest"] < FLOOD // 2:
+            f.append(f"on Open MPI 5.0.9: the maximum {mark and mark['highest']}, the queue "
+                     f"length {length and length['highest']}; expected none and {FLOOD // 2}+")
+    elif mark is None or mark["kind"] != "watermark" or mark["highest"] < FLOOD // 2 or \
             not any(r["moves"] > 0 for r in mark["ranks"]) or \
             mark["places"][0]["name"] != "MPI_Recv":
         shown = mark and {k: mark[k] for k in ("kind", "highest", "ranks", "places")}
