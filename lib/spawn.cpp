@@ -191,11 +191,12 @@ bool SpawnedJob::tell_children(const std::string& note, int count) {
     bool set = false;
     for (const std::string& path : paths) {
       if (path[0] != '/' && has_wdir) continue;
-      const std::string env = (has_env ? std::string(value) + '\n' : std::string()) +
-                              kSpawnDirectoryVariable + '=' + path;
+      std::string env = (has_env ? std::string(value) + '\n' : std::string()) +
+                        kSpawnDirectoryVariable + '=' + path;
       // Open MPI reads at most MPI_MAX_INFO_VAL - 1 characters of it.
       fits = env.size() < MPI_MAX_INFO_VAL;
       if (info == MPI_INFO_NULL || !fits) continue;
+      inherit(has_env ? value : "", env);
       set = PMPI_Info_set(info, "env", env.c_str()) == MPI_SUCCESS;
       if (set) break;
     }
@@ -212,6 +213,27 @@ bool SpawnedJob::tell_children(const std::string& note, int count) {
                   " characters with the program's own); a shorter MPITRACE_OUTPUT keeps them "
                   "with this trace");
   return untold("the MPI refused a copy of the spawn's info");
+}
+
+// Open MPI 4.1's launcher gives spawned children the environment mpirun forwarded to the parent;
+// 5.0's (PRRTE) does not: the tracer's preload and settings go along in "env" where they fit,
+// unless the program's own "env" names LD_PRELOAD (it wants its children as it says).
+void SpawnedJob::inherit(const std::string& given, std::string& env) {
+  auto add = [&](const std::string& line) {
+    if (env.size() + 1 + line.size() < MPI_MAX_INFO_VAL) env += '\n' + line;
+  };
+  const char* preload = std::getenv("LD_PRELOAD");
+  if (preload != nullptr && std::strstr(preload, "perusetrace") != nullptr &&
+      given.find("LD_PRELOAD=") == std::string::npos)
+    add(std::string("LD_PRELOAD=") + preload);
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string line = *e;
+    if (line.rfind("MPITRACE_", 0) != 0 || line.rfind("MPITRACE_OUTPUT=", 0) == 0 ||
+        line.rfind(std::string(kSpawnDirectoryVariable) + '=', 0) == 0 ||
+        given.find(line.substr(0, line.find('=') + 1)) != std::string::npos)
+      continue;
+    add(line);
+  }
 }
 
 bool SpawnedJob::untold(const std::string& why) {

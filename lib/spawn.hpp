@@ -58,6 +58,9 @@ class SpawnedJob {
 
  private:
   bool tell_children(const std::string& note, int count);
+  // Appends to the children's "env" what they inherit from this process; `given` is the
+  // program's own "env", if any.
+  static void inherit(const std::string& given, std::string& env);
   bool untold(const std::string& why);  // says once why children are not told; false
 
   Fn fn_;
