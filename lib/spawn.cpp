@@ -76,6 +76,14 @@ bool read_note(const std::string& path, std::vector<int>& ranks) {
   return !ranks.empty();
 }
 
+// The spawn info key whose newline-separated NAME=VALUE lines Open MPI puts into the children's
+// environment: "env" until 5.0, which says it is deprecated for PMIX_ENVAR on every spawn.
+#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5
+constexpr const char* kEnvKey = "PMIX_ENVAR";
+#else
+constexpr const char* kEnvKey = "env";
+#endif
+
 }  // namespace
 
 namespace spawn {
@@ -182,12 +190,18 @@ bool SpawnedJob::tell_children(const std::string& note, int count) {
     if (given == MPI_INFO_NULL ? PMPI_Info_create(&info) : PMPI_Info_dup(given, &info))
       info = MPI_INFO_NULL;
     char value[MPI_MAX_INFO_VAL + 1] = {0};
-    int has_env = 0, has_wdir = 0;
+    char other[MPI_MAX_INFO_VAL + 1] = {0};
+    int has_env = 0, has_other = 0, has_wdir = 0;
     if (info != MPI_INFO_NULL) {
-      PMPI_Info_get(info, "env", MPI_MAX_INFO_VAL, value, &has_env);
+      PMPI_Info_get(info, kEnvKey, MPI_MAX_INFO_VAL, value, &has_env);
+      // The program's own variables under the other key (Open MPI 5 reads both).
+      if (std::strcmp(kEnvKey, "env") != 0)
+        PMPI_Info_get(info, "env", MPI_MAX_INFO_VAL, other, &has_other);
       char wdir[MPI_MAX_INFO_VAL + 1];
       PMPI_Info_get(info, "wdir", MPI_MAX_INFO_VAL, wdir, &has_wdir);
     }
+    const std::string given_env =
+        std::string(has_env ? value : "") + '\n' + std::string(has_other ? other : "");
     bool set = false;
     for (const std::string& path : paths) {
       if (path[0] != '/' && has_wdir) continue;
@@ -196,8 +210,8 @@ bool SpawnedJob::tell_children(const std::string& note, int count) {
       // Open MPI reads at most MPI_MAX_INFO_VAL - 1 characters of it.
       fits = env.size() < MPI_MAX_INFO_VAL;
       if (info == MPI_INFO_NULL || !fits) continue;
-      inherit(has_env ? value : "", env);
-      set = PMPI_Info_set(info, "env", env.c_str()) == MPI_SUCCESS;
+      inherit(given_env, env);
+      set = PMPI_Info_set(info, kEnvKey, env.c_str()) == MPI_SUCCESS;
       if (set) break;
     }
     all = set;
