@@ -221,18 +221,41 @@ bool SpawnedJob::tell_children(const std::string& note, int count) {
     if (info != MPI_INFO_NULL) PMPI_Info_free(&info);
   made_.clear();
   std::remove((directory_ + kNote).c_str());
-  if (!fits)
+  if (!fits) {
+    // Where the launcher does not pass the parent's environment on, the children still need
+    // the tracer and its settings to trace as a run of their own.
+    if (std::strcmp(kEnvKey, "env") != 0) settings_only(count);
     return untold("the path of " + directory_ + " does not fit into the spawn's info (\"env\", " +
                   std::to_string(MPI_MAX_INFO_VAL - 1) +
                   " characters with the program's own); a shorter MPITRACE_OUTPUT keeps them "
                   "with this trace");
+  }
   return untold("the MPI refused a copy of the spawn's info");
+}
+
+void SpawnedJob::settings_only(int count) {
+  made_.assign(static_cast<std::size_t>(count), MPI_INFO_NULL);
+  for (int i = 0; i < count; ++i) {
+    MPI_Info& info = made_[static_cast<std::size_t>(i)];
+    const MPI_Info given = given_ == nullptr ? MPI_INFO_NULL : given_[i];
+    if (given == MPI_INFO_NULL ? PMPI_Info_create(&info) : PMPI_Info_dup(given, &info))
+      info = MPI_INFO_NULL;
+    if (info == MPI_INFO_NULL) continue;
+    char value[MPI_MAX_INFO_VAL + 1] = {0}, other[MPI_MAX_INFO_VAL + 1] = {0};
+    int has_env = 0, has_other = 0;
+    PMPI_Info_get(info, kEnvKey, MPI_MAX_INFO_VAL, value, &has_env);
+    PMPI_Info_get(info, "env", MPI_MAX_INFO_VAL, other, &has_other);
+    std::string env = has_env ? value : "";
+    inherit(env + '\n' + (has_other ? other : ""), env, true);
+    if (!env.empty() && env[0] == '\n') env.erase(0, 1);
+    if (!env.empty()) PMPI_Info_set(info, kEnvKey, env.c_str());
+  }
 }
 
 // Open MPI 4.1's launcher gives spawned children the environment mpirun forwarded to the parent;
 // 5.0's (PRRTE) does not: the tracer's preload and settings go along in "env" where they fit,
 // unless the program's own "env" names LD_PRELOAD (it wants its children as it says).
-void SpawnedJob::inherit(const std::string& given, std::string& env) {
+void SpawnedJob::inherit(const std::string& given, std::string& env, bool output) {
   auto add = [&](const std::string& line) {
     if (env.size() + 1 + line.size() < MPI_MAX_INFO_VAL) env += '\n' + line;
   };
@@ -242,7 +265,7 @@ void SpawnedJob::inherit(const std::string& given, std::string& env) {
     add(std::string("LD_PRELOAD=") + preload);
   for (char** e = environ; *e != nullptr; ++e) {
     const std::string line = *e;
-    if (line.rfind("MPITRACE_", 0) != 0 || line.rfind("MPITRACE_OUTPUT=", 0) == 0 ||
+    if (line.rfind("MPITRACE_", 0) != 0 || (!output && line.rfind("MPITRACE_OUTPUT=", 0) == 0) ||
         line.rfind(std::string(kSpawnDirectoryVariable) + '=', 0) == 0 ||
         given.find(line.substr(0, line.find('=') + 1)) != std::string::npos)
       continue;

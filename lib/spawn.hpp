@@ -58,9 +58,12 @@ class SpawnedJob {
 
  private:
   bool tell_children(const std::string& note, int count);
-  // Appends to the children's "env" what they inherit from this process; `given` is the
-  // program's own "env", if any.
-  static void inherit(const std::string& given, std::string& env);
+  // Appends to the children's "env" what they inherit from this process (`output`: its
+  // MPITRACE_OUTPUT too); `given` is the program's own "env", if any.
+  static void inherit(const std::string& given, std::string& env, bool output = false);
+  // The spawn's infos with only the inherited variables: the children trace as a run of their
+  // own where the launcher passes the parent's environment on to none.
+  void settings_only(int count);
   bool untold(const std::string& why);  // says once why children are not told; false
 
   Fn fn_;
