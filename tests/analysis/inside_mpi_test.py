@@ -63,17 +63,7 @@ def program(opts):
 
 def report(opts, work, trace):
     path = os.path.join(work, os.path.basename(trace) + ".json")
-    rep = subprocess.run([opts.perusetrace, "report", trace, "--json", path], capture_output=True,
-                         text=True, timeout=120)
-    if rep.returncode != 0:
-        raise AssertionError(f"perusetrace report failed: {rep.stderr[-1500:]}")
-    with open(path) as f:
-        data = json.load(f)
-    with open(opts.schema) as f:
-        schema = json.load(f)
-    problems = report_test.validate(data, schema, schema)
-    if problems:
-        raise AssertionError(f"the JSON breaks docs/report.schema.json: {problems[:5]}")
+    data, _ = report_test.schema_checked_report(opts.perusetrace, trace, path, opts.schema)
     return data, path
 
 

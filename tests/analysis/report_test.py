@@ -67,6 +67,23 @@ RUN_TIMEOUT = 90
 MPIT_ENV = {"OMPI_MCA_mpi_spc_attach": "all", "MPITRACE_PVARS": "runtime_spc_*,pml_ob1_*"}
 
 
+def schema_checked_report(perusetrace, trace, json_path, schema_path):
+    """`perusetrace report TRACE --json JSON_PATH`: its data, validated against the schema at
+    SCHEMA_PATH, and its text; AssertionError when the report fails or breaks the schema."""
+    rep = subprocess.run([perusetrace, "report", trace, "--json", json_path],
+                         capture_output=True, text=True, timeout=120)
+    if rep.returncode != 0:
+        raise AssertionError(f"perusetrace report failed: {rep.stderr[-1500:]}")
+    with open(json_path) as f:
+        data = json.load(f)
+    with open(schema_path) as f:
+        schema = json.load(f)
+    problems = validate(data, schema, schema)
+    if problems:
+        raise AssertionError(f"the JSON breaks docs/report.schema.json: {problems[:5]}")
+    return data, rep.stdout
+
+
 def validate(value, schema, root, path="$"):
     """The JSON Schema keywords docs/report.schema.json uses; returns a list of problems."""
     if "$ref" in schema:

@@ -22,9 +22,7 @@ calls, the time the scheduler takes to run every rank out of it on 2 cores), and
                path holds 4 x DELAY_MS of phase=slow, whose mean per rank is DELAY_MS
 The text report opens with the largest pattern and its cause.
 """
-import json
 import os
-import subprocess
 import sys
 
 sys.path[:0] = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", d)
@@ -85,19 +83,8 @@ def trace_and_report(opts, work, scenario):
     if run.returncode != 0:
         raise AssertionError(f"wait_states {scenario} failed ({run.returncode}): "
                              f"{run.stderr[-1500:]}")
-    path = os.path.join(work, "report.json")
-    rep = subprocess.run([opts.perusetrace, "report", out, "--json", path], capture_output=True,
-                         text=True, timeout=120)
-    if rep.returncode != 0:
-        raise AssertionError(f"perusetrace report failed: {rep.stderr[-1500:]}")
-    with open(path) as f:
-        data = json.load(f)
-    with open(opts.schema) as f:
-        schema = json.load(f)
-    problems = report_test.validate(data, schema, schema)
-    if problems:
-        raise AssertionError(f"the JSON breaks docs/report.schema.json: {problems[:5]}")
-    return data, rep.stdout
+    return report_test.schema_checked_report(opts.perusetrace, out,
+                                             os.path.join(work, "report.json"), opts.schema)
 
 
 def check_patterns(data, scenario):
