@@ -34,4 +34,9 @@ EagerLimit eager_limit(const std::string& cvars, bool same_host) {
   return limit;
 }
 
+std::uint64_t pull_limit(const std::string& cvars) {
+  const EagerLimit sm = eager_limit(cvars, true);
+  return sm.parameter == "btl_sm_eager_limit" ? sm.bytes : 0;
+}
+
 }  // namespace perusetrace::report

@@ -34,6 +34,7 @@ InsideMpiAnalysis::InsideMpiAnalysis(const archive::Definitions& defs, InsideMpi
   for (std::size_t l = 0; l < defs.locations.size(); ++l)
     locations_[l].rank = defs.locations[l].rank;
   posted_depth_.assign(defs.ranks.size(), 0);
+  pull_limit_ = pull_limit(defs.cvars);
   for (ProtocolStat* p : {&out_.intra, &out_.inter}) {
     const EagerLimit limit = eager_limit(defs.cvars, p == &out_.intra);
     p->parameter = limit.parameter;
@@ -164,11 +165,8 @@ void InsideMpiAnalysis::transfer_end(Location& l, std::uint64_t t, const archive
                                      Receive& r) {
   const std::uint64_t bytes = f.bytes;
   ProtocolStat* p = placement(l.rank, f.peer);
-  // Above Open MPI 5's shared-memory limit it cannot have been eager, though the receiver's single
-  // copy looks like one piece (a receive's bytes are its buffer's: only there is this needed).
-  const bool pulled =
-      p == &out_.intra && p->parameter == "btl_sm_eager_limit" && p->limit != 0 && bytes > p->limit;
-  const bool rendezvous = r.continues > 1 || (r.continues == 1 && r.first_bytes < bytes) || pulled;
+  const bool rendezvous =
+      went_rendezvous(r.continues, r.first_bytes, bytes, p == &out_.intra ? pull_limit_ : 0);
   if (rendezvous && r.handshake == kNever && r.first_continue != kNever)
     r.handshake = t - std::min(t, r.first_continue);
   // A rendezvous message leaves only its first fragment in the queue; an eager one is there

@@ -58,6 +58,7 @@ class InsideMpiAnalysis : public archive::EventSink {
   std::vector<int> event_of_region_;  // the catalogue's number, or -1
   std::vector<Location> locations_;
   std::vector<std::int64_t> posted_depth_;                       // by rank
+  std::uint64_t pull_limit_ = 0;                                 // eager_limits.hpp
   std::unordered_map<std::uint64_t, Receive> receives_;          // (rank, request)
   std::unordered_map<std::uint64_t, PathCost> late_receives_;    // by path_key
   std::unordered_map<std::uint64_t, PathCost> posted_searches_;  // by path_key

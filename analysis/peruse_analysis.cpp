@@ -60,10 +60,7 @@ Analysis::Analysis(const archive::Definitions& defs, Report& out) : defs_(defs),
   if (!found) have = defs.peruse_events;
   auto has = [&](const char* e) { return std::find(have.begin(), have.end(), e) != have.end(); };
   remove_unexpected_selected_ = has("MSG_REMOVE_FROM_UNEX_Q");
-  // Only where a rendezvous message can look like one eager piece (Open MPI 5's shared memory):
-  // a receive's bytes are its buffer's, which may be more than its message's.
-  if (const EagerLimit sm = eager_limit(defs.cvars, true); sm.parameter == "btl_sm_eager_limit")
-    eager_limits_[0] = sm.bytes;
+  pull_limit_ = pull_limit(defs.cvars);
   track_requests_ = has("REQ_COMPLETE");
 }
 
@@ -438,22 +435,12 @@ void Analysis::transfer(PeruseEvent e, Location& l, std::uint64_t t,
 void Analysis::count_message(std::uint32_t rank, Request& r) {
   if (r.counted) return;
   r.counted = true;
-  // ob1 moves an eager message as one piece (XFER_BEGIN, XFER_END; or one XFER_CONTINUE of the
-  // whole message when it is copied out of the unexpected queue) and reports each fragment of a
-  // rendezvous message as an XFER_CONTINUE: the first with the match header, the rest after the
-  // receiver answered (over TCP one put after the first, which Peruse does not report).
-  // Above its transport's eager limit a message went by rendezvous whatever Peruse shows: Open
-  // MPI 5's shared memory pulls it in one single copy.
-  std::uint64_t limit = 0;
-  if (r.peer >= 0 && static_cast<std::size_t>(r.peer) < defs_.ranks.size() &&
-      rank < defs_.ranks.size())
-    limit =
-        eager_limits_[defs_.ranks[rank].node == defs_.ranks[static_cast<std::size_t>(r.peer)].node
-                          ? 0
-                          : 1];
-  const bool fragmented = r.fragments > 1 ||
-                          (r.fragments == 1 && r.first_fragment_bytes < r.bytes) ||
-                          (limit != 0 && r.bytes > limit);
+  const bool same_host =
+      r.peer >= 0 && static_cast<std::size_t>(r.peer) < defs_.ranks.size() &&
+      rank < defs_.ranks.size() &&
+      defs_.ranks[rank].node == defs_.ranks[static_cast<std::size_t>(r.peer)].node;
+  const bool fragmented =
+      went_rendezvous(r.fragments, r.first_fragment_bytes, r.bytes, same_host ? pull_limit_ : 0);
   MessageGroup& g = out_.messages.groups[r.operation ? 1 : 0][fragmented ? 1 : 0];
   ++g.count;
   g.bytes += r.bytes;

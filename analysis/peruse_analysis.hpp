@@ -116,9 +116,9 @@ class Analysis : public archive::EventSink {
   std::vector<int> event_of_region_;  // index into peruse_event_names(), or -1
   std::vector<Location> locations_;
   std::vector<RankState> ranks_;
-  bool remove_unexpected_selected_ = false;      // else REQ_MATCH_UNEX ends the unexpected wait
-  bool track_requests_ = false;                  // REQ_COMPLETE selected: requests end
-  std::array<std::uint64_t, 2> eager_limits_{};  // same host, between hosts; 0: unknown
+  bool remove_unexpected_selected_ = false;  // else REQ_MATCH_UNEX ends the unexpected wait
+  bool track_requests_ = false;              // REQ_COMPLETE selected: requests end
+  std::uint64_t pull_limit_ = 0;             // eager_limits.hpp
   std::uint64_t in_flight_ = 0;
   // Peruse events seen, by catalogue number (Report::observed, by name, once at the end: a
   // string per event made a tenth of the report's time).
