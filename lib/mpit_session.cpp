@@ -529,17 +529,19 @@ void read_now() noexcept {
 }
 
 void stop() {
-  if (!g_session.started) return;
-  g_reading.store(false);
-  BusyLock lock;
-  for (auto& h : g_session.handles) {
-    if (!h->active) continue;
-    read_handle(*h, false);
-    PMPI_T_pvar_handle_free(g_session.session, &h->handle);
+  if (g_session.started) {
+    g_reading.store(false);
+    BusyLock lock;
+    for (auto& h : g_session.handles) {
+      if (!h->active) continue;
+      read_handle(*h, false);
+      PMPI_T_pvar_handle_free(g_session.session, &h->handle);
+    }
+    g_session.handles.clear();
+    PMPI_T_pvar_session_free(&g_session.session);
+    g_session.started = false;
   }
-  g_session.handles.clear();
-  PMPI_T_pvar_session_free(&g_session.session);
-  g_session.started = false;
+  finalise();
 }
 
 std::vector<trace::MetricInfo> recorded_metrics() {

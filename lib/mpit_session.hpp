@@ -33,7 +33,7 @@ void start(const Settings& settings, int rank, const TickScale& scale);
 // A communicator appeared or goes: its PVAR handles (the Peruse registration's counterpart).
 void attach(MPI_Comm comm, std::uint32_t local_id, const std::vector<int>& world_ranks);
 void detach(MPI_Comm comm);
-// MPI_Finalize: a last read, then the handles and the session are freed.
+// MPI_Finalize: a last read, then the handles and the session are freed and MPI_T finalised.
 void stop();
 
 // The values recorded and the control variables, for the archive's definitions.

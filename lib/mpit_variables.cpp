@@ -1,6 +1,7 @@
 #include "lib/mpit_variables.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -24,12 +25,22 @@ std::string trimmed(const char* text, int length) {
 
 }  // namespace
 
+namespace {
+std::atomic<bool> g_initialised{false};
+}
+
 bool initialise() {
   static const bool ok = [] {
     int provided = 0;
-    return PMPI_T_init_thread(MPI_THREAD_MULTIPLE, &provided) == MPI_SUCCESS;
+    const bool started = PMPI_T_init_thread(MPI_THREAD_MULTIPLE, &provided) == MPI_SUCCESS;
+    g_initialised.store(started);
+    return started;
   }();
   return ok;
+}
+
+void finalise() {
+  if (g_initialised.exchange(false)) PMPI_T_finalize();
 }
 
 namespace {

@@ -32,6 +32,12 @@ struct CvarInfo {
 // no working tool interface. Safe before MPI_Init.
 bool initialise();
 
+// MPI_T_finalize for initialise()'s MPI_T_init_thread, once, before MPI_Finalize. Open MPI 5
+// keeps its transports open past MPI_Finalize while a tool session lives: a process that exits so
+// closes its TCP connections abruptly, and a spawned job still running treats that as a failed
+// peer ("Socket closed") and aborts.
+void finalise();
+
 // Every variable the MPI lists now. The number of PVARs may grow after MPI_Init (components
 // register theirs when they open): call again where that matters.
 std::vector<PvarInfo> pvars();
