@@ -47,6 +47,7 @@ constinit thread_local ThreadSamples* t_samples __attribute__((tls_model("initia
 std::atomic<ThreadSamples*> g_threads[journal::kMaxThreads];
 std::uint64_t g_period_ns = 0;
 std::atomic<bool> g_paused{false};
+std::atomic<bool> g_stopped{false};
 // ThreadSanitizer runs a signal handler later, from its own code, where libunwind's walk
 // crashes: under it the samples keep their states, without stacks.
 bool g_walk_stacks = true;
@@ -176,6 +177,7 @@ void stop_thread(std::uint32_t index) noexcept {
 }
 
 void stop_all() noexcept {
+  g_stopped.store(true, std::memory_order_relaxed);
   for (std::uint32_t i = 0; i < journal::kMaxThreads; ++i)
     if (g_threads[i].load(std::memory_order_relaxed) != nullptr) finish(i);
 }
@@ -186,6 +188,13 @@ void pause(bool paused) noexcept {
 
 bool enabled() noexcept {
   return g_period_ns != 0;
+}
+bool signals_this_thread() noexcept {
+  const ThreadSamples* s = t_samples;
+  return s != nullptr && s->has_timer && !g_stopped.load(std::memory_order_relaxed);
+}
+int signal_number() noexcept {
+  return sample_signal();
 }
 std::uint64_t period_ns() noexcept {
   return g_period_ns;

@@ -21,6 +21,10 @@ void stop_thread(std::uint32_t thread_index) noexcept;
 // MPI_Finalize, or the program dying: every timer goes, every buffer is written.
 void stop_all() noexcept;
 bool enabled() noexcept;
+// Whether this thread's timer is running, so that its blocking calls keep the sample signal
+// out (lib/blocking_calls.cpp); async-signal-safe.
+bool signals_this_thread() noexcept;
+int signal_number() noexcept;
 // MPI_Pcontrol: samples taken while paused are dropped.
 void pause(bool paused) noexcept;
 std::uint64_t period_ns() noexcept;

@@ -25,6 +25,12 @@ CASE:
                     time, until lib/loader_lock.cpp), each rank has the samples of its 2 s (a
                     rank, or an archive, without samples fails), and most of them have their
                     stack, through the program's churn loop.
+  blocking_calls    tests/apps/blocking_calls on 4 ranks of 3 threads, sampled at 10 kHz and
+                    untraced: sleeps, polls, selects, epoll and semaphore waits, a condition
+                    wait, a pipe read and an accept, none failing with EINTR or returning early,
+                    each as long as untraced; the samples' weights cover their threads' time.
+  blocking_stress   the same program alternating compute bursts with 10^5 blocking calls of
+                    10 us per thread, at 10 kHz: no EINTR, no call shorter than asked.
 Every case that expects samples fails when the archive has none (the per-rank checks run over
 the ranks the program ran, not over the ranks the archive happens to have samples of).
 """
@@ -254,6 +260,88 @@ def case_loader_churn(opts, work):
             failures.append(f"rank {rank}: only {in_churn} samples show the churn loop in their "
                             f"stack, expected most of {expected:.0f}: stacks were dropped")
     return failures
+
+
+CALL = re.compile(r"^call (\S+) n (\d+) eintr (\d+) short (\d+) min_us (\d+) median_us (\d+)$",
+                  re.M)
+
+
+def run_blocking(opts, work, name, sampled, args):
+    env = {"MPITRACE_OUTPUT": os.path.join(work, name), "MPITRACE_PERUSE_EVENTS": "all",
+           "MPITRACE_SAMPLING": "100us"} if sampled else {}
+    command = mpi_launch.command(opts.mpirun, 4, env, opts.preload if sampled else None)
+    return mpi_launch.run(command + [os.path.join(opts.build, "tests", "blocking_calls"), *args],
+                          timeout=240, env=mpi_launch.launcher_env(env), cwd=work)
+
+
+def sample_coverage(archive):
+    """Per sampled thread: (periods its samples stand for, by weight; periods from its first
+    sample to its last)."""
+    import otf2
+    seen = {}
+    with otf2.reader.open(archive) as trace:
+        resolution = trace.definitions.clock_properties.timer_resolution
+        for location, event in trace.events:
+            if not isinstance(event, otf2.events.CallingContextSample):
+                continue
+            weight = {k.name: v for k, v in (event.attributes or {}).items()}.get(
+                "sample_weight", 1)
+            first, last, total = seen.get(location.name + location.group.name, (event.time, 0, 0))
+            seen[location.name + location.group.name] = (first, event.time, total + weight)
+    period_ticks = resolution * 100e-6
+    return {k: (total, (last - first) / period_ticks) for k, (first, last, total) in seen.items()}
+
+
+def case_blocking_calls(opts, work):
+    """The program's blocking calls (tests/apps/blocking_calls: 4 ranks, 3 threads each, 12
+    kinds of call, 3 rounds of 20 ms each) sampled at 10 kHz behave as untraced: no EINTR, none
+    returns early, the median of each as untraced within 10 ms; and the samples still stand for
+    all of each thread's time (their weights against the time they span, within 10 %)."""
+    args = ["3", "3", "20"]
+    plain = run_blocking(opts, work, "plain", False, args)
+    traced = run_blocking(opts, work, "trace", True, args)
+    failures = []
+    calls = {}
+    for label, run in (("untraced", plain), ("sampled", traced)):
+        found = {m[0]: tuple(map(int, m[1:])) for m in CALL.findall(run.stdout)}
+        if run.returncode != 0 or len(found) != 12:
+            return [f"{label}: the run failed (exit {run.returncode}): {run.stderr[-1500:]}"]
+        calls[label] = found
+    for name, (n, eintr, short, low, mid) in calls["sampled"].items():
+        base = calls["untraced"][name]
+        print(f"{name}: sampled eintr {eintr} short {short} median {mid} us (untraced: eintr "
+              f"{base[1]} short {base[2]} median {base[4]} us)")
+        if eintr or short:
+            failures.append(f"{name}: {eintr} of its calls failed with EINTR and {short} returned "
+                            "early under the sampler")
+        if mid > base[4] + 10_000:
+            failures.append(f"{name}: median {mid} us sampled, {base[4]} us untraced")
+    coverage = sample_coverage(os.path.join(work, "trace", "traces.otf2"))
+    checked = [w / s for w, s in coverage.values() if s > 1000]
+    if checked:
+        print(f"{len(checked)} threads: their samples' weights cover {min(checked):.3f} to "
+              f"{max(checked):.3f} of the periods they span")
+    if len(coverage) < 16:  # 4 ranks: the main thread and 3 workers each
+        failures.append(f"samples on {len(coverage)} threads, expected 16")
+    for thread, (weighted, spanned) in sorted(coverage.items()):
+        if spanned > 1000 and not 0.9 * spanned <= weighted <= 1.1 * spanned:
+            failures.append(f"{thread}: samples stand for {weighted:.0f} periods of the "
+                            f"{spanned:.0f} they span")
+    return failures
+
+
+def case_blocking_stress(opts, work):
+    """4 ranks of 2 threads, each alternating compute bursts with 10^5 blocking calls of 10 us
+    (sleeps, ppoll, select, pselect, sem_timedwait), sampled at 10 kHz: no EINTR, none early."""
+    run = run_blocking(opts, work, "stress", True, ["2", "stress", "100000"])
+    m = re.search(r"stress calls (\d+) eintr (\d+) short (\d+)", run.stdout)
+    if run.returncode != 0 or not m:
+        return [f"the run failed (exit {run.returncode}): {run.stderr[-1500:]}"]
+    calls, eintr, short = map(int, m.groups())
+    print(f"{calls} blocking calls: {eintr} EINTR, {short} returned early")
+    if calls != 800_000 or eintr or short:
+        return [f"{calls} calls (expected 800000), {eintr} EINTR, {short} early"]
+    return []
 
 
 CASES = case_result.cases_of(globals())
