@@ -65,11 +65,16 @@ def main():
     period = 100e-6
     per_sample = [(d - b) / (d / period) * 1e9 for d, b in zip(times["d"], times["b"])]
     print(f"one sample costs {median(per_sample):.0f} ns (median over cycles, from 10 kHz)")
-    empty = [float(subprocess.run([os.path.join(opts.build, "bench", "timer_signal_cost")],
-                                  capture_output=True, text=True).stdout.split()[1])
-             for _ in range(3)]
-    print(f"of which the platform's timer signal with an empty handler: {median(empty):.0f} ns "
-          "(bench/timer_signal_cost)")
+    platform = {}
+    for kind in ("monotonic", "cpu", "waker"):
+        platform[kind] = median(
+            float(subprocess.run([os.path.join(opts.build, "bench", "timer_signal_cost"), kind],
+                                 capture_output=True, text=True).stdout.split()[1])
+            for _ in range(3))
+    print(f"of which the platform's timer signal with an empty handler: "
+          f"{platform['monotonic']:.0f} ns (bench/timer_signal_cost); on a CPU-time timer "
+          f"{platform['cpu']:.0f} ns; a thread woken every 100 us on the same core costs "
+          f"{platform['waker']:.0f} ns a wake")
     tracing = [100 * (b - a) / a for a, b in zip(times["a"], times["b"])]
     print(f"tracing without sampling: {median(tracing):+.2f}% (a compute-bound run calls MPI "
           "rarely)")
