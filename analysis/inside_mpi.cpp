@@ -167,8 +167,11 @@ void InsideMpiAnalysis::transfer_end(Location& l, std::uint64_t t, const archive
   ProtocolStat* p = placement(l.rank, f.peer);
   const bool rendezvous =
       went_rendezvous(r.continues, r.first_bytes, bytes, p == &out_.intra ? pull_limit_ : 0);
-  if (rendezvous && r.handshake == kNever && r.first_continue != kNever)
-    r.handshake = t - std::min(t, r.first_continue);
+  // Pulled whole (Open MPI 5's shared memory: one piece of all its bytes), the pull from the
+  // match to the data's arrival is what the protocol costs the receiver.
+  const bool pulled = r.continues <= 1 && r.first_bytes >= bytes && r.begin != kNever;
+  if (rendezvous && r.handshake == kNever && (pulled || r.first_continue != kNever))
+    r.handshake = t - std::min(t, pulled ? r.begin : r.first_continue);
   // A rendezvous message leaves only its first fragment in the queue; an eager one is there
   // whole.
   if (r.unexpected && rendezvous) ++out_.unexpected.rendezvous;
