@@ -7,7 +7,10 @@ time only, the slower rank's), in modes run back to back in every cycle:
   c  traced, sampling every 1 ms (1 kHz)
   d  traced, sampling every 100 us (10 kHz)
 
-    run_sampling.py --build BUILD [--cycles 7] [--rounds 20] [--iterations 20000000]
+    run_sampling.py --build BUILD [--cycles 7] [--rounds 20] [--iterations 20000000] [--ranks 2]
+
+With --ranks 4 the ranks share the 2 cores two by two (unpinned, mpi_yield_when_idle): what a
+sample costs where a rank's signals wait for its core.
 
 Prints per mode the median compute time over cycles, and from the per-cycle differences (c - b
 and d - b over b) the overhead of sampling at 1 and 10 kHz, and the cost of one sample (signal
@@ -32,8 +35,12 @@ def run_mode(mode, opts, work):
         env = {"MPITRACE_OUTPUT": os.path.join(work, f"trace-{mode}"),
                "MPITRACE_SAMPLING": MODES[mode]}
     mpirun = os.path.join(opts.mpi_prefix, "bin", "mpirun")
-    cmd = mpi_launch.command(mpirun, 2, env, preload, bind="core") + [
-        os.path.join(opts.build, "bench", "compute_bound"), str(opts.rounds), str(opts.iterations)]
+    pinned = opts.ranks <= (os.cpu_count() or 1)
+    cmd = mpi_launch.command(mpirun, opts.ranks, env, preload, bind="core" if pinned else "none")
+    if not pinned:
+        cmd += ["--mca", "mpi_yield_when_idle", "1"]
+    cmd += [os.path.join(opts.build, "bench", "compute_bound"), str(opts.rounds),
+            str(opts.iterations)]
     done = subprocess.run(cmd, capture_output=True, text=True, cwd=work,
                           env=mpi_launch.without_tracer_settings())
     if done.returncode != 0:
@@ -49,6 +56,7 @@ def main():
     parser.add_argument("--cycles", type=int, default=7)
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--iterations", type=int, default=20000000)
+    parser.add_argument("--ranks", type=int, default=2)
     opts = bench_common.parse(parser)
     times = {m: [] for m in MODES}
     with tempfile.TemporaryDirectory(prefix="perusetrace-sampling-") as work:

@@ -13,6 +13,10 @@ CASE:
   ground_truth      the built-in sampler at 1 kHz on the same phases, 600 ms each: per rank the
                     archive's share of each state and activity (CallingContextSample attributes
                     mpi_state, mpi_activity) is its phases' share of the run within 5 points.
+  sampled_vs_exact  the same run's profile (perusetrace profile): per rank and MPI function the
+                    sampled time is the time the wrappers' records measure, and the stall of
+                    the late sender's MPI_Recv site and of the barriers is their wait, within 3
+                    points of the run.
   sample_mode       the same with MPITRACE_MODE=sample; and a message-heavy ring's sample-only
                     archive, with samples on each of its 4 ranks, at least 20 times smaller
                     than its full trace.
@@ -35,8 +39,10 @@ Every case that expects samples fails when the archive has none (the per-rank ch
 the ranks the program ran, not over the ranks the archive happens to have samples of).
 """
 import collections
+import json
 import os
 import re
+import subprocess
 import sys
 
 sys.path[:0] = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", d)
@@ -206,6 +212,92 @@ def case_ground_truth(opts, work):
     if run.returncode != 0 or sorted(phases) != [0, 1]:
         return [f"the run failed (exit {run.returncode}): {run.stderr[-1500:]}"]
     check_phases(os.path.join(out, "traces.otf2"), phases, failures)
+    return failures
+
+
+def exact_mpi_time(archive):
+    """Per (rank, MPI function): seconds inside its outermost calls on the rank's main thread,
+    from the wrappers' Enter and Leave records, and per rank the run's seconds."""
+    import otf2
+    inside, depth, since, span = collections.Counter(), {}, {}, {}
+    first_call = {}  # (rank, location, function) -> seconds of its first outermost call
+    with otf2.reader.open(archive) as trace:
+        resolution = trace.definitions.clock_properties.timer_resolution
+        for location, event in trace.events:
+            rank = int(location.group.name.split()[-1])
+            key = (rank, location.name)
+            first, _ = span.get(key, (event.time, event.time))
+            span[key] = (first, event.time)
+            if not isinstance(event, (otf2.events.Enter, otf2.events.Leave)):
+                continue
+            name = event.region.name
+            if not name.startswith("MPI_"):
+                continue
+            if isinstance(event, otf2.events.Enter):
+                if depth.get(key, 0) == 0:
+                    since[key] = event.time
+                depth[key] = depth.get(key, 0) + 1
+            else:
+                depth[key] -= 1
+                if depth[key] == 0:
+                    inside[(key, name)] += (event.time - since[key]) / resolution
+                    first_call.setdefault((key, name), (event.time - since[key]) / resolution)
+    main = {}
+    for (rank, loc), (first, last) in span.items():  # a rank's main thread: its longest span
+        if rank not in main or last - first > main[rank][1]:
+            main[rank] = (loc, last - first)
+    return ({(key[0], name): t for (key, name), t in inside.items() if key[1] == main[key[0]][0]},
+            {rank: d / resolution for rank, (_, d) in main.items()},
+            {(key[0], name): t for (key, name), t in first_call.items()
+             if key[1] == main[key[0]][0]})
+
+
+def case_sampled_vs_exact(opts, work):
+    """The same phases in full tracing sampled at 1 kHz: per rank and MPI function, the
+    profile's time (samples x period, every site of the function) is the time the wrappers'
+    records measure inside it, within 3 percentage points of the run."""
+    out, run, phases = run_phases(opts, work, "trace", {})
+    if run.returncode != 0 or sorted(phases) != [0, 1]:
+        return [f"the run failed (exit {run.returncode}): {run.stderr[-1500:]}"]
+    archive = os.path.join(out, "traces.otf2")
+    profile = os.path.join(work, "profile.json")
+    done = subprocess.run([os.path.join(opts.build, "tools", "perusetrace"), "profile", archive,
+                           "--json", profile], capture_output=True, text=True, timeout=120)
+    if done.returncode != 0:
+        return [f"perusetrace profile failed ({done.returncode}): {done.stderr[-800:]}"]
+    with open(profile) as f:
+        data = json.load(f)
+    period = data["period_ns"] / 1e9
+    sampled = collections.Counter()
+    for site in data["sites"]:
+        for rank, counts in site["ranks"].items():
+            sampled[(int(rank), site["mpi_function"])] += sum(counts.values()) * period
+    exact, run_s, first = exact_mpi_time(archive)
+    failures = []
+    # Stalls where the wait is known: rank 1's first MPI_Recv waits for the late sender (a stall
+    # on a message, where the 64 MiB receives are transfers), its barriers wait for rank 0.
+    stall = collections.Counter()
+    for site in data["sites"]:
+        counts = site["ranks"].get("1", {})
+        wanted = "stall/message" if site["mpi_function"] == "MPI_Recv" else "stall"
+        stall[site["mpi_function"]] += sum(v for k, v in counts.items()
+                                           if k.startswith(wanted)) * period
+    for name, want_s in (("MPI_Recv", first.get((1, "MPI_Recv"), 0.0)),
+                         ("MPI_Barrier", exact.get((1, "MPI_Barrier"), 0.0))):
+        got_s = stall[name]
+        got, want = 100 * got_s / run_s[1], 100 * want_s / run_s[1]
+        print(f"rank 1 {name} stall: sampled {got:.1f}% of the run, the wait {want:.1f}%")
+        if abs(got - want) > 3.0:
+            failures.append(f"rank 1 {name}: sampled stall {got:.1f}%, its wait {want:.1f}%")
+    for (rank, name), t in sorted(exact.items()):
+        if t < 0.05 * run_s[rank] and sampled[(rank, name)] < 0.05 * run_s[rank]:
+            continue  # too short to judge by samples
+        got, want = 100 * sampled[(rank, name)] / run_s[rank], 100 * t / run_s[rank]
+        print(f"rank {rank} {name}: sampled {got:.1f}% of the run, exact {want:.1f}%")
+        if abs(got - want) > 3.0:
+            failures.append(f"rank {rank} {name}: sampled {got:.1f}%, exact {want:.1f}% of the run")
+    if not any(name == "MPI_Recv" for (_, name) in exact):
+        failures.append("no MPI_Recv in the trace")
     return failures
 
 
