@@ -1,5 +1,5 @@
 /* Phases of known MPI state, for the state sampling tests (2 or more ranks):
- *   compute   every rank computes MS ms outside MPI                      -> NOT_IN_MPI
+ *   compute   every rank computes MS/2 ms, then sleeps MS/2 ms, outside MPI -> NOT_IN_MPI
  *   late      rank 0 computes LATE ms, then sends; rank 1 waits in MPI_Recv -> STALL, message
  *   transfer  rank 0 sends 64 MiB to rank 1, REPEAT times                  -> WORK, transfer
  *   barrier   rank 0 computes MS ms; the others wait in MPI_Barrier        -> STALL, collective
@@ -12,6 +12,7 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 static volatile double sink;
 static void compute(double seconds) {
@@ -44,7 +45,11 @@ int main(int argc, char** argv) {
 
   MPI_Barrier(MPI_COMM_WORLD);
   t[0] = app_now();
-  compute(ms / 1e3);
+  compute(ms / 2e3);
+  /* A sleep the sampler must neither cut short nor lose: its samples wait for its end. */
+  const long long nap = (long long)(ms / 2 * 1e6);
+  const struct timespec span = {nap / 1000000000LL, nap % 1000000000LL};
+  nanosleep(&span, NULL);
   MPI_Barrier(MPI_COMM_WORLD);
   t[1] = app_now();
   if (rank == 0) {
