@@ -67,13 +67,14 @@ RUN_TIMEOUT = 90
 MPIT_ENV = {"OMPI_MCA_mpi_spc_attach": "all", "MPITRACE_PVARS": "runtime_spc_*,pml_ob1_*"}
 
 
-def schema_checked_report(perusetrace, trace, json_path, schema_path):
-    """`perusetrace report TRACE --json JSON_PATH`: its data, validated against the schema at
-    SCHEMA_PATH, and its text; AssertionError when the report fails or breaks the schema."""
-    rep = subprocess.run([perusetrace, "report", trace, "--json", json_path],
-                         capture_output=True, text=True, timeout=120)
+def schema_checked_report(perusetrace, trace, json_path, schema_path, args=(), timeout=120):
+    """`perusetrace report TRACE [ARGS...] --json JSON_PATH`: its data, validated against the
+    schema at SCHEMA_PATH, and its text; AssertionError when the report fails or breaks the
+    schema."""
+    rep = subprocess.run([perusetrace, "report", trace, *args, "--json", json_path],
+                         capture_output=True, text=True, timeout=timeout)
     if rep.returncode != 0:
-        raise AssertionError(f"perusetrace report failed: {rep.stderr[-1500:]}")
+        raise AssertionError(f"perusetrace report {' '.join(args)} failed: {rep.stderr[-1500:]}")
     with open(json_path) as f:
         data = json.load(f)
     with open(schema_path) as f:

@@ -38,7 +38,6 @@ CASE:
               modules' "phase" (solver:phase, lib:phase) and a region open at once, and in the
               main thread's stage=threaded and epoch=5 (set), process-scope values.
 """
-import json
 import os
 import re
 import subprocess
@@ -76,19 +75,9 @@ def report(opts, work, archive, by, whole=False):
     """The report's by_context (its whole JSON with `whole`) and its text; by None: no --by."""
     name = (by or "none").replace(",", "_").replace(":", "_")
     path = os.path.join(work, f"report-{name}.json")
-    run = subprocess.run([opts.perusetrace, "report", archive, *(["--by", by] if by else []),
-                          "--json", path, "-q"], capture_output=True, text=True, timeout=300)
-    if run.returncode != 0:
-        raise AssertionError(f"perusetrace report --by {by} failed: {run.stderr[-1500:]}")
-    with open(path) as f:
-        data = json.load(f)
-    with open(SCHEMA) as f:
-        schema = json.load(f)
-    problems = report_test.validate(data, schema, schema)
-    if problems:
-        raise AssertionError(f"the JSON of --by {by} breaks docs/report.schema.json: "
-                             f"{problems[:5]}")
-    return (data if whole else data["by_context"]), run.stdout
+    data, text = report_test.schema_checked_report(
+        opts.perusetrace, archive, path, SCHEMA, [*(["--by", by] if by else []), "-q"], 300)
+    return (data if whole else data["by_context"]), text
 
 
 def otf2_print(archive):
