@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Generate perusetrace's PMPI wrappers from lib/wrappers/mpi.spec.
 
-    gen_wrappers.py SPEC OUTDIR            write mpi_functions.hpp/.cpp and mpi_wrappers.cpp
+    gen_wrappers.py SPEC OUTDIR            write mpi_functions.hpp/.cpp, mpi_wrappers.cpp and
+                                           fortran_wrappers.cpp (lib/wrappers/fortran.py)
     gen_wrappers.py SPEC --dump            print what was parsed, one function per line
     gen_wrappers.py SPEC --check-mpi-h H   compare the spec's names with those mpi.h H declares
 
@@ -10,8 +11,12 @@ lib/mpi_handlers.hpp chosen by the row's RECORD keyword. The spec format is desc
 of mpi.spec. The generator stops, naming the line, on anything it does not understand.
 """
 import argparse
+import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fortran  # noqa: E402 (beside this file, whatever the working directory)
 
 GROUPS = ["env", "p2p", "coll", "comm", "group", "type", "topo", "info", "err", "spawn", "rma",
           "io", "attr", "misc", "timer"]
@@ -643,6 +648,8 @@ extern "C" {
         for f in functions:
             out.write(wrapper(f) + "\n")
         out.write("}  // extern \"C\"\n\n#pragma GCC visibility pop\n")
+    with open(f"{outdir}/fortran_wrappers.cpp", "w") as out:
+        out.write(fortran.source(functions))
 
 
 def declared_in(mpi_h):
@@ -664,7 +671,8 @@ def main():
         functions = parse(opts.spec)
         for f in functions:  # every row must generate, even when only dumping
             wrapper(f)
-    except (SpecError, OSError) as e:
+        fortran.source(functions)
+    except (SpecError, ValueError, OSError) as e:
         sys.exit(f"gen_wrappers.py: {opts.spec}: {e}")
     if opts.dump:
         for f in functions:

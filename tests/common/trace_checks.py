@@ -604,6 +604,30 @@ def check_known_counts(trace, run):
     return f
 
 
+def check_fortran_counts(trace, run):
+    """tests/apps/known_counts_fortran.F90 in any of its bindings: known_counts' exact counts,
+    every call it counts one by one recorded once (its "expect_call NAME N" lines: a call that
+    also went through the C wrapper would count twice), its communicator's blank-padded name
+    without the blanks, and the paper's early receiver on rank 1 (tag 1, the sender late)."""
+    f = check_known_counts(trace, run)
+    enters = collections.Counter(e.name for events in trace.events.values() for e in events
+                                 if e.kind == "Enter")
+    wanted = re.findall(r"^expect_call (\w+) (\d+)$", run.stdout, re.M)
+    if not wanted:
+        f.append("the program printed no 'expect_call' lines")
+    for name, n in wanted:
+        if enters[name] != int(n):
+            f.append(f"{name}: {enters[name]} calls in the trace, the program made {n}")
+    if not any(c.name == "fortran dup" for c in trace.comms):
+        f.append(f"no communicator named 'fortran dup': {sorted(c.name for c in trace.comms)}")
+    receiver = trace.peruse(1, tag=1, operation=1)
+    missing = in_order([e.name for e in receiver], PAPER_EARLY_RECEIVER)
+    if missing:
+        f.append(f"rank 1 lacks {missing} in the paper's early-receiver sequence: "
+                 f"{[e.name for e in receiver]}")
+    return f + late_sender_in_trace(trace, delay_ms(run) * 1_000_000)
+
+
 # --- checks on counts (trace_counts output), for traces too large to load in Python ----------
 
 def expected_values(run):
@@ -1135,6 +1159,7 @@ CHECKS = {
     "messages": check_messages,
     "pmpi_only": check_pmpi_only,
     "known_counts": check_known_counts,
+    "fortran_counts": check_fortran_counts,
     "known_counts_pmpi_only": check_known_counts_pmpi_only,
     "file_io": check_file_io,
     "comm_names": check_comm_names,

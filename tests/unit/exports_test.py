@@ -1,9 +1,9 @@
 #!/usr/bin/python3
-"""libperusetrace exports the MPI functions it wraps, the blocking calls it guards while it
-samples (lib/blocking_calls.cpp) and the functions of its public C API (include/perusetrace/*.h),
-and nothing else.
+"""libperusetrace exports the MPI functions it wraps (in C, and under the Fortran names of
+lib/wrappers/fortran.py), the blocking calls it guards while it samples (lib/blocking_calls.cpp)
+and the functions of its public C API (include/perusetrace/*.h), and nothing else.
 
-    exports_test.py LIBRARY GENERATED_WRAPPERS_CPP BLOCKING_CALLS_CPP PUBLIC_HEADER...
+    exports_test.py LIBRARY WRAPPERS_CPP FORTRAN_WRAPPERS_CPP BLOCKING_CALLS_CPP PUBLIC_HEADER...
 
 Anything else it exported (its own C++ functions, globals, the standard-library template
 instances its files use) could be replaced by a symbol of the traced program or of another
@@ -15,7 +15,13 @@ import sys
 
 
 def main():
-    library, wrappers, blocking, headers = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+    library, wrappers, fortran, blocking = sys.argv[1:5]
+    headers = sys.argv[5:]
+    # Every Fortran name is an alias of a hidden wrapper; the aliases are what programs call.
+    fortran_names = set(re.findall(r'^\w+ (\w+)\(.*\) __attribute__\(\(alias\(',
+                                   open(fortran).read(), re.M))
+    if len(fortran_names) < 1000:
+        sys.exit(f"{fortran}: only {len(fortran_names)} Fortran names found")
     # A guard the library does not export leaves the C library's call unguarded: a sample
     # signal would cut it short.
     guarded = set(re.findall(r'^__attribute__\(\(visibility\("default"\)\)\) \w+ (\w+)\(',
@@ -34,8 +40,9 @@ def main():
     rows = [line.split() for line in nm.stdout.splitlines()]
     exported = {row[2].split("@")[0] for row in rows if len(row) == 3 and row[1] != "A"}
     stray = sorted(s for s in exported
-                   if not s.startswith("MPI_") and s not in api and s not in guarded)
-    hidden = sorted((api | guarded) - exported)
+                   if not s.startswith("MPI_") and s not in api and s not in guarded
+                   and s not in fortran_names)
+    hidden = sorted((api | guarded | fortran_names) - exported)
     if hidden:
         sys.exit(f"{library} does not export its public API or guards: {', '.join(hidden)} "
                  "(lib/exports.map, and visibility(\"default\") on the definition)")
@@ -57,7 +64,8 @@ def main():
         sys.exit(f"{library} does not export {len(missing)} of its wrappers ({', '.join(missing[:8])}"
                  f"{', ...' if len(missing) > 8 else ''}): lib/wrappers/gen_wrappers.py must "
                  "keep its visibility push(default) around them")
-    print(f"{library}: {len(exported)} symbols exported: MPI functions, {len(guarded)} guarded "
+    print(f"{library}: {len(exported)} symbols exported: MPI functions, {len(fortran_names)} "
+          f"Fortran names of them, {len(guarded)} guarded "
           f"blocking calls and the API ({', '.join(sorted(api))})")
 
 

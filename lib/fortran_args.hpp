@@ -1,0 +1,76 @@
+// What the generated Fortran wrappers (lib/wrappers/fortran.py) need to turn a Fortran call's
+// arguments into the C call's: the MPI's Fortran sentinels (MPI_BOTTOM, MPI_IN_PLACE,
+// MPI_STATUS_IGNORE, ...), blank-padded strings, and room for arrays of handles and statuses.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+
+namespace perusetrace::fortran {
+
+// A Fortran INTEGER is passed where C has an int (counts, ranks, tags, arrays of them): the
+// wrappers hand the Fortran storage to C as it is.
+static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran INTEGER must be a C int");
+
+// A Fortran status is MPI_Status's bytes seen as INTEGERs (Open MPI's MPI_STATUS_SIZE).
+inline constexpr std::size_t kStatusInts = sizeof(MPI_Status) / sizeof(MPI_Fint);
+
+// MPI_BOTTOM and MPI_IN_PLACE given from Fortran are addresses of the MPI's common blocks: the
+// C values instead; any other address is the buffer itself.
+void* buffer(void* address) noexcept;
+const void* buffer(const void* address) noexcept;
+bool status_ignored(const MPI_Fint* status) noexcept;
+bool statuses_ignored(const MPI_Fint* statuses) noexcept;
+// MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY of the distributed graph constructors.
+const int* weights(const MPI_Fint* weights) noexcept;
+
+// The C status into the Fortran one, unless it was MPI_STATUS_IGNORE.
+void status_out(const MPI_Status& c, MPI_Fint* f) noexcept;
+
+// How many datatypes an MPI_(I)alltoallw names on `comm` (its remote group's size on an
+// intercommunicator), and an MPI_(I)neighbor_alltoallw's in- or out-degree.
+int alltoallw_peers(MPI_Comm comm) noexcept;
+int neighbours(MPI_Comm comm, bool outgoing) noexcept;
+
+// Room for one call's converted arguments, per thread: a fixed block, and past it a block that
+// grows once and is kept, so a thread's calls do not allocate once it has made its largest.
+// The wrappers do not nest on a thread (a Fortran wrapper calls the C wrapper, which calls
+// PMPI), so a call takes the room from the start.
+class Scratch {
+ public:
+  Scratch() noexcept;
+  ~Scratch() noexcept;
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  // n objects of T, uninitialised; nullptr only if memory ran out (the caller then fails the
+  // call with MPI_ERR_NO_MEM rather than write past the room).
+  template <typename T>
+  T* take(std::size_t n) noexcept {
+    return static_cast<T*>(bytes(n * sizeof(T)));
+  }
+  // A Fortran string (blank-padded, `length` characters) as a C string, without its leading
+  // and trailing blanks.
+  const char* c_string(const char* f, std::size_t length) noexcept;
+
+ private:
+  void* bytes(std::size_t n) noexcept;
+  std::size_t used_;
+};
+
+// A call whose converted arguments found no memory fails with MPI_ERR_NO_MEM, uncalled.
+void no_memory(MPI_Fint* ierr) noexcept;
+
+// A wrapper whose MPI has no Fortran profiling symbol to call (an MPI whose Fortran bindings
+// differ from Open MPI's): says so once on stderr, and the call fails with MPI_ERR_INTERN.
+void missing(const char* symbol, MPI_Fint* ierr) noexcept;
+
+// Fortran calls of these functions reach the MPI without the tracer seeing them (their
+// arguments are not converted yet): rank 0 says so once, when a Fortran program starts.
+extern const char* const kNotWrapped[];
+extern const std::size_t kNotWrappedCount;
+// Set by the Fortran MPI_Init and MPI_Init_thread: the program calls MPI from Fortran.
+void started_from_fortran() noexcept;
+bool program_is_fortran() noexcept;
+
+}  // namespace perusetrace::fortran
