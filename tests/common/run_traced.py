@@ -39,6 +39,7 @@ def main():
     parser.add_argument("--counts", help="the trace_counts program, for count-based checks")
     parser.add_argument("--baseline", action="store_true",
                         help="run the program once untraced first (for the memory check)")
+    parser.add_argument("--stdin", help="a file mpirun gives rank 0 as its standard input")
     parser.add_argument("--expect-exit", type=int, default=0)
     parser.add_argument("--style", choices=("openmpi", "mpich"), default="openmpi",
                         help="how the mpirun takes its options")
@@ -62,8 +63,11 @@ def main():
     if opts.baseline:
         untraced = mpi_launch.command(opts.mpirun, opts.np, dict(ranks, MPITRACE_ENABLED="0"),
                                       opts.preload, opts.style)
-        baseline = mpi_launch.run(untraced + command, timeout=RUN_TIMEOUT, env=env, cwd=work)
-    run = mpi_launch.run(args + command, timeout=RUN_TIMEOUT, env=env, cwd=work)
+        baseline = mpi_launch.run(untraced + command, timeout=RUN_TIMEOUT, env=env, cwd=work,
+                                  stdin=open(opts.stdin) if opts.stdin else subprocess.DEVNULL)
+    run = mpi_launch.run(args + command, timeout=RUN_TIMEOUT, env=env, cwd=work,
+                         stdin=open(opts.stdin) if opts.stdin else subprocess.DEVNULL)
+    run.baseline = baseline  # for the checks that compare the program's output
     sys.stdout.write(run.stdout)
     sys.stderr.write(run.stderr)
     if run.returncode == SKIP and opts.expect_exit != SKIP:

@@ -628,6 +628,33 @@ def check_fortran_counts(trace, run):
     return f + late_sender_in_trace(trace, delay_ms(run) * 1_000_000)
 
 
+def check_mumps(trace, run):
+    """Debian's MUMPS dsimpletest (Fortran, unmodified) on tests/apps/laplacian_input.py's
+    system: the same output as untraced but for its timings, a solution of 1, 2, 3, ..., and its
+    Fortran calls in the trace with every message matched."""
+    f = messages_match(trace)
+    if run.baseline is None or run.baseline.returncode != 0:
+        return f + ["no untraced run to compare with (run_traced.py --baseline)"]
+
+    def steady(text):
+        return [l for l in text.splitlines() if "time" not in l.lower()]
+    traced, untraced = steady(run.stdout), steady(run.baseline.stdout)
+    if traced != untraced:
+        changed = [(a, b) for a, b in zip(untraced, traced) if a != b][:3]
+        f.append(f"the traced output differs from the untraced one ({len(untraced)} and "
+                 f"{len(traced)} lines; first changes {changed})")
+    m = re.search(r"Solution is(.*?)(?:\n\s*\n|Entering)", run.stdout, re.S)
+    values = [float(v.replace("D", "E")) for v in m.group(1).split()] if m else []
+    if not values or any(abs(v - (i + 1)) > 1e-6 * (i + 1) for i, v in enumerate(values)):
+        f.append(f"the solution is not 1, 2, 3, ...: {values[:5]} ({len(values)} values)")
+    enters = collections.Counter(e.name for events in trace.events.values() for e in events
+                                 if e.kind == "Enter")
+    for name in ("MPI_Init", "MPI_Bcast", "MPI_Allreduce", "MPI_Iprobe", "MPI_Pack", "MPI_Send"):
+        if not enters[name]:
+            f.append(f"no {name} in the trace: the program's Fortran calls were not seen")
+    return f
+
+
 # --- checks on counts (trace_counts output), for traces too large to load in Python ----------
 
 def expected_values(run):
@@ -1160,6 +1187,7 @@ CHECKS = {
     "pmpi_only": check_pmpi_only,
     "known_counts": check_known_counts,
     "fortran_counts": check_fortran_counts,
+    "mumps": check_mumps,
     "known_counts_pmpi_only": check_known_counts_pmpi_only,
     "file_io": check_file_io,
     "comm_names": check_comm_names,
