@@ -20,6 +20,9 @@ PERUSETRACE_FORTRAN_SENTINEL(mpi_fortran_status_ignore, MPI_FORTRAN_STATUS_IGNOR
 PERUSETRACE_FORTRAN_SENTINEL(mpi_fortran_statuses_ignore, MPI_FORTRAN_STATUSES_IGNORE)
 PERUSETRACE_FORTRAN_SENTINEL(mpi_fortran_unweighted, MPI_FORTRAN_UNWEIGHTED)
 PERUSETRACE_FORTRAN_SENTINEL(mpi_fortran_weights_empty, MPI_FORTRAN_WEIGHTS_EMPTY)
+PERUSETRACE_FORTRAN_SENTINEL(mpi_fortran_argv_null, MPI_FORTRAN_ARGV_NULL)
+PERUSETRACE_FORTRAN_SENTINEL(mpi_fortran_argvs_null, MPI_FORTRAN_ARGVS_NULL)
+PERUSETRACE_FORTRAN_SENTINEL(mpi_fortran_errcodes_ignore, MPI_FORTRAN_ERRCODES_IGNORE)
 #undef PERUSETRACE_FORTRAN_SENTINEL
 }
 
@@ -79,7 +82,28 @@ const int* weights(const MPI_Fint* weights) noexcept {
   return weights;
 }
 
+bool argv_null(const char* argv) noexcept {
+  const void* p = argv;
+  return PERUSETRACE_IS_SENTINEL(p, mpi_fortran_argv_null, MPI_FORTRAN_ARGV_NULL);
+}
+
+bool argvs_null(const char* argvs) noexcept {
+  const void* p = argvs;
+  return PERUSETRACE_IS_SENTINEL(p, mpi_fortran_argvs_null, MPI_FORTRAN_ARGVS_NULL);
+}
+
+int* errcodes(MPI_Fint* codes) noexcept {
+  if (PERUSETRACE_IS_SENTINEL(codes, mpi_fortran_errcodes_ignore, MPI_FORTRAN_ERRCODES_IGNORE))
+    return MPI_ERRCODES_IGNORE;
+  return codes;
+}
+
 #undef PERUSETRACE_IS_SENTINEL
+
+bool is_root(MPI_Comm comm, int root) noexcept {
+  int rank = -1;
+  return comm != MPI_COMM_NULL && PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS && rank == root;
+}
 
 void status_out(const MPI_Status& c, MPI_Fint* f) noexcept {
   if (!status_ignored(f)) PMPI_Status_c2f(&c, f);
@@ -162,6 +186,25 @@ const char* Scratch::c_string(const char* f, std::size_t length) noexcept {
   if (c == nullptr) return "";
   std::memcpy(c, f, length);
   c[length] = '\0';
+  return c;
+}
+
+char** Scratch::argv(const char* f, std::size_t length, std::size_t stride) noexcept {
+  auto blank = [length](const char* entry) {
+    for (std::size_t i = 0; i < length; ++i)
+      if (entry[i] != ' ') return false;
+    return true;
+  };
+  std::size_t n = 0;
+  while (!blank(f + n * stride)) ++n;
+  char** c = take<char*>(n + 1);
+  if (c == nullptr) return nullptr;
+  for (std::size_t i = 0; i < n; ++i) {
+    const char* entry = c_string(f + i * stride, length);
+    if (*entry == '\0' && length > 0) return nullptr;  // c_string ran out of room
+    c[i] = const_cast<char*>(entry);
+  }
+  c[n] = nullptr;
   return c;
 }
 

@@ -25,6 +25,13 @@ bool statuses_ignored(const MPI_Fint* statuses) noexcept;
 // MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY of the distributed graph constructors.
 const int* weights(const MPI_Fint* weights) noexcept;
 
+// MPI_ARGV_NULL, MPI_ARGVS_NULL and MPI_ERRCODES_IGNORE given from Fortran, and whether this
+// rank is a spawn's root (the only one whose commands and arguments count).
+bool argv_null(const char* argv) noexcept;
+bool argvs_null(const char* argvs) noexcept;
+int* errcodes(MPI_Fint* codes) noexcept;
+bool is_root(MPI_Comm comm, int root) noexcept;
+
 // The C status into the Fortran one, unless it was MPI_STATUS_IGNORE.
 void status_out(const MPI_Status& c, MPI_Fint* f) noexcept;
 
@@ -52,6 +59,9 @@ class Scratch {
   // A Fortran string (blank-padded, `length` characters) as a C string, without its leading
   // and trailing blanks.
   const char* c_string(const char* f, std::size_t length) noexcept;
+  // A Fortran argument vector, CHARACTER(len=length) entries `stride` bytes apart ended by a
+  // blank one, as C's ended by a null pointer; nullptr if out of memory.
+  char** argv(const char* f, std::size_t length, std::size_t stride) noexcept;
 
  private:
   void* bytes(std::size_t n) noexcept;

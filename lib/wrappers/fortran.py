@@ -26,8 +26,8 @@ HANDLES = {
     "MPI_File": ("File", "MPI_FILE_NULL"), "MPI_Message": ("Message", "MPI_MESSAGE_NULL"),
 }
 WIDE = ("MPI_Aint", "MPI_Offset", "MPI_Count")
-# Spawning converts argument vectors of blank-padded strings; not done yet.
-NOT_WRAPPED = {"MPI_Comm_spawn", "MPI_Comm_spawn_multiple"}
+# None today; a row whose arguments Converted cannot take and that is not plain goes here.
+NOT_WRAPPED = set()
 # Handles a call only writes: no f2c of what the Fortran variable held before.
 CREATING = {"isend", "irecv", "send_init", "recv_init", "icoll", "comm_new", "win_create",
             "file_open", "mprobe", "file_iread", "file_iwrite", "rma_op", "imrecv"}
@@ -189,7 +189,61 @@ def special(f):
                  "if (ierr != nullptr) *ierr = rc;"])
     if f.name == "MPI_Pcontrol":  # MPI_PCONTROL(LEVEL) has no IERROR
         return ["MPI_Fint* level"], ["MPI_Pcontrol(*level);"]
+    if f.name == "MPI_Comm_spawn":
+        return SPAWN
+    if f.name == "MPI_Comm_spawn_multiple":
+        return SPAWN_MULTIPLE
     return None
+
+
+# The spawns: commands and arguments are blank-padded strings and arrays of them (ended by a
+# blank entry), significant at the root only, where they are converted.
+SPAWN = (["const char* command", "const char* argv", "MPI_Fint* maxprocs", "MPI_Fint* info",
+          "MPI_Fint* root", "MPI_Fint* comm", "MPI_Fint* intercomm",
+          "MPI_Fint* array_of_errcodes", "MPI_Fint* ierr", "std::size_t command_length",
+          "std::size_t argv_length"],
+         [f"{NS}::Scratch scratch;",
+          "const MPI_Comm c_comm = PMPI_Comm_f2c(*comm);",
+          f"const bool at_root = {NS}::is_root(c_comm, *root);",
+          f"const bool no_argv = !at_root || {NS}::argv_null(argv);",
+          "const char* const c_command = at_root ? scratch.c_string(command, command_length) "
+          ": nullptr;",
+          "char** const c_argv = no_argv ? MPI_ARGV_NULL : scratch.argv(argv, argv_length, "
+          "argv_length);",
+          f"if (!no_argv && c_argv == nullptr) return {NS}::no_memory(ierr);",
+          "MPI_Comm c_intercomm = MPI_COMM_NULL;",
+          "const int rc = MPI_Comm_spawn(c_command, c_argv, *maxprocs, PMPI_Info_f2c(*info), "
+          f"*root, c_comm, &c_intercomm, {NS}::errcodes(array_of_errcodes));",
+          "*intercomm = PMPI_Comm_c2f(c_intercomm);",
+          "if (ierr != nullptr) *ierr = rc;"])
+SPAWN_MULTIPLE = (
+    ["MPI_Fint* count", "const char* array_of_commands", "const char* array_of_argv",
+     "MPI_Fint* array_of_maxprocs", "MPI_Fint* array_of_info", "MPI_Fint* root",
+     "MPI_Fint* comm", "MPI_Fint* intercomm", "MPI_Fint* array_of_errcodes", "MPI_Fint* ierr",
+     "std::size_t commands_length", "std::size_t argv_length"],
+    [f"{NS}::Scratch scratch;",
+     "const MPI_Comm c_comm = PMPI_Comm_f2c(*comm);",
+     f"const bool at_root = {NS}::is_root(c_comm, *root);",
+     "const int n = at_root ? *count : 0;",
+     "char** const c_commands = at_root ? scratch.take<char*>(n) : nullptr;",
+     "MPI_Info* const c_infos = at_root ? scratch.take<MPI_Info>(n) : nullptr;",
+     f"const bool no_argvs = !at_root || {NS}::argvs_null(array_of_argv);",
+     "char*** const c_argvs = no_argvs ? MPI_ARGVS_NULL : scratch.take<char**>(n);",
+     f"if (at_root && (!c_commands || !c_infos || (!no_argvs && !c_argvs))) "
+     f"return {NS}::no_memory(ierr);",
+     "for (int i = 0; i < n; ++i) {",
+     "  c_commands[i] = const_cast<char*>(scratch.c_string(array_of_commands + i * "
+     "commands_length, commands_length));",
+     "  c_infos[i] = PMPI_Info_f2c(array_of_info[i]);",
+     "  // array_of_argv(count, *): command i's arguments are `count` entries apart",
+     "  if (!no_argvs && !(c_argvs[i] = scratch.argv(array_of_argv + i * argv_length, "
+     f"argv_length, n * argv_length))) return {NS}::no_memory(ierr);",
+     "}",
+     "MPI_Comm c_intercomm = MPI_COMM_NULL;",
+     "const int rc = MPI_Comm_spawn_multiple(*count, c_commands, c_argvs, array_of_maxprocs, "
+     f"c_infos, *root, c_comm, &c_intercomm, {NS}::errcodes(array_of_errcodes));",
+     "*intercomm = PMPI_Comm_c2f(c_intercomm);",
+     "if (ierr != nullptr) *ierr = rc;"])
 
 
 def manglings(name):
