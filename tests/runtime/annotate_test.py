@@ -58,14 +58,14 @@ ITERATIONS, MESSAGES, LATE_NS, THREADS = 6, 20, 200e6, 4
 RUN_TIMEOUT = 120
 
 
-def run_app(opts, work, extra=(), preload=True, settings=None):
+def run_app(opts, work, extra=(), preload=True, settings=None, program="annotated_phases"):
     out = os.path.join(work, "trace")
     # A waiting rank yields its core: with more ranks than free cores a spinning receiver would
     # delay the sender it waits for.
     env = {"MPITRACE_OUTPUT": out, "MPITRACE_PERUSE_EVENTS": "all",
            "OMPI_MCA_mpi_yield_when_idle": "1", **(settings or {})}
     command = mpi_launch.command(opts.mpirun, 2, env, opts.preload if preload else None)
-    run = mpi_launch.run(command + [os.path.join(opts.build, "tests", "annotated_phases"),
+    run = mpi_launch.run(command + [os.path.join(opts.build, "tests", program),
                                     str(ITERATIONS), str(MESSAGES), *extra],
                          timeout=RUN_TIMEOUT, env=mpi_launch.launcher_env(env), cwd=work)
     return run, out
@@ -225,6 +225,22 @@ def check_prv(opts, work, archive):
     return failures
 
 
+def case_fortran(opts, work):
+    """The same phases annotated from Fortran (tests/apps/annotated_phases_fortran.F90, `use
+    perusetrace`, MPI through mpi_f08), relinked against the library."""
+    run, archive = run_app(opts, work, preload=False, program="annotated_phases_fortran")
+    if run.returncode != 0:
+        return [f"the run failed (exit {run.returncode}): {run.stderr[-1500:]}"]
+    if "perusetrace: annotation" in run.stderr:
+        return [f"a balanced program was told of a mismatch: {run.stderr[-1500:]}"]
+    by, _ = report(opts, work, archive, "phase,iteration")
+    failures = check_phases(by)
+    for name in ("phase", "iteration", "step", "lib:phase"):
+        if name not in by["found"]:
+            failures.append(f"attribute {name} not among the archive's: {by['found']}")
+    return failures
+
+
 def case_mismatch(opts, work):
     run, archive = run_app(opts, work, ["mismatch"])
     if run.returncode != 0:
@@ -375,8 +391,9 @@ def case_example(opts, work):
     return failures
 
 
-CASES = {"example": case_example, "python": case_python, "bench": case_bench, "threads": case_threads, "phases": case_phases, "mismatch": case_mismatch, "no_tracer": case_no_tracer,
-         "recover": case_recover}
+CASES = {"example": case_example, "python": case_python, "bench": case_bench,
+         "threads": case_threads, "phases": case_phases, "mismatch": case_mismatch,
+         "no_tracer": case_no_tracer, "recover": case_recover, "fortran": case_fortran}
 
 
 def main():
