@@ -3,7 +3,7 @@
 timings on a shared guest are not, so that one build can be compared with another.
 
     run_instructions.py --build BUILD [--build OTHER ...] [--events all] [--iters 2000]
-                        [--top 15]
+                        [--top 15] [--fortran]
 
 Runs bench/pingpong (0 B, two ranks) under `valgrind --tool=callgrind` twice per build, with
 ITERS and 3 x ITERS round trips, collecting only inside MPI_Send and MPI_Recv (the wrappers, the
@@ -64,16 +64,22 @@ def self_costs(path):
     return costs
 
 
-def run(build, iters, events, work, mpi_prefix):
-    """Callgrind files of one ping-pong, one per process, in rank order of their pids."""
+def run(build, iters, events, work, mpi_prefix, fortran=False):
+    """Callgrind files of one ping-pong, one per process, in rank order of their pids. With
+    `fortran`, bench/pingpong_fortran, collecting inside the Fortran wrappers (which call the C
+    ones)."""
     out = tempfile.mkdtemp(dir=work)
     mpirun = os.path.join(mpi_prefix, "bin", "mpirun")
     env = {"MPITRACE_PERUSE_EVENTS": events, "MPITRACE_OUTPUT": os.path.join(out, "trace")}
     cmd = mpi_launch.command(mpirun, 2, env, os.path.join(build, "lib", LIBRARY)) + [
            "valgrind", "--tool=callgrind", "--collect-atstart=no",
-           "--toggle-collect=MPI_Send", "--toggle-collect=MPI_Recv",
+           # A Fortran wrapper has many names (its aliases), of which callgrind shows one.
+           *([f"--toggle-collect={n}" for n in ("fortran_MPI_Send", "fortran_MPI_Recv", "mpi_send*",
+                                                  "mpi_recv*", "MPI_SEND*", "MPI_RECV*")]
+             if fortran else ["--toggle-collect=MPI_Send", "--toggle-collect=MPI_Recv"]),
            f"--callgrind-out-file={os.path.join(out, 'cg.%p')}",
-           os.path.join(build, "bench", "pingpong"), "-r", "1", "-i", str(iters), "-m", "0"]
+           os.path.join(build, "bench", "pingpong_fortran" if fortran else "pingpong"),
+           "-r", "1", "-i", str(iters), "-m", "0"]
     done = subprocess.run(cmd, capture_output=True, text=True, cwd=out,
                           env=mpi_launch.without_tracer_settings())
     if done.returncode != 0:
@@ -96,8 +102,8 @@ def in_library(costs):
 
 def per_round_trip(build, opts, work):
     """Per process: the library's self instructions per round trip, per function."""
-    short = run(build, opts.iters, opts.events, work, opts.mpi_prefix)
-    long = run(build, 3 * opts.iters, opts.events, work, opts.mpi_prefix)
+    short = run(build, opts.iters, opts.events, work, opts.mpi_prefix, opts.fortran)
+    long = run(build, 3 * opts.iters, opts.events, work, opts.mpi_prefix, opts.fortran)
     # pingpong -r 1 runs a warm-up and one repetition: 2 x iters round trips per run.
     trips = 2 * (3 * opts.iters - opts.iters)
     result = []
@@ -137,6 +143,9 @@ def main():
     parser.add_argument("--events", default="all", help="MPITRACE_PERUSE_EVENTS (default all)")
     parser.add_argument("--iters", type=int, default=2000)
     parser.add_argument("--top", type=int, default=15)
+    parser.add_argument("--fortran", action="store_true",
+                        help="bench/pingpong_fortran: a Fortran program's calls, collected from "
+                        "the Fortran wrappers in")
     opts = parser.parse_args()
     if not shutil.which("valgrind"):
         sys.exit("valgrind is not installed: apt-get install valgrind")

@@ -21,6 +21,7 @@ spread the noise:
 
     run_pingpong.py --build BUILD [--cycles 3] [--iters 5000] [--reps 5] [--max-bytes 4194304]
                     [--bind core|none] [--against OTHER_BUILD] [--events LIST]
+                    [--program BUILD/bench/pingpong_fortran]
 
 Prints the half round trip per size and mode (the median over the cycles of each run's median
 of repetitions) with the ratios of docs/performance.md, the bandwidth per size and mode, and the
@@ -52,7 +53,8 @@ def run_mode(mode, opts, work):
     # Pinned by default: unpinned, the two ranks' placement changes from run to run and with it
     # untraced latency, by up to a factor of two on a 2-core guest.
     mpirun = os.path.join(prefix, "bin", "mpirun")
-    program = [os.path.join(build, "bench", "pingpong"), "-r", str(opts.reps), "-i",
+    program = [os.path.abspath(opts.program or os.path.join(build, "bench", "pingpong")), "-r",
+               str(opts.reps), "-i",
                str(opts.iters), "-m", str(opts.max_bytes)]
     trace = os.path.join(work, f"trace-{mode}")
     shutil.rmtree(trace, ignore_errors=True)
@@ -161,6 +163,8 @@ def main():
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--max-bytes", type=int, default=4 << 20)
     parser.add_argument("--modes", default="abcde")
+    parser.add_argument("--program", help="another ping-pong printing as bench/pingpong does, "
+                        "e.g. BUILD/bench/pingpong_fortran (a Fortran program's calls)")
     parser.add_argument("--bind", default="core", choices=["core", "none"])
     parser.add_argument("--against", help="a second build whose mode d runs in every cycle")
     parser.add_argument("--sample-events", help="mode k's MPITRACE_PERUSE_EVENTS (none: no "

@@ -4,10 +4,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 
 // The MPI's Fortran sentinels: common blocks (mpif.h) or BIND(C) variables (mpi_f08) named as
 // the Fortran compiler mangles names, so an Open MPI build defines one of four spellings. Weak:
-// an MPI without them leaves them null, and no Fortran address matches null.
+// an MPI without them leaves them null, and they are left out.
 extern "C" {
 #define PERUSETRACE_FORTRAN_SENTINEL(name, NAME)  \
   extern MPI_Fint name __attribute__((weak));     \
@@ -27,17 +28,39 @@ PERUSETRACE_FORTRAN_SENTINEL(mpi_fortran_errcodes_ignore, MPI_FORTRAN_ERRCODES_I
 }
 
 namespace perusetrace::fortran {
+
+Sentinels g_sentinels;
+
 namespace {
 
-#define PERUSETRACE_IS_SENTINEL(p, name, NAME) \
-  ((p) != nullptr && ((p) == &name || (p) == &name##_ || (p) == &name##__ || (p) == &NAME))
+#define PERUSETRACE_SPELLINGS(name, NAME) \
+  { &name, &name##_, &name##__, &NAME }
 
-bool is_bottom(const void* p) {
-  return PERUSETRACE_IS_SENTINEL(p, mpi_fortran_bottom, MPI_FORTRAN_BOTTOM);
+void keep_defined(Sentinel& sentinel, std::initializer_list<const MPI_Fint*> spellings) {
+  for (const MPI_Fint* p : spellings)
+    if (p != nullptr) sentinel.at[sentinel.n++] = p;
 }
-bool is_in_place(const void* p) {
-  return PERUSETRACE_IS_SENTINEL(p, mpi_fortran_in_place, MPI_FORTRAN_IN_PLACE);
+
+// Once, as the library loads (weak references are resolved by then): the spellings the
+// process defines, so that a check compares with one address, not four.
+__attribute__((constructor)) void find_sentinels() {
+  Sentinels& s = g_sentinels;
+  keep_defined(s.bottom, PERUSETRACE_SPELLINGS(mpi_fortran_bottom, MPI_FORTRAN_BOTTOM));
+  keep_defined(s.in_place, PERUSETRACE_SPELLINGS(mpi_fortran_in_place, MPI_FORTRAN_IN_PLACE));
+  keep_defined(s.status_ignore,
+               PERUSETRACE_SPELLINGS(mpi_fortran_status_ignore, MPI_FORTRAN_STATUS_IGNORE));
+  keep_defined(s.statuses_ignore,
+               PERUSETRACE_SPELLINGS(mpi_fortran_statuses_ignore, MPI_FORTRAN_STATUSES_IGNORE));
+  keep_defined(s.unweighted, PERUSETRACE_SPELLINGS(mpi_fortran_unweighted, MPI_FORTRAN_UNWEIGHTED));
+  keep_defined(s.weights_empty,
+               PERUSETRACE_SPELLINGS(mpi_fortran_weights_empty, MPI_FORTRAN_WEIGHTS_EMPTY));
+  keep_defined(s.argv_null, PERUSETRACE_SPELLINGS(mpi_fortran_argv_null, MPI_FORTRAN_ARGV_NULL));
+  keep_defined(s.argvs_null, PERUSETRACE_SPELLINGS(mpi_fortran_argvs_null, MPI_FORTRAN_ARGVS_NULL));
+  keep_defined(s.errcodes_ignore,
+               PERUSETRACE_SPELLINGS(mpi_fortran_errcodes_ignore, MPI_FORTRAN_ERRCODES_IGNORE));
 }
+
+#undef PERUSETRACE_SPELLINGS
 
 // The room of Scratch: one per thread, grown when a call needs more and kept. A call whose
 // arrays outgrow it in the middle keeps the block it outgrew until it ends (its earlier
@@ -55,58 +78,19 @@ constexpr std::size_t kAlign = alignof(std::max_align_t);
 
 }  // namespace
 
-void* buffer(void* address) noexcept {
-  if (is_bottom(address)) return MPI_BOTTOM;
-  if (is_in_place(address)) return MPI_IN_PLACE;
-  return address;
-}
-
-const void* buffer(const void* address) noexcept {
-  return buffer(const_cast<void*>(address));
-}
-
-bool status_ignored(const MPI_Fint* status) noexcept {
-  return PERUSETRACE_IS_SENTINEL(status, mpi_fortran_status_ignore, MPI_FORTRAN_STATUS_IGNORE);
-}
-
-bool statuses_ignored(const MPI_Fint* statuses) noexcept {
-  return PERUSETRACE_IS_SENTINEL(statuses, mpi_fortran_statuses_ignore,
-                                 MPI_FORTRAN_STATUSES_IGNORE);
-}
-
 const int* weights(const MPI_Fint* weights) noexcept {
-  if (PERUSETRACE_IS_SENTINEL(weights, mpi_fortran_unweighted, MPI_FORTRAN_UNWEIGHTED))
-    return MPI_UNWEIGHTED;
-  if (PERUSETRACE_IS_SENTINEL(weights, mpi_fortran_weights_empty, MPI_FORTRAN_WEIGHTS_EMPTY))
-    return MPI_WEIGHTS_EMPTY;
+  if (g_sentinels.unweighted.is(weights)) return MPI_UNWEIGHTED;
+  if (g_sentinels.weights_empty.is(weights)) return MPI_WEIGHTS_EMPTY;
   return weights;
 }
 
-bool argv_null(const char* argv) noexcept {
-  const void* p = argv;
-  return PERUSETRACE_IS_SENTINEL(p, mpi_fortran_argv_null, MPI_FORTRAN_ARGV_NULL);
-}
-
-bool argvs_null(const char* argvs) noexcept {
-  const void* p = argvs;
-  return PERUSETRACE_IS_SENTINEL(p, mpi_fortran_argvs_null, MPI_FORTRAN_ARGVS_NULL);
-}
-
 int* errcodes(MPI_Fint* codes) noexcept {
-  if (PERUSETRACE_IS_SENTINEL(codes, mpi_fortran_errcodes_ignore, MPI_FORTRAN_ERRCODES_IGNORE))
-    return MPI_ERRCODES_IGNORE;
-  return codes;
+  return g_sentinels.errcodes_ignore.is(codes) ? MPI_ERRCODES_IGNORE : codes;
 }
-
-#undef PERUSETRACE_IS_SENTINEL
 
 bool is_root(MPI_Comm comm, int root) noexcept {
   int rank = -1;
   return comm != MPI_COMM_NULL && PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS && rank == root;
-}
-
-void status_out(const MPI_Status& c, MPI_Fint* f) noexcept {
-  if (!status_ignored(f)) PMPI_Status_c2f(&c, f);
 }
 
 int alltoallw_peers(MPI_Comm comm) noexcept {

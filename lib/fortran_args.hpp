@@ -16,32 +16,59 @@ static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran INTEGER must be a C int"
 // A Fortran status is MPI_Status's bytes seen as INTEGERs (Open MPI's MPI_STATUS_SIZE).
 inline constexpr std::size_t kStatusInts = sizeof(MPI_Status) / sizeof(MPI_Fint);
 
-// MPI_BOTTOM and MPI_IN_PLACE given from Fortran are addresses of the MPI's common blocks: the
-// C values instead; any other address is the buffer itself.
-void* buffer(void* address) noexcept;
-const void* buffer(const void* address) noexcept;
-bool status_ignored(const MPI_Fint* status) noexcept;
-bool statuses_ignored(const MPI_Fint* statuses) noexcept;
+// The MPI's Fortran sentinels (MPI_BOTTOM, MPI_STATUS_IGNORE, ...): addresses of its common
+// blocks, in the spellings of Fortran's name manglings the process defines, found once as the
+// library loads. A Fortran argument is a sentinel when its address is one of them.
+struct Sentinel {
+  const void* at[4] = {};
+  int n = 0;
+  bool is(const void* p) const noexcept {
+    for (int i = 0; i < n; ++i)
+      if (p == at[i]) return true;
+    return false;
+  }
+};
+struct Sentinels {
+  Sentinel bottom, in_place, status_ignore, statuses_ignore, unweighted, weights_empty, argv_null,
+      argvs_null, errcodes_ignore;
+};
+extern Sentinels g_sentinels;
+
+// A buffer given from Fortran: MPI_BOTTOM and MPI_IN_PLACE become the C values.
+inline void* buffer(void* address) noexcept {
+  if (g_sentinels.bottom.is(address)) return MPI_BOTTOM;
+  if (g_sentinels.in_place.is(address)) return MPI_IN_PLACE;
+  return address;
+}
+inline const void* buffer(const void* address) noexcept {
+  return buffer(const_cast<void*>(address));
+}
+inline bool status_ignored(const MPI_Fint* status) noexcept {
+  return g_sentinels.status_ignore.is(status);
+}
+inline bool statuses_ignored(const MPI_Fint* statuses) noexcept {
+  return g_sentinels.statuses_ignore.is(statuses);
+}
+inline bool argv_null(const char* argv) noexcept {
+  return g_sentinels.argv_null.is(argv);
+}
+inline bool argvs_null(const char* argvs) noexcept {
+  return g_sentinels.argvs_null.is(argvs);
+}
 // MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY of the distributed graph constructors.
 const int* weights(const MPI_Fint* weights) noexcept;
-
-// MPI_ARGV_NULL, MPI_ARGVS_NULL and MPI_ERRCODES_IGNORE given from Fortran, and whether this
-// rank is a spawn's root (the only one whose commands and arguments count).
-bool argv_null(const char* argv) noexcept;
-bool argvs_null(const char* argvs) noexcept;
+// MPI_ERRCODES_IGNORE of the spawns.
 int* errcodes(MPI_Fint* codes) noexcept;
+// Whether this rank is a spawn's root (the only one whose commands and arguments count).
 bool is_root(MPI_Comm comm, int root) noexcept;
-
-// The C status into the Fortran one, unless it was MPI_STATUS_IGNORE.
-void status_out(const MPI_Status& c, MPI_Fint* f) noexcept;
 
 // How many datatypes an MPI_(I)alltoallw names on `comm` (its remote group's size on an
 // intercommunicator), and an MPI_(I)neighbor_alltoallw's in- or out-degree.
 int alltoallw_peers(MPI_Comm comm) noexcept;
 int neighbours(MPI_Comm comm, bool outgoing) noexcept;
 
-// Room for one call's converted arguments, per thread: a fixed block, and past it a block that
-// grows once and is kept, so a thread's calls do not allocate once it has made its largest.
+// Room for one call's converted arguments, per thread: a block that grows when a call needs
+// more and is kept, so a thread's calls stop allocating once it has made its largest.
 // The wrappers do not nest on a thread (a Fortran wrapper calls the C wrapper, which calls
 // PMPI), so a call takes the room from the start.
 class Scratch {
