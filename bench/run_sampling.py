@@ -8,6 +8,12 @@ time only, the slower rank's), in modes run back to back in every cycle:
   d  traced, sampling every 100 us (10 kHz)
 
     run_sampling.py --build BUILD [--cycles 7] [--rounds 20] [--iterations 20000000] [--ranks 2]
+                    [--workload compute|comm] [--messages 20000]
+
+With --workload comm, bench/comm_bound instead (ROUNDS rounds of MESSAGES 1 KiB exchanges
+around a ring, its whole wall time): a run that is mostly inside MPI, where c and d sample in
+sample-only mode (MPITRACE_MODE=sample, the mode for sampling at scale) and are compared with
+a, untraced; the samples each thread took per second are counted in mode c's archive.
 
 With --ranks 4 the ranks share the 2 cores two by two (unpinned, mpi_yield_when_idle): what a
 sample costs where a rank's signals wait for its core.
@@ -16,6 +22,8 @@ Prints per mode the median compute time over cycles, and from the per-cycle diff
 and d - b over b) the overhead of sampling at 1 and 10 kHz, and the cost of one sample (signal
 delivery, state, stack walk, copy into the thread's buffer): (d - b) / (samples taken in d).
 """
+import glob
+import json
 import os
 import subprocess
 import sys
@@ -34,13 +42,19 @@ def run_mode(mode, opts, work):
         preload = os.path.join(opts.build, "lib", "libperusetrace.so")
         env = {"MPITRACE_OUTPUT": os.path.join(work, f"trace-{mode}"),
                "MPITRACE_SAMPLING": MODES[mode]}
+        if opts.workload == "comm" and mode in ("c", "d"):
+            env["MPITRACE_MODE"] = "sample"
     mpirun = os.path.join(opts.mpi_prefix, "bin", "mpirun")
     pinned = opts.ranks <= (os.cpu_count() or 1)
     cmd = mpi_launch.command(mpirun, opts.ranks, env, preload, bind="core" if pinned else "none")
     if not pinned:
         cmd += ["--mca", "mpi_yield_when_idle", "1"]
-    cmd += [os.path.join(opts.build, "bench", "compute_bound"), str(opts.rounds),
-            str(opts.iterations)]
+    if opts.workload == "comm":
+        cmd += [os.path.join(opts.build, "bench", "comm_bound"), str(opts.rounds),
+                str(opts.messages)]
+    else:
+        cmd += [os.path.join(opts.build, "bench", "compute_bound"), str(opts.rounds),
+                str(opts.iterations)]
     done = subprocess.run(cmd, capture_output=True, text=True, cwd=work,
                           env=mpi_launch.without_tracer_settings())
     if done.returncode != 0:
@@ -57,6 +71,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--iterations", type=int, default=20000000)
     parser.add_argument("--ranks", type=int, default=2)
+    parser.add_argument("--workload", choices=("compute", "comm"), default="compute")
+    parser.add_argument("--messages", type=int, default=20000)
     opts = bench_common.parse(parser)
     times = {m: [] for m in MODES}
     with tempfile.TemporaryDirectory(prefix="perusetrace-sampling-") as work:
@@ -64,8 +80,11 @@ def main():
             for mode in MODES:
                 print(f"cycle {cycle + 1}/{opts.cycles}, mode {mode}", file=sys.stderr)
                 times[mode].append(run_mode(mode, opts, work))
-    print("compute seconds, median over cycles: " +
-          ", ".join(f"{m} {median(t):.4f}" for m, t in times.items()))
+        print("compute seconds, median over cycles: " +
+              ", ".join(f"{m} {median(t):.4f}" for m, t in times.items()))
+        if opts.workload == "comm":
+            report_comm(opts, work, times)
+            return
     for mode, rate in (("c", "1 kHz"), ("d", "10 kHz")):
         overhead = [100 * (x - b) / b for x, b in zip(times[mode], times["b"])]
         print(f"sampling at {rate}: {median(overhead):+.2f}% of the compute time "
@@ -86,6 +105,29 @@ def main():
     tracing = [100 * (b - a) / a for a, b in zip(times["a"], times["b"])]
     print(f"tracing without sampling: {median(tracing):+.2f}% (a compute-bound run calls MPI "
           "rarely)")
+
+
+def report_comm(opts, work, times):
+    """Sample-only mode against untraced, and the samples per thread per second of mode c."""
+    for mode, rate in (("c", "1 kHz"), ("d", "10 kHz")):
+        overhead = [100 * (x - a) / a for x, a in zip(times[mode], times["a"])]
+        print(f"sample-only at {rate} against untraced: {median(overhead):+.2f}% of the wall "
+              f"time (per cycle: {', '.join(f'{o:+.2f}' for o in overhead)})")
+    tracing = [100 * (b - a) / a for a, b in zip(times["a"], times["b"])]
+    print(f"full tracing without sampling, for comparison: {median(tracing):+.2f}%")
+    archives = sorted(glob.glob(os.path.join(work, "trace-c*", "traces.otf2")),
+                      key=os.path.getmtime)
+    counted = subprocess.run([os.path.join(opts.build, "tests", "trace_counts"), archives[-1]],
+                             capture_output=True, text=True) if archives else None
+    if counted is None or counted.returncode != 0:
+        print("samples per thread: mode c's archive could not be counted")
+        return
+    locations = json.loads(counted.stdout)["locations"]
+    samples = [l["kinds"].get("CallingContextSample", 0) for l in locations]
+    threads = [n for n in samples if n]
+    print(f"samples per thread per second in mode c: {median(threads) / times['c'][-1]:.0f} "
+          f"({len(threads)} sampled threads, {sum(samples)} samples in "
+          f"{times['c'][-1]:.2f} s of the last cycle)")
 
 
 if __name__ == "__main__":
