@@ -8,12 +8,16 @@ time only, the slower rank's), in modes run back to back in every cycle:
   d  traced, sampling every 100 us (10 kHz)
 
     run_sampling.py --build BUILD [--cycles 7] [--rounds 20] [--iterations 20000000] [--ranks 2]
-                    [--workload compute|comm] [--messages 20000]
+                    [--workload compute|comm|hpcc] [--messages 20000] [--sample-events none]
+                    [--hpcc-input hpccinf.txt]
 
 With --workload comm, bench/comm_bound instead (ROUNDS rounds of MESSAGES 1 KiB exchanges
 around a ring, its whole wall time): a run that is mostly inside MPI, where c and d sample in
 sample-only mode (MPITRACE_MODE=sample, the mode for sampling at scale) and are compared with
-a, untraced; the samples each thread took per second are counted in mode c's archive.
+a, untraced, as is e (sample-only every 100 ms: the mode's cost per call without its
+signals); the samples each thread took per second are counted in mode c's archive. With
+--workload hpcc --hpcc-input FILE, Debian's hpcc on 4 ranks (two per core, yielding when
+idle) in modes a, c and e: its wall time.
 
 With --ranks 4 the ranks share the 2 cores two by two (unpinned, mpi_yield_when_idle): what a
 sample costs where a rank's signals wait for its core.
@@ -25,30 +29,39 @@ delivery, state, stack walk, copy into the thread's buffer): (d - b) / (samples 
 import glob
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from statistics import median
 
 import bench_common
 import mpi_launch  # on the path bench_common sets
 
 MODES = {"a": None, "b": "off", "c": "1ms", "d": "100us"}
+# --workload comm adds e: sample-only mode sampling every 100 ms, nearly no signal: what the
+# mode costs per call (the MPI state, the Peruse callbacks that tell work from stall).
+COMM_MODES = {**MODES, "e": "100ms"}
 
 
 def run_mode(mode, opts, work):
     env, preload = {}, None
-    if MODES[mode] is not None:
+    if COMM_MODES[mode] is not None:
         preload = os.path.join(opts.build, "lib", "libperusetrace.so")
         env = {"MPITRACE_OUTPUT": os.path.join(work, f"trace-{mode}"),
-               "MPITRACE_SAMPLING": MODES[mode]}
-        if opts.workload == "comm" and mode in ("c", "d"):
+               "MPITRACE_SAMPLING": COMM_MODES[mode]}
+        if opts.workload != "compute" and mode in ("c", "d", "e"):
             env["MPITRACE_MODE"] = "sample"
+            if opts.sample_events:
+                env["MPITRACE_PERUSE_EVENTS"] = opts.sample_events
     mpirun = os.path.join(opts.mpi_prefix, "bin", "mpirun")
     pinned = opts.ranks <= (os.cpu_count() or 1)
     cmd = mpi_launch.command(mpirun, opts.ranks, env, preload, bind="core" if pinned else "none")
     if not pinned:
         cmd += ["--mca", "mpi_yield_when_idle", "1"]
+    if opts.workload == "hpcc":
+        return run_hpcc(opts, work, cmd, env)
     if opts.workload == "comm":
         cmd += [os.path.join(opts.build, "bench", "comm_bound"), str(opts.rounds),
                 str(opts.messages)]
@@ -65,23 +78,57 @@ def run_mode(mode, opts, work):
     sys.exit(f"mode {mode} printed no compute time: {done.stdout[-500:]}")
 
 
+def run_hpcc(opts, work, cmd, env):
+    """Debian's hpcc (a Debian binary: this build's Open MPI by LD_LIBRARY_PATH) in a directory
+    of its own with --hpcc-input; its wall time, once it said Success=1."""
+    run_dir = os.path.join(work, "hpcc")
+    os.makedirs(run_dir, exist_ok=True)
+    shutil.copy(opts.hpcc_input, os.path.join(run_dir, "hpccinf.txt"))
+    output = os.path.join(run_dir, "hpccoutf.txt")
+    if os.path.exists(output):
+        os.remove(output)
+    library_path = ["-x", f"LD_LIBRARY_PATH={os.path.join(opts.mpi_prefix, 'lib')}"]
+    start = time.monotonic()
+    done = subprocess.run(cmd[:1] + library_path + cmd[1:] + ["/usr/bin/hpcc"],
+                          capture_output=True, text=True, cwd=run_dir,
+                          env=mpi_launch.without_tracer_settings())
+    elapsed = time.monotonic() - start
+    with open(output) as f:
+        if done.returncode != 0 or "Success=1" not in f.read():
+            sys.exit(f"hpcc failed ({done.returncode}): {done.stderr[-1500:]}")
+    return elapsed
+
+
 def main():
     parser = bench_common.options(mpi="--mpi-prefix")
     parser.add_argument("--cycles", type=int, default=7)
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--iterations", type=int, default=20000000)
     parser.add_argument("--ranks", type=int, default=2)
-    parser.add_argument("--workload", choices=("compute", "comm"), default="compute")
+    parser.add_argument("--workload", choices=("compute", "comm", "hpcc"), default="compute")
+    parser.add_argument("--hpcc-input", help="the hpccinf.txt of --workload hpcc")
     parser.add_argument("--messages", type=int, default=20000)
+    parser.add_argument("--sample-events", help="MPITRACE_PERUSE_EVENTS of the sample-only "
+                        "modes (none: no Peruse callback, every wait counted as a stall)")
     opts = bench_common.parse(parser)
-    times = {m: [] for m in MODES}
+    if opts.workload == "hpcc" and not opts.hpcc_input:
+        parser.error("--workload hpcc needs --hpcc-input FILE (an hpccinf.txt)")
+    times = {m: [] for m in (COMM_MODES if opts.workload == "comm" else
+                             {"a": None, "c": "1ms", "e": "100ms"} if opts.workload == "hpcc"
+                             else MODES)}
     with tempfile.TemporaryDirectory(prefix="perusetrace-sampling-") as work:
         for cycle in range(opts.cycles):
-            for mode in MODES:
+            for mode in times:
                 print(f"cycle {cycle + 1}/{opts.cycles}, mode {mode}", file=sys.stderr)
                 times[mode].append(run_mode(mode, opts, work))
         print("compute seconds, median over cycles: " +
               ", ".join(f"{m} {median(t):.4f}" for m, t in times.items()))
+        if opts.workload == "hpcc":
+            for mode, what in (("c", "sample-only at 1 kHz"), ("e", "sample-only at 10 Hz")):
+                ratio = [x / a for x, a in zip(times[mode], times["a"])]
+                print(f"hpcc, {what}: x{median(ratio):.3f} of the untraced wall time (per "
+                      f"cycle: {', '.join(f'{r:.3f}' for r in ratio)})")
+            return
         if opts.workload == "comm":
             report_comm(opts, work, times)
             return
@@ -109,10 +156,13 @@ def main():
 
 def report_comm(opts, work, times):
     """Sample-only mode against untraced, and the samples per thread per second of mode c."""
-    for mode, rate in (("c", "1 kHz"), ("d", "10 kHz")):
+    for mode, what in (("c", "sample-only at 1 kHz"), ("d", "sample-only at 10 kHz"),
+                       ("e", "sample-only at 10 Hz (the mode without its signals)")):
         overhead = [100 * (x - a) / a for x, a in zip(times[mode], times["a"])]
-        print(f"sample-only at {rate} against untraced: {median(overhead):+.2f}% of the wall "
+        print(f"{what} against untraced: {median(overhead):+.2f}% of the wall "
               f"time (per cycle: {', '.join(f'{o:+.2f}' for o in overhead)})")
+    signals = [100 * (c - e) / a for c, e, a in zip(times["c"], times["e"], times["a"])]
+    print(f"of which the 1 kHz signals (c - e over a): {median(signals):+.2f}%")
     tracing = [100 * (b - a) / a for a, b in zip(times["a"], times["b"])]
     print(f"full tracing without sampling, for comparison: {median(tracing):+.2f}%")
     archives = sorted(glob.glob(os.path.join(work, "trace-c*", "traces.otf2")),
