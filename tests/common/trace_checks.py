@@ -4,6 +4,7 @@ Each check takes a loaded Trace and the finished mpirun process and returns a li
 messages (empty: the check holds).
 """
 import collections
+import os
 import re
 
 import otf2
@@ -628,23 +629,49 @@ def check_fortran_counts(trace, run):
     return f + late_sender_in_trace(trace, delay_ms(run) * 1_000_000)
 
 
+SPEC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "lib", "wrappers",
+                    "mpi.spec")
+
+
+def spec_functions():
+    """The MPI functions the wrappers know (lib/wrappers/mpi.spec)."""
+    with open(SPEC) as f:
+        return {line.split(" | ")[0] for line in f if line.startswith("MPI_")}
+
+
 def check_fortran_counts_sampled(trace, run):
-    """check_fortran_counts on a run sampled and reading MPI_T variables: the exact counts
-    still hold, every rank has samples, and its MPI_T send counter agrees with the trace."""
+    """check_fortran_counts on a run sampled and reading Open MPI's MPI_T software counters at
+    every call: the exact counts still hold, every rank has samples, and every counter Open MPI
+    keeps of an MPI function's calls (runtime_spc_OMPI_SPC_ALLREDUCE: MPI_Allreduce) adds up
+    over the rank's reads to the calls of that function in the trace: every call of the Fortran
+    program recorded exactly once, as Open MPI itself counted them."""
     f = check_fortran_counts(trace, run)
+    known = spec_functions()
+    prefix = "MPI_T runtime_spc_OMPI_SPC_"
+    compared = set()
     for rank in range(4):
         events = trace.rank_events(rank)
         if not any(e.kind == "CallingContextSample" for e in events):
             f.append(f"rank {rank}: no sample (MPITRACE_SAMPLING)")
-        # Open MPI's own count of MPI_Send calls (read before and after every call) against
-        # the Fortran program's MPI_Send calls the trace holds.
-        counted = [metric_value(e, "MPI_T runtime_spc_OMPI_SPC_SEND") for e in events
-                   if e.kind == "Metric"]
-        counted = sum(v for v in counted if v is not None)
-        sends = sum(1 for e in events if e.kind == "Enter" and e.name == "MPI_Send")
-        if counted != sends or not sends:
-            f.append(f"rank {rank}: Open MPI counted {counted} MPI_Send calls (MPI_T "
-                     f"runtime_spc_OMPI_SPC_SEND), the trace holds {sends}")
+        counted = collections.Counter()
+        for e in events:
+            if e.kind != "Metric":
+                continue
+            for member, value in zip(e.raw.metric.members, e.raw.values):
+                if member.name.startswith(prefix):
+                    spc = member.name[len(prefix):]
+                    function = "MPI_" + spc[0] + spc[1:].lower()
+                    if function in known:
+                        counted[function] += value
+        calls = collections.Counter(e.name for e in events if e.kind == "Enter")
+        for function in sorted(set(counted) | {"MPI_Send"}):
+            compared.add(function)
+            if counted[function] != calls[function]:
+                f.append(f"rank {rank}: Open MPI counted {counted[function]} {function} calls "
+                         f"(MPI_T), the trace holds {calls[function]}")
+    if len(compared) < 20:
+        f.append(f"only {len(compared)} MPI functions have Open MPI counters to compare: "
+                 f"{sorted(compared)}")
     return f
 
 
