@@ -26,11 +26,15 @@ CASE:
                scripts/build-paramedir refuses a tarball with another checksum, and the helper
                makes that, and a build that failed before, a failure (not a skip); and a .prv
                with a record paramedir rejects fails the check (paramedir still exits 0).
+  gzip         scenarios all -d 20: `perusetrace prv --gzip` writes PREFIX.prv.gz (and no
+               .prv) holding exactly the plain conversion's bytes, and every configuration of
+               tests/converters/paraver/ computes the same rows on it as on the plain .prv.
 Exits 77 (skipped) only when there is no paraver-kernel source to build paramedir from
 (scripts/build-paramedir says why); a failed build of paramedir fails every case, saying what
 failed and how to fix it.
 """
 import collections
+import gzip
 import json
 import os
 import subprocess
@@ -63,19 +67,20 @@ class Run:
                                      os.path.join(self.work, name), self.opts.preload,
                                      {"MPITRACE_PERUSE_EVENTS": "all"}, RUN_TIMEOUT, self.work)
 
-    def prv(self, archive, name):
+    def prv(self, archive, name, extra=()):
         prefix = os.path.join(self.work, name)
-        run = subprocess.run([self.opts.perusetrace, "prv", archive, "-o", prefix],
+        run = subprocess.run([self.opts.perusetrace, "prv", archive, "-o", prefix, *extra],
                              capture_output=True, text=True)
         if run.returncode != 0:
             raise SystemExit(f"perusetrace prv failed ({run.returncode}): {run.stderr}")
         return prefix
 
-    def compute(self, prefix, configs, tolerate_absent_events=False):
-        """paramedir on PREFIX.prv with each configuration; returns (failures, {cfg: rows})."""
+    def compute(self, prefix, configs, tolerate_absent_events=False, suffix=".prv"):
+        """paramedir on PREFIX.prv (or PREFIX + suffix) with each configuration; returns
+        (failures, {cfg: rows})."""
         jobs = [(cfg, os.path.join(self.work, f"{os.path.basename(prefix)}-"
                                    f"{os.path.basename(cfg)}.txt")) for cfg in configs]
-        failures = paramedir.run(self.paramedir, prefix + ".prv", jobs, tolerate_absent_events)
+        failures = paramedir.run(self.paramedir, prefix + suffix, jobs, tolerate_absent_events)
         results = {cfg: paramedir.histogram(out) for cfg, out in jobs if os.path.exists(out)}
         return failures, results
 
@@ -428,8 +433,34 @@ def locate_with(repo, cache, tarball):
                 os.environ[k] = v
 
 
+def case_gzip(run):
+    """`perusetrace prv --gzip`: PREFIX.prv.gz holds exactly the .prv's bytes, and Paraver's
+    kernel computes every configuration on it as on the plain file."""
+    archive = run.trace("gzip", ["all", "-d", "20"])
+    plain = run.prv(archive, "plain")
+    packed = run.prv(archive, "packed", ["--gzip"])
+    f = []
+    if os.path.exists(packed + ".prv"):
+        f.append("--gzip also wrote an uncompressed .prv")
+    with open(plain + ".prv", "rb") as a, gzip.open(packed + ".prv.gz", "rb") as b:
+        if a.read() != b.read():
+            f.append("the .prv.gz does not hold the .prv's bytes")
+    configs = [paramedir.config(c) for c in sorted(os.listdir(paramedir.CONFIGS))
+               if c.endswith(".cfg")]
+    failures, plain_rows = run.compute(plain, configs, tolerate_absent_events=True)
+    f += failures
+    failures, packed_rows = run.compute(packed, configs, tolerate_absent_events=True,
+                                        suffix=".prv.gz")
+    f += failures
+    for cfg in configs:
+        if plain_rows.get(cfg) != packed_rows.get(cfg) or not plain_rows.get(cfg):
+            f.append(f"{os.path.basename(cfg)}: Paraver computes {packed_rows.get(cfg)} on the "
+                     f".prv.gz, {plain_rows.get(cfg)} on the .prv")
+    return f
+
+
 CASES = {"late_sender": case_late_sender, "scenarios": case_scenarios,
-         "unavailable": case_unavailable}
+         "unavailable": case_unavailable, "gzip": case_gzip}
 
 
 def locate(opts):

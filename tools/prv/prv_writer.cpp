@@ -17,6 +17,7 @@
 #include <cstring>
 #include <queue>
 
+#include "tools/prv/gzip_stream.hpp"
 #include "tools/prv/prv_archive.hpp"
 
 namespace perusetrace::prv {
@@ -62,8 +63,8 @@ struct RunReader {
 
 }  // namespace
 
-PrvWriter::PrvWriter(std::string path, std::size_t run_bytes)
-    : path_(std::move(path)), run_bytes_(run_bytes) {
+PrvWriter::PrvWriter(std::string path, std::size_t run_bytes, int gzip_level)
+    : path_(std::move(path)), run_bytes_(run_bytes), gzip_level_(gzip_level) {
   std::string pattern = path_ + ".sort-XXXXXX";
   if (::mkdtemp(pattern.data()) == nullptr)
     io_failure("creating a temporary directory beside", path_);
@@ -198,7 +199,7 @@ void PrvWriter::finish(const std::function<std::string(std::uint64_t)>& header,
     }
     runs_ = std::move(next);
   }
-  std::FILE* out = std::fopen(path_.c_str(), "w");
+  std::FILE* out = gzip_level_ > 0 ? open_gzip(path_, gzip_level_) : std::fopen(path_.c_str(), "w");
   if (out == nullptr) io_failure("creating", path_);
   std::vector<char> out_buf(1u << 20);
   std::setvbuf(out, out_buf.data(), _IOFBF, out_buf.size());

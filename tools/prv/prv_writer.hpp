@@ -23,9 +23,9 @@ struct PrvObject {
 
 class PrvWriter {
  public:
-  // Writes to `path`; temporary runs of about `run_bytes` go to a directory beside it. Throws
-  // ConvertError.
-  PrvWriter(std::string path, std::size_t run_bytes);
+  // Writes to `path`, gzip-compressed at zlib level `gzip_level` when it is above 0; temporary
+  // runs of about `run_bytes` go to a directory beside it. Throws ConvertError.
+  PrvWriter(std::string path, std::size_t run_bytes, int gzip_level = 0);
   ~PrvWriter();
   PrvWriter(const PrvWriter&) = delete;
   PrvWriter& operator=(const PrvWriter&) = delete;
@@ -60,6 +60,7 @@ class PrvWriter {
   std::string path_;
   std::string tmpdir_;
   std::size_t run_bytes_;
+  int gzip_level_;
   std::string buffer_;
   std::vector<Entry> entries_;
   std::vector<std::string> runs_;
