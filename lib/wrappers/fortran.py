@@ -58,7 +58,7 @@ def array_length(f, p):
         if n:
             return f"*{n}"
     if p.name in ("sendtypes", "recvtypes") and "comm" in f.by_name:
-        if "neighbor" in f.name:
+        if "neighbor" in f.name.lower():
             return f"{NS}::neighbours(c_comm, {'true' if p.name == 'sendtypes' else 'false'})"
         return f"{NS}::alltoallw_peers(c_comm)"
     raise Unsupported(f"{f.name}: no length known for the array {p.name}")
