@@ -316,7 +316,7 @@ def check_extrae_mpi(results, trace):
                          f"the archive {count} calls, {ns} ns")
             shown += 1
         if rank == 1:
-            print(f"rank 1 MPI calls (archive = Paraver via Extrae's types): " + ", ".join(
+            print("rank 1 MPI calls (archive = Paraver via Extrae's types): " + ", ".join(
                 f"{n} {c}x {ns / 1e6:.3f} ms" for n, (c, ns) in sorted(want.items())))
         if "Outside MPI" not in calls.get(thread(rank), {}):
             f.append(f"rank {rank}: no 'Outside MPI' column: the .pcf does not label value 0 as "
