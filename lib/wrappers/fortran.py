@@ -337,6 +337,9 @@ def source(functions):
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 
+// Open MPI only (its mpi.h defines OPEN_MPI): the sentinels are its common blocks. Under another
+// MPI a Fortran call must reach that MPI's own binding, which knows its MPI_IN_PLACE.
+#if defined(OPEN_MPI)
 extern "C" {
 
 // The MPI's own Fortran entries (Open MPI's), where a call recorded as a call only goes on.
@@ -347,6 +350,7 @@ extern "C" {
 #pragma GCC visibility pop
 
 }  // extern "C"
+#endif  // OPEN_MPI
 
 namespace perusetrace::fortran {
 
