@@ -2,6 +2,7 @@
 the Open MPI they run with, the options every one of them takes, and a trace's size on disk."""
 import argparse
 import os
+import shutil
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -45,3 +46,21 @@ def tree_bytes(path):
     """What the files below `path` (a trace directory) take on disk."""
     return sum(os.path.getsize(os.path.join(root, f))
                for root, _, files in os.walk(path) for f in files)
+
+
+def hpcc_run_dir(work, hpcc_input):
+    """A directory under `work` where Debian's hpcc runs with `hpcc_input` as its hpccinf.txt
+    and no output of an earlier run: (the directory, the path of the hpccoutf.txt it writes)."""
+    run_dir = os.path.join(work, "hpcc")
+    os.makedirs(run_dir, exist_ok=True)
+    shutil.copy(hpcc_input, os.path.join(run_dir, "hpccinf.txt"))
+    output = os.path.join(run_dir, "hpccoutf.txt")
+    if os.path.exists(output):
+        os.remove(output)
+    return run_dir, output
+
+
+def hpcc_succeeded(output):
+    """Whether hpcc's output says its checks passed."""
+    with open(output) as f:
+        return "Success=1" in f.read()

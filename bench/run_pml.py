@@ -89,17 +89,11 @@ def pingpong(opts, hosts, mode, work):
 def hpcc(opts, hosts, mode, work):
     trace = os.path.join(work, "hpcc-trace")
     shutil.rmtree(trace, ignore_errors=True)
-    run_dir = os.path.join(work, "hpcc")
-    os.makedirs(run_dir, exist_ok=True)
-    shutil.copy(opts.hpcc_input, os.path.join(run_dir, "hpccinf.txt"))
-    output = os.path.join(run_dir, "hpccoutf.txt")
-    if os.path.exists(output):
-        os.remove(output)
+    run_dir, output = bench_common.hpcc_run_dir(work, opts.hpcc_input)
     _, elapsed = launch(opts, hosts, 4, mode_args(mode, opts, trace) +
                         ["--mca", "mpi_yield_when_idle", "1"], [opts.app], run_dir)
-    with open(output) as f:
-        if "Success=1" not in f.read():
-            sys.exit(f"run_pml: hpcc under {mode} on {hosts} did not end with Success=1")
+    if not bench_common.hpcc_succeeded(output):
+        sys.exit(f"run_pml: hpcc under {mode} on {hosts} did not end with Success=1")
     return elapsed
 
 

@@ -29,7 +29,6 @@ delivery, state, stack walk, copy into the thread's buffer): (d - b) / (samples 
 import glob
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -81,21 +80,15 @@ def run_mode(mode, opts, work):
 def run_hpcc(opts, work, cmd, env):
     """Debian's hpcc (a Debian binary: this build's Open MPI by LD_LIBRARY_PATH) in a directory
     of its own with --hpcc-input; its wall time, once it said Success=1."""
-    run_dir = os.path.join(work, "hpcc")
-    os.makedirs(run_dir, exist_ok=True)
-    shutil.copy(opts.hpcc_input, os.path.join(run_dir, "hpccinf.txt"))
-    output = os.path.join(run_dir, "hpccoutf.txt")
-    if os.path.exists(output):
-        os.remove(output)
+    run_dir, output = bench_common.hpcc_run_dir(work, opts.hpcc_input)
     library_path = ["-x", f"LD_LIBRARY_PATH={os.path.join(opts.mpi_prefix, 'lib')}"]
     start = time.monotonic()
     done = subprocess.run(cmd[:1] + library_path + cmd[1:] + ["/usr/bin/hpcc"],
                           capture_output=True, text=True, cwd=run_dir,
                           env=mpi_launch.without_tracer_settings())
     elapsed = time.monotonic() - start
-    with open(output) as f:
-        if done.returncode != 0 or "Success=1" not in f.read():
-            sys.exit(f"hpcc failed ({done.returncode}): {done.stderr[-1500:]}")
+    if done.returncode != 0 or not bench_common.hpcc_succeeded(output):
+        sys.exit(f"hpcc failed ({done.returncode}): {done.stderr[-1500:]}")
     return elapsed
 
 

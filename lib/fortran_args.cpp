@@ -207,16 +207,4 @@ void missing(const char* symbol, MPI_Fint* ierr) noexcept {
   if (ierr != nullptr) *ierr = MPI_ERR_INTERN;
 }
 
-namespace {
-std::atomic<bool> g_fortran{false};
-}
-
-void started_from_fortran() noexcept {
-  g_fortran.store(true, std::memory_order_relaxed);
-}
-
-bool program_is_fortran() noexcept {
-  return g_fortran.load(std::memory_order_relaxed);
-}
-
 }  // namespace perusetrace::fortran

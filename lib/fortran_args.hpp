@@ -102,12 +102,4 @@ void no_memory(MPI_Fint* ierr) noexcept;
 // differ from Open MPI's): says so once on stderr, and the call fails with MPI_ERR_INTERN.
 void missing(const char* symbol, MPI_Fint* ierr) noexcept;
 
-// Fortran calls of these functions reach the MPI without the tracer seeing them (their
-// arguments are not converted yet): rank 0 says so once, when a Fortran program starts.
-extern const char* const kNotWrapped[];
-extern const std::size_t kNotWrappedCount;
-// Set by the Fortran MPI_Init and MPI_Init_thread: the program calls MPI from Fortran.
-void started_from_fortran() noexcept;
-bool program_is_fortran() noexcept;
-
 }  // namespace perusetrace::fortran

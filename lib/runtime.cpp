@@ -10,7 +10,6 @@
 #include "lib/datatype_registry.hpp"
 #include "lib/file_registry.hpp"
 #include "lib/final_archive.hpp"
-#include "lib/fortran_args.hpp"
 #include "lib/journal.hpp"
 #include "lib/mpi_handlers.hpp"
 #include "lib/mpi_state.hpp"
@@ -29,16 +28,6 @@
 namespace perusetrace {
 
 namespace {
-
-// The functions a Fortran program calls past the tracer (lib/wrappers/fortran.py, NOT_WRAPPED),
-// comma-separated; empty for a C program or when every one is wrapped.
-std::string fortran_calls_not_seen() {
-  std::string names;
-  if (!fortran::program_is_fortran()) return names;
-  for (std::size_t i = 0; i < fortran::kNotWrappedCount; ++i)
-    names += (names.empty() ? "" : ",") + std::string(fortran::kNotWrapped[i]);
-  return names;
-}
 
 struct Run {
   int rank = 0;
@@ -140,15 +129,6 @@ void on_init(int rc, Fn fn, std::uint64_t start, int provided) {
   g_run.start_time = start;
   g_run.realtime_start = realtime_ns() - (now_ns() - start);
   g_run.settings = describe(settings) + " MPITRACE_CLOCK=" + tick_clock_name();
-  const std::string unseen = fortran_calls_not_seen();
-  if (!unseen.empty()) {
-    g_run.settings += " fortran_not_seen=" + unseen;
-    if (g_run.rank == 0)
-      std::fprintf(stderr,
-                   "perusetrace: this Fortran program's calls of %s are not traced (their "
-                   "Fortran arguments are not converted); its other MPI calls are.\n",
-                   unseen.c_str());
-  }
   g_run.comm_layout = settings.vite_comms ? trace::CommLayout::Vite : trace::CommLayout::Otf2;
   journal::Header header;
   header.rank = g_run.rank;

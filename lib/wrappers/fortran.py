@@ -14,8 +14,8 @@ one INTEGER, and ierror may be absent):
     entry (pmpi_comm_rank_), which does its conversions, whatever its arguments (callbacks,
     attributes, strings out).
 
-What cannot be done yet is listed in NOT_WRAPPED: the program reaches the MPI's own entry, and
-rank 0 says which functions a Fortran program's trace does not show.
+A row whose arguments Converted cannot take, and that is not plain, stops the build, naming
+the line: no function is left for a Fortran program to call past the tracer unseen.
 """
 
 HANDLES = {
@@ -26,8 +26,6 @@ HANDLES = {
     "MPI_File": ("File", "MPI_FILE_NULL"), "MPI_Message": ("Message", "MPI_MESSAGE_NULL"),
 }
 WIDE = ("MPI_Aint", "MPI_Offset", "MPI_Count")
-# None today; a row whose arguments Converted cannot take and that is not plain goes here.
-NOT_WRAPPED = set()
 # Handles a call only writes: no f2c of what the Fortran variable held before.
 CREATING = {"isend", "irecv", "send_init", "recv_init", "icoll", "comm_new", "win_create",
             "file_open", "mprobe", "file_iread", "file_iwrite", "rma_op", "imrecv"}
@@ -178,13 +176,12 @@ class Converted:
 def special(f):
     """The rows whose Fortran binding is not their C prototype's: (parameters, body)."""
     if f.name == "MPI_Init":
-        return ["MPI_Fint* ierr"], [f"{NS}::started_from_fortran();", "int argc = 0;",
-                                    "char** argv = nullptr;",
+        return ["MPI_Fint* ierr"], ["int argc = 0;", "char** argv = nullptr;",
                                     "const int rc = MPI_Init(&argc, &argv);",
                                     "if (ierr != nullptr) *ierr = rc;"]
     if f.name == "MPI_Init_thread":
         return (["MPI_Fint* required", "MPI_Fint* provided", "MPI_Fint* ierr"],
-                [f"{NS}::started_from_fortran();", "int argc = 0;", "char** argv = nullptr;",
+                ["int argc = 0;", "char** argv = nullptr;",
                  "const int rc = MPI_Init_thread(&argc, &argv, *required, provided);",
                  "if (ierr != nullptr) *ierr = rc;"])
     if f.name == "MPI_Pcontrol":  # MPI_PCONTROL(LEVEL) has no IERROR
@@ -259,7 +256,7 @@ def hidden_lengths(f):
 
 class Generated:
     def __init__(self):
-        self.declarations, self.shims, self.aliases, self.skipped = [], [], [], []
+        self.declarations, self.shims, self.aliases = [], [], []
 
     def alias(self, ret, params, target, names):
         for name in names:
@@ -305,9 +302,7 @@ class Generated:
             self.alias(ret, ", ".join(params), shim, manglings(f.name + suffix))
 
     def add(self, f):
-        if f.name in NOT_WRAPPED:
-            self.skipped.append(f.name)
-        elif f.record == "plain":
+        if f.record == "plain":
             self.passed_through(f)
         else:
             self.converted(f)
@@ -323,9 +318,7 @@ def source(functions):
             g.add(f)
         except Unsupported as e:
             raise ValueError(f"line {f.line}: no Fortran wrapper can be generated: {e}; "
-                             "add the function to NOT_WRAPPED in lib/wrappers/fortran.py or "
-                             "teach Converted the parameter") from None
-    skipped = "".join(f"    \"{name}\",\n" for name in g.skipped) or "    nullptr,\n"
+                             "teach Converted in lib/wrappers/fortran.py the parameter") from None
     return (HEADER + """// The Fortran wrappers: lib/wrappers/fortran.py says how they are made.
 #include <mpi.h>
 
@@ -351,12 +344,4 @@ extern "C" {
 
 }  // extern "C"
 #endif  // OPEN_MPI
-
-namespace perusetrace::fortran {
-
-const char* const kNotWrapped[] = {
-""" + skipped + f"""}};
-const std::size_t kNotWrappedCount = {len(g.skipped)};
-
-}}  // namespace perusetrace::fortran
 """)
