@@ -1,14 +1,13 @@
 // The program's blocking calls that a caught signal cuts short with EINTR whatever SA_RESTART
 // says (signal(7): sleeps, poll/select/epoll waits, semaphore waits, pause and the signal
 // waits). While the sampler signals this thread, each of them runs with the sample signal
-// blocked, so a sample never changes what the program's call does: the timer's expirations
-// meanwhile are counted, and the one signal that waits for the call's end takes a sample that
-// stands for all of them (its weight), charged to the blocking call and its caller. Inside MPI
-// nothing changes: the MPI's own polls restart themselves, and cost no more than before.
+// blocked, so a sample never changes what the program's call does; the call's time is read
+// around it and charged to the call and its caller (sampling::blocking_end), and a signal that
+// waited for the call's end finds its time taken. Inside MPI nothing changes: the MPI's own
+// polls restart themselves, and cost no more than before.
 //
 // Calls SA_RESTART restarts (read, write, accept, connect, waitpid, ...) and those that never
 // return EINTR (pthread_cond_timedwait, pthread_mutex_lock) are left alone.
-#include <dlfcn.h>
 #include <poll.h>
 #include <semaphore.h>
 #include <signal.h>
@@ -17,9 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 
+#include "lib/interposed_symbol.hpp"
 #include "lib/mpi_handlers.hpp"
 #include "lib/sampler.hpp"
 
@@ -27,32 +26,24 @@ namespace perusetrace::blocking {
 
 namespace {
 
-// The next definition of NAME after this library's (the C library's, or a sanitizer's
-// interceptor), looked up once.
-template <typename F>
-F next(std::atomic<F>& slot, const char* name) noexcept {
-  F f = slot.load(std::memory_order_acquire);
-  if (f == nullptr) {
-    f = reinterpret_cast<F>(::dlsym(RTLD_NEXT, name));
-    slot.store(f, std::memory_order_release);
-  }
-  return f;
-}
-
 // Blocks the sample signal for the scope when the sampler signals this thread and it is
 // outside MPI; `zero_timeout` calls do not wait and are left as they are.
 class Quiet {
  public:
-  explicit Quiet(bool zero_timeout = false) noexcept {
+  // Inlined into each wrapper, so that a sample taken at the call's end has the wrapper (the
+  // blocking call's name) as its innermost frame.
+  __attribute__((always_inline)) explicit Quiet(bool zero_timeout = false) noexcept {
     if (zero_timeout || detail::t_mpi_depth != 0 || !sampling::signals_this_thread()) return;
     sigset_t only;
     sigemptyset(&only);
     sigaddset(&only, sampling::signal_number());
     active_ = ::pthread_sigmask(SIG_BLOCK, &only, &saved_) == 0;
+    if (active_) sampling::blocking_begin();
   }
-  ~Quiet() {
+  __attribute__((always_inline)) ~Quiet() {
     if (!active_) return;
     const int saved_errno = errno;  // the call's, not the mask's
+    sampling::blocking_end();
     ::pthread_sigmask(SIG_SETMASK, &saved_, nullptr);
     errno = saved_errno;
   }
@@ -82,14 +73,8 @@ bool zero(const timespec* t) noexcept {
 
 }  // namespace perusetrace::blocking
 
-using perusetrace::blocking::next;
 using perusetrace::blocking::Quiet;
 using perusetrace::blocking::zero;
-
-// The C library's declarations carry attributes (nonnull, ...) a function pointer type drops.
-#define PERUSETRACE_NEXT(name, type)             \
-  static std::atomic<type> slot_##name{nullptr}; \
-  const auto real = next(slot_##name, #name)
 
 extern "C" {
 
@@ -129,7 +114,7 @@ __attribute__((visibility("default"))) int ppoll(pollfd* fds, nfds_t n, const ti
   PERUSETRACE_NEXT(ppoll, int (*)(pollfd*, nfds_t, const timespec*, const sigset_t*));
   sigset_t copy;
   const sigset_t* own = Quiet::with_sample_signal(mask, copy);
-  Quiet quiet(zero(timeout) || mask != nullptr);
+  Quiet quiet(zero(timeout));
   return real(fds, n, timeout, own);
 }
 
@@ -146,7 +131,7 @@ __attribute__((visibility("default"))) int pselect(int n, fd_set* r, fd_set* w, 
                    int (*)(int, fd_set*, fd_set*, fd_set*, const timespec*, const sigset_t*));
   sigset_t copy;
   const sigset_t* own = Quiet::with_sample_signal(mask, copy);
-  Quiet quiet(zero(timeout) || mask != nullptr);
+  Quiet quiet(zero(timeout));
   return real(n, r, w, e, timeout, own);
 }
 
@@ -162,7 +147,7 @@ __attribute__((visibility("default"))) int epoll_pwait(int fd, epoll_event* even
   PERUSETRACE_NEXT(epoll_pwait, int (*)(int, epoll_event*, int, int, const sigset_t*));
   sigset_t copy;
   const sigset_t* own = Quiet::with_sample_signal(mask, copy);
-  Quiet quiet(timeout == 0 || mask != nullptr);
+  Quiet quiet(timeout == 0);
   return real(fd, events, max, timeout, own);
 }
 
@@ -194,7 +179,9 @@ __attribute__((visibility("default"))) int pause() {
 __attribute__((visibility("default"))) int sigsuspend(const sigset_t* mask) {
   PERUSETRACE_NEXT(sigsuspend, int (*)(const sigset_t*));
   sigset_t copy;
-  return real(Quiet::with_sample_signal(mask, copy));
+  const sigset_t* own = Quiet::with_sample_signal(mask, copy);
+  Quiet quiet;
+  return real(own);
 }
 
 __attribute__((visibility("default"))) int sigwaitinfo(const sigset_t* set, siginfo_t* info) {

@@ -30,10 +30,10 @@ std::uint32_t CallingContexts::child(std::uint32_t parent, const CodePlace& plac
 
 CallingContexts::Place CallingContexts::place_of(const sampling::SampleHeader& sample,
                                                  const std::uint64_t* frames) {
-  // Innermost first: the handler and the signal trampoline, then the interrupted code. Inside
+  // Innermost first: the sampler's own frames, then the interrupted code. Inside
   // MPI that is the MPI's own code down to the tracer's wrapper: the program's frames start
   // past the outermost frame of the tracer.
-  std::size_t first = std::min<std::size_t>(sampling::kSamplerFrames, sample.frames);
+  std::size_t first = std::min<std::size_t>(sample.own_frames, sample.frames);
   const bool in_mpi = sample.state != static_cast<std::uint8_t>(state::State::NotInMpi);
   if (in_mpi) {
     for (std::size_t i = sample.frames; i-- > first;) {
@@ -47,8 +47,8 @@ CallingContexts::Place CallingContexts::place_of(const sampling::SampleHeader& s
   std::uint32_t depth = 0;
   for (std::size_t i = sample.frames; i-- > first;) {
     // Return addresses point after their call: the call is one byte before. The interrupted
-    // instruction itself (outside MPI, the innermost frame) is exact.
-    const bool exact = !in_mpi && i == first;
+    // instruction itself (outside MPI, the innermost frame of a signal's sample) is exact.
+    const bool exact = !in_mpi && i == first && sample.interrupted != 0;
     node = child(node, symbols_.place(exact ? frames[i] : frames[i] - 1));
     ++depth;
   }

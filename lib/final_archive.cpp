@@ -68,6 +68,7 @@ void write_final_archive(const FinalArchive& run, trace::ProcessInfo process, st
   spec.otf2_memory_bytes = 2u << 20;
   spec.settings = run.settings;
   spec.sampling_period_ns = sampling::period_ns();
+  spec.sampling_wall_clock = sampling::wall_clock();
   spec.comm_layout = run.comm_layout;
   spec.quiet_failures = journal::failed();
   std::string error;

@@ -157,7 +157,8 @@ void on_init(int rc, Fn fn, std::uint64_t start, int provided) {
 
   g_group_mask = settings.group_mask;
   std::string sampling_problem, sampling_notice;
-  if (!sampling::configure(settings.sampling_period_ns, sampling_problem, sampling_notice) &&
+  if (!sampling::configure(settings.sampling_period_ns, settings.sampling_wall_clock,
+                           sampling_problem, sampling_notice) &&
       g_run.rank == 0)
     std::fprintf(stderr, "perusetrace: %s; the run is not sampled.\n", sampling_problem.c_str());
   else if (!sampling_notice.empty() && g_run.rank == 0)

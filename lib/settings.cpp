@@ -65,6 +65,7 @@ constexpr const char* kKnownVariables[] = {
     "MPITRACE_CVARS",
     "MPITRACE_OTF2_COMMS",
     "MPITRACE_SAMPLING",
+    "MPITRACE_SAMPLING_CLOCK",
     "MPITRACE_MODE",
     "MPITRACE_RANKS",
     "MPITRACE_DEMO_NO_SETUP",
@@ -256,6 +257,16 @@ Settings read_settings(const Getenv& getenv) {
          "a sampling period. Allowed: off, or 100us to 1s with a unit (us, ms, s), e.g. 1ms "
          "(1 kHz); faster sampling would cost more than the states it measures.",
          s.sampling_period_ns);
+  if (const char* v = getenv("MPITRACE_SAMPLING_CLOCK")) {
+    const std::string value = lower(v);
+    if (value == "wall")
+      s.sampling_wall_clock = true;
+    else if (value != "cpu")
+      add_error(s, "MPITRACE_SAMPLING_CLOCK='" + std::string(v) +
+                       "' is not a sampling clock. Allowed: cpu (a sample per period of the "
+                       "thread's CPU time, blocked time from timestamps; the default) or wall (a "
+                       "signal every period, running or not).");
+  }
   if (const char* v = getenv("MPITRACE_MODE")) {
     const std::string value = lower(v);
     if (value == "sample") {
@@ -386,8 +397,10 @@ std::string describe(const Settings& s) {
   return "MPITRACE_PERUSE_EVENTS=" + format_event_list(s.peruse_events) +
          " MPITRACE_GROUPS=" + groups + " MPITRACE_BUFFER_SIZE=" + std::to_string(s.buffer_bytes) +
          " MPITRACE_OTF2_COMMS=" + (s.vite_comms ? "vite" : "otf2") +
-         (s.sampling_period_ns == 0 ? std::string()
-                                    : " MPITRACE_SAMPLING=" + period_text(s.sampling_period_ns)) +
+         (s.sampling_period_ns == 0
+              ? std::string()
+              : " MPITRACE_SAMPLING=" + period_text(s.sampling_period_ns) +
+                    " MPITRACE_SAMPLING_CLOCK=" + (s.sampling_wall_clock ? "wall" : "cpu")) +
          (s.sample_only ? " MPITRACE_MODE=sample" : "") +
          (s.ranks.empty() ? "" : " MPITRACE_RANKS=" + ranks_text(s.ranks)) +
          (s.pvars.empty()

@@ -32,6 +32,9 @@ struct Settings {
   std::vector<std::pair<std::string, std::string>> cvars;
   // MPITRACE_SAMPLING: the built-in sampler's period (lib/sampler.hpp); 0: off.
   std::uint64_t sampling_period_ns = 0;
+  // MPITRACE_SAMPLING_CLOCK: "cpu" (the default) counts the period in the thread's CPU time,
+  // "wall" in CLOCK_MONOTONIC time (a signal every period, running or not).
+  bool sampling_wall_clock = false;
   // MPITRACE_MODE=sample: samples only, no call, message or Peruse records (sampling at 1 ms
   // unless MPITRACE_SAMPLING says otherwise).
   bool sample_only = false;

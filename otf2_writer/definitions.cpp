@@ -355,7 +355,10 @@ void write_contexts(OTF2_GlobalDefWriter* w, Strings& str, const ArchiveSpec& sp
                                              static_cast<OTF2_CallingContextRef>(c.parent));
   }
   OTF2_GlobalDefWriter_WriteInterruptGenerator(
-      w, 0, str("perusetrace sampler (a CLOCK_MONOTONIC timer per thread)"),
+      w, 0,
+      str(spec.sampling_wall_clock
+              ? "perusetrace sampler (a CLOCK_MONOTONIC timer per thread)"
+              : "perusetrace sampler (a CPU-time timer per thread, blocked time from timestamps)"),
       OTF2_INTERRUPT_GENERATOR_MODE_TIME, OTF2_BASE_DECIMAL, -9, spec.sampling_period_ns);
 }
 

@@ -71,6 +71,7 @@ struct ArchiveSpec {
   std::size_t otf2_memory_bytes = 0;     // OTF2 chunk memory per location before it flushes
   std::string settings;                  // recorded in the archive's properties
   std::uint64_t sampling_period_ns = 0;  // the sampler's interrupt generator (0: no samples)
+  bool sampling_wall_clock = false;      // its timers count wall time, not threads' CPU time
   CommLayout comm_layout = CommLayout::Otf2;
   // This rank has told the user already why its trace is incomplete (its journal could not be
   // written): a failure writing the archive, on the same full disk, is not said again.

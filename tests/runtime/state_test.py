@@ -33,9 +33,12 @@ CASE:
   blocking_calls    tests/apps/blocking_calls on 4 ranks of 3 threads, sampled at 10 kHz and
                     untraced: sleeps, polls, selects, epoll and semaphore waits, a condition
                     wait, a pipe read and an accept, none failing with EINTR or returning early,
-                    each as long as untraced; the samples' weights cover their threads' time.
+                    each as long as untraced; the samples' weights cover their threads' time,
+                    and each call's time is charged to it.
+  blocking_calls_wall  the same with the timers on the wall clock (MPITRACE_SAMPLING_CLOCK=wall).
   blocking_stress   the same program alternating compute bursts with 10^5 blocking calls of
-                    10 us per thread, at 10 kHz: no EINTR, no call shorter than asked.
+                    10 us per thread, at 10 kHz on either clock: no EINTR, no call shorter than
+                    asked.
 Every case that expects samples fails when the archive has none (the per-rank checks run over
 the ranks the program ran, not over the ranks the archive happens to have samples of).
 """
@@ -94,7 +97,7 @@ def sampled_shares(archive):
             if isinstance(event, otf2.events.CallingContextSample):
                 a = {k.name: v for k, v in (event.attributes or {}).items()}
                 rank = int(location.group.name.split()[-1])
-                # A sample stands for the periods its timer expired in while it was pending.
+                # A sample stands for the periods of wall time since its thread's previous one.
                 counts[rank][(STATES[a["mpi_state"]], ACTIVITIES[a["mpi_activity"]])] += \
                     a.get("sample_weight", 1)
     return {rank: ({k: 100.0 * v / sum(c.values()) for k, v in c.items()}, sum(c.values()))
@@ -293,6 +296,8 @@ def case_sampled_vs_exact(opts, work):
     for (rank, name), t in sorted(exact.items()):
         if t < 0.05 * run_s[rank] and sampled[(rank, name)] < 0.05 * run_s[rank]:
             continue  # too short to judge by samples
+        if name in ("MPI_Init", "MPI_Finalize"):
+            continue  # the sampler starts inside the one and stops inside the other
         got, want = 100 * sampled[(rank, name)] / run_s[rank], 100 * t / run_s[rank]
         print(f"rank {rank} {name}: sampled {got:.1f}% of the run, exact {want:.1f}%")
         if abs(got - want) > 3.0:
@@ -359,12 +364,40 @@ CALL = re.compile(r"^call (\S+) n (\d+) eintr (\d+) short (\d+) min_us (\d+) med
                   re.M)
 
 
-def run_blocking(opts, work, name, sampled, args):
+def run_blocking(opts, work, name, sampled, args, clock="cpu"):
     env = {"MPITRACE_OUTPUT": os.path.join(work, name), "MPITRACE_PERUSE_EVENTS": "all",
-           "MPITRACE_SAMPLING": "100us"} if sampled else {}
+           "MPITRACE_SAMPLING": "100us", "MPITRACE_SAMPLING_CLOCK": clock} if sampled else {}
     command = mpi_launch.command(opts.mpirun, 4, env, opts.preload if sampled else None)
     return mpi_launch.run(command + [os.path.join(opts.build, "tests", "blocking_calls"), *args],
                           timeout=240, env=mpi_launch.launcher_env(env), cwd=work)
+
+
+# tests/apps/blocking_calls' names of its calls, and the function each is made with.
+CALLED = {"nanosleep": "nanosleep", "clock_nanosleep": "clock_nanosleep", "usleep": "usleep",
+          "poll": "poll", "ppoll": "ppoll", "select": "select", "pselect": "pselect",
+          "epoll_wait": "epoll_wait", "sem_timedwait": "sem_timedwait",
+          "cond_timedwait": "pthread_cond_timedwait", "read_pipe": "read", "accept": "accept"}
+
+
+def charged_to_calls(archive, rank, period_us):
+    """Rank RANK's sampled time (us) per blocking function: samples whose stack holds one of
+    CALLED's functions (the innermost one), by weight."""
+    import otf2
+    functions = set(CALLED.values())
+    charged = collections.Counter()
+    with otf2.reader.open(archive) as trace:
+        for location, event in trace.events:
+            if (not isinstance(event, otf2.events.CallingContextSample) or
+                    int(location.group.name.split()[-1]) != rank):
+                continue
+            weight = {k.name: v for k, v in (event.attributes or {}).items()}.get(
+                "sample_weight", 1)
+            context = event.calling_context
+            while context is not None and context.region.name not in functions:
+                context = context.parent
+            if context is not None:
+                charged[context.region.name] += weight * period_us
+    return charged
 
 
 def sample_coverage(archive):
@@ -385,14 +418,16 @@ def sample_coverage(archive):
     return {k: (total, (last - first) / period_ticks) for k, (first, last, total) in seen.items()}
 
 
-def case_blocking_calls(opts, work):
+def check_blocking_calls(opts, work, clock):
     """The program's blocking calls (tests/apps/blocking_calls: 4 ranks, 3 threads each, 12
-    kinds of call, 3 rounds of 20 ms each) sampled at 10 kHz behave as untraced: no EINTR, none
-    returns early, the median of each as untraced within 10 ms; and the samples still stand for
-    all of each thread's time (their weights against the time they span, within 10 %)."""
+    kinds of call, 3 rounds of 20 ms each) sampled at 10 kHz on CLOCK behave as untraced: no
+    EINTR, none returns early, the median of each as untraced within 10 ms; the samples still
+    stand for all of each thread's time (their weights against the time they span, within
+    10 %), and each call's time is charged to it (rank 0's samples in the call against the
+    time the program measured in it, within 10 %)."""
     args = ["3", "3", "20"]
     plain = run_blocking(opts, work, "plain", False, args)
-    traced = run_blocking(opts, work, "trace", True, args)
+    traced = run_blocking(opts, work, "trace", True, args, clock)
     failures = []
     calls = {}
     for label, run in (("untraced", plain), ("sampled", traced)):
@@ -400,16 +435,23 @@ def case_blocking_calls(opts, work):
         if run.returncode != 0 or len(found) != 12:
             return [f"{label}: the run failed (exit {run.returncode}): {run.stderr[-1500:]}"]
         calls[label] = found
+    archive = os.path.join(work, "trace", "traces.otf2")
+    charged = charged_to_calls(archive, 0, 100)
     for name, (n, eintr, short, low, mid) in calls["sampled"].items():
         base = calls["untraced"][name]
+        measured = n * mid  # rank 0's calls of this kind, all about as long as their median
         print(f"{name}: sampled eintr {eintr} short {short} median {mid} us (untraced: eintr "
-              f"{base[1]} short {base[2]} median {base[4]} us)")
+              f"{base[1]} short {base[2]} median {base[4]} us); rank 0: {measured} us in the "
+              f"calls, {charged[CALLED[name]]} us charged to {CALLED[name]}")
         if eintr or short:
             failures.append(f"{name}: {eintr} of its calls failed with EINTR and {short} returned "
                             "early under the sampler")
         if mid > base[4] + 10_000:
             failures.append(f"{name}: median {mid} us sampled, {base[4]} us untraced")
-    coverage = sample_coverage(os.path.join(work, "trace", "traces.otf2"))
+        if not 0.9 * measured <= charged[CALLED[name]] <= 1.1 * measured:
+            failures.append(f"{name}: rank 0 spent {measured} us in it, the samples charge "
+                            f"{charged[CALLED[name]]} us to {CALLED[name]}")
+    coverage = sample_coverage(archive)
     checked = [w / s for w, s in coverage.values() if s > 1000]
     if checked:
         print(f"{len(checked)} threads: their samples' weights cover {min(checked):.3f} to "
@@ -423,18 +465,33 @@ def case_blocking_calls(opts, work):
     return failures
 
 
+def case_blocking_calls(opts, work):
+    """check_blocking_calls with the default sampling clock, the threads' CPU time."""
+    return check_blocking_calls(opts, work, "cpu")
+
+
+def case_blocking_calls_wall(opts, work):
+    """check_blocking_calls with timers on the wall clock (a signal every period, running or
+    not: the calls hold it back)."""
+    return check_blocking_calls(opts, work, "wall")
+
+
 def case_blocking_stress(opts, work):
     """4 ranks of 2 threads, each alternating compute bursts with 10^5 blocking calls of 10 us
-    (sleeps, ppoll, select, pselect, sem_timedwait), sampled at 10 kHz: no EINTR, none early."""
-    run = run_blocking(opts, work, "stress", True, ["2", "stress", "100000"])
-    m = re.search(r"stress calls (\d+) eintr (\d+) short (\d+)", run.stdout)
-    if run.returncode != 0 or not m:
-        return [f"the run failed (exit {run.returncode}): {run.stderr[-1500:]}"]
-    calls, eintr, short = map(int, m.groups())
-    print(f"{calls} blocking calls: {eintr} EINTR, {short} returned early")
-    if calls != 800_000 or eintr or short:
-        return [f"{calls} calls (expected 800000), {eintr} EINTR, {short} early"]
-    return []
+    (sleeps, ppoll, select, pselect, sem_timedwait), sampled at 10 kHz on either clock: no
+    EINTR, none early."""
+    failures = []
+    for clock in ("cpu", "wall"):
+        run = run_blocking(opts, work, f"stress-{clock}", True, ["2", "stress", "100000"], clock)
+        m = re.search(r"stress calls (\d+) eintr (\d+) short (\d+)", run.stdout)
+        if run.returncode != 0 or not m:
+            return [f"{clock}: the run failed (exit {run.returncode}): {run.stderr[-1500:]}"]
+        calls, eintr, short = map(int, m.groups())
+        print(f"{clock} clock: {calls} blocking calls: {eintr} EINTR, {short} returned early")
+        if calls != 800_000 or eintr or short:
+            failures.append(f"{clock} clock: {calls} calls (expected 800000), {eintr} EINTR, "
+                            f"{short} early")
+    return failures
 
 
 CASES = case_result.cases_of(globals())

@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """libperusetrace exports the MPI functions it wraps (in C, and under the Fortran names of
-lib/wrappers/fortran.py), the blocking calls it guards while it samples (lib/blocking_calls.cpp)
-and the functions of its public C API (include/perusetrace/*.h), and nothing else.
+lib/wrappers/fortran.py), the C library calls it guards or times while it samples
+(lib/blocking_calls.cpp, lib/timed_waits.cpp) and the functions of its public C API
+(include/perusetrace/*.h), and nothing else.
 
-    exports_test.py LIBRARY WRAPPERS_CPP FORTRAN_WRAPPERS_CPP BLOCKING_CALLS_CPP PUBLIC_HEADER...
+    exports_test.py LIBRARY WRAPPERS_CPP FORTRAN_WRAPPERS_CPP INTERPOSER_CPP... PUBLIC_HEADER...
 
 Anything else it exported (its own C++ functions, globals, the standard-library template
 instances its files use) could be replaced by a symbol of the traced program or of another
@@ -15,19 +16,23 @@ import sys
 
 
 def main():
-    library, wrappers, fortran, blocking = sys.argv[1:5]
-    headers = sys.argv[5:]
+    library, wrappers, fortran = sys.argv[1:4]
+    interposers = [a for a in sys.argv[4:] if a.endswith(".cpp")]
+    headers = [a for a in sys.argv[4:] if a.endswith(".h")]
     # Every Fortran name is an alias of a hidden wrapper; the aliases are what programs call.
     fortran_names = set(re.findall(r'^\w+ (\w+)\(.*\) __attribute__\(\(alias\(',
                                    open(fortran).read(), re.M))
     if len(fortran_names) < 1000:
         sys.exit(f"{fortran}: only {len(fortran_names)} Fortran names found")
     # A guard the library does not export leaves the C library's call unguarded: a sample
-    # signal would cut it short.
-    guarded = set(re.findall(r'^__attribute__\(\(visibility\("default"\)\)\) \w+ (\w+)\(',
-                             open(blocking).read(), re.M))
-    if len(guarded) < 10:
-        sys.exit(f"{blocking}: only {sorted(guarded)} found as exported definitions")
+    # signal would cut it short, or its time would be charged to another stack.
+    guarded = set()
+    for interposer in interposers:
+        found = set(re.findall(r'^__attribute__\(\(visibility\("default"\)\)\) \w+ (\w+)\(',
+                               open(interposer).read(), re.M))
+        if len(found) < 5:
+            sys.exit(f"{interposer}: only {sorted(found)} found as exported definitions")
+        guarded |= found
     api = set()
     for header in headers:
         # A header's static inline functions are the program's own, not the library's.

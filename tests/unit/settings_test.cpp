@@ -99,6 +99,16 @@ TEST_CASE("sampling periods: 100us to 1s with a unit; faster, slower or garbage 
   }
 }
 
+TEST_CASE("the sampling clock: the threads' CPU time unless MPITRACE_SAMPLING_CLOCK=wall") {
+  CHECK_FALSE(read({}).sampling_wall_clock);
+  CHECK_FALSE(read({{"MPITRACE_SAMPLING_CLOCK", "CPU"}}).sampling_wall_clock);
+  CHECK(read({{"MPITRACE_SAMPLING_CLOCK", "wall"}}).sampling_wall_clock);
+  CHECK(read({{"MPITRACE_SAMPLING_CLOCK", "wall"}}).errors.empty());
+  CHECK_THAT(read({{"MPITRACE_SAMPLING_CLOCK", "monotonic"}}).errors,
+             Catch::Contains("MPITRACE_SAMPLING_CLOCK='monotonic'") && Catch::Contains("cpu") &&
+                 Catch::Contains("wall"));
+}
+
 TEST_CASE("sample-only mode and rank selection") {
   const Settings sample = read({{"MPITRACE_MODE", "sample"}});
   CHECK(sample.sample_only);
