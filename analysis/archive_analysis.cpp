@@ -1,5 +1,6 @@
 #include "analysis/archive_analysis.hpp"
 
+#include <algorithm>
 #include <vector>
 
 #include "analysis/context_analysis.hpp"
@@ -12,6 +13,7 @@
 #include "analysis/wait_states.hpp"
 #include "reader/archive_reader.hpp"
 #include "reader/clock_repair.hpp"
+#include "reader/cut_sink.hpp"
 #include "reader/fan_out_sink.hpp"
 #include "reader/pipelined_sink.hpp"
 
@@ -61,8 +63,17 @@ Report analyse_archive(const std::string& path, const std::string& by, archive::
   archive::EventSink& sink = !several_clocks         ? static_cast<archive::EventSink&>(counted)
                              : repair.repaired() > 0 ? static_cast<archive::EventSink&>(repaired)
                                                      : analysis;
+  // A rank that stopped recording early has no side in anything after: the analyses stop there,
+  // and the run they describe ends there.
+  result.recording_cuts = reader.definitions().recording_cuts;
+  result.analysed_until_ns = reader.definitions().analysis_cut();
+  result.archive_ns = result.trace_ns;
+  if (result.analysed_until_ns != 0)
+    result.trace_ns = std::min(result.trace_ns, result.analysed_until_ns);
+  archive::CutSink cut(sink, result.analysed_until_ns);
   // The analyses run on a thread of their own while others decode the archive.
-  archive::PipelinedSink pipeline(sink);
+  archive::PipelinedSink pipeline(
+      result.analysed_until_ns != 0 ? static_cast<archive::EventSink&>(cut) : sink);
   reader.read_events(pipeline, progress);
   pipeline.finish();
   if (!several_clocks) repair.finish();

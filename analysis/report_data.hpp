@@ -366,6 +366,13 @@ struct Report {
   std::string archive, creator, settings;
   std::uint64_t events = 0;
   std::uint64_t trace_ns = 0;
+  // Ranks whose recording stopped early (MPITRACE_MAX_SIZE) -> when (ns since the start); the
+  // analyses read the events up to the earliest, `analysed_until_ns` (0: all of them).
+  // trace_ns is then that time, what every share of the run is of, and archive_ns the archive's
+  // whole span (other ranks recorded on).
+  std::map<int, std::uint64_t> recording_cuts;
+  std::uint64_t analysed_until_ns = 0;
+  std::uint64_t archive_ns = 0;
   std::uint64_t bin_ns = 1;                       // width of a time bin
   std::vector<std::string> selected;              // Peruse events selected (settings)
   std::map<std::string, std::uint64_t> observed;  // Peruse events seen, by short name

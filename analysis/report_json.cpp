@@ -224,6 +224,11 @@ std::string to_json(const Report& r) {
   j += fmt::format(R"("schema_version":1,"archive":{},"creator":{},"settings":{},"events":{},)",
                    quote(r.archive), quote(r.creator), quote(r.settings), r.events);
   j += fmt::format(R"("trace_ns":{},"bin_ns":{},)", r.trace_ns, r.bin_ns);
+  j += R"("recording_cuts":[)";
+  for (auto it = r.recording_cuts.begin(); it != r.recording_cuts.end(); ++it)
+    j += fmt::format(R"({}{{"rank":{},"at_ns":{}}})", it == r.recording_cuts.begin() ? "" : ",",
+                     it->first, it->second);
+  j += fmt::format(R"(],"analysed_until_ns":{},)", r.analysed_until_ns);
   j += fmt::format(
       R"("clock_condition":{{"messages":{},"backwards":{},"worst_ns":{},"worst_sender":{},)"
       R"("worst_receiver":{},"repaired":{},"max_move_ns":{}}},)",

@@ -52,7 +52,7 @@ void on_signal(int sig, siginfo_t* info, void* context) {
 }
 
 void at_exit() {
-  if (g_state.load() != TraceState::On) return;  // finalized, or never traced
+  if (!records_kept(g_state.load())) return;  // finalized, or never traced
   save("exit", 0);
   std::fprintf(stderr,
                "perusetrace: the program ended without MPI_Finalize. What it recorded is in "
@@ -80,7 +80,7 @@ void remove_crash_guard() {
 }
 
 void save_before_abort(int errorcode) noexcept {
-  if (g_state.load() != TraceState::On) return;
+  if (!records_kept(g_state.load())) return;
   save("MPI_Abort", errorcode);
   std::fprintf(stderr,
                "perusetrace: MPI_Abort(%d) called. What was recorded is in %s/journal: run "

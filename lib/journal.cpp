@@ -25,6 +25,7 @@ int g_rank = 0;
 int g_defs_fd = -1;
 std::mutex g_defs_mutex;  // definitions are appended by whichever thread creates a communicator
 std::atomic<bool> g_failed{false};
+std::atomic<std::uint64_t> g_records_bytes{0};  // appended to the threads' records files
 
 bool write_all(int fd, const void* data, std::size_t bytes) noexcept {
   const char* p = static_cast<const char*>(data);
@@ -259,6 +260,36 @@ void note_stopped(const char* reason, long code) noexcept {
   write_all(g_defs_fd, line, static_cast<std::size_t>(p - line));
 }
 
+void note_cut(std::uint64_t ticks, std::uint64_t limit) noexcept {
+  char line[512];
+  char* p = line;
+  auto put = [&](const char* text) {
+    for (; *text != '\0'; ++text) *p++ = *text;
+  };
+  if (g_defs_fd >= 0) {
+    put("cut ");
+    p = put_unsigned(p, ticks);
+    *p++ = ' ';
+    p = put_unsigned(p, limit);
+    *p++ = '\n';
+    write_all(g_defs_fd, line, static_cast<std::size_t>(p - line));
+  }
+  // From whichever thread filled the last buffer, maybe inside MPI: no stdio, no allocation.
+  p = line;
+  put("perusetrace rank ");
+  p = put_unsigned(p, static_cast<unsigned long long>(g_rank));
+  put(": its journal reached MPITRACE_MAX_SIZE (");
+  p = put_unsigned(p, limit >> 20);
+  put(" MiB): recording stops here on this rank and the program goes on; the trace keeps "
+      "everything before. To trace the whole run, raise MPITRACE_MAX_SIZE (e.g. 50G) or set it "
+      "to off.\n");
+  write_all(2, line, static_cast<std::size_t>(p - line));
+}
+
+std::uint64_t bytes_written() noexcept {
+  return g_records_bytes.load(std::memory_order_relaxed);
+}
+
 std::string records_file(std::uint32_t thread) {
   return journal::records_path(g_trace_dir, g_rank, thread);
 }
@@ -288,7 +319,10 @@ int open_records(std::uint32_t thread) noexcept {
 
 bool append(int fd, const void* data, std::size_t bytes, bool from_signal) noexcept {
   if (fd < 0) return false;
-  if (write_all(fd, data, bytes)) return true;
+  if (write_all(fd, data, bytes)) {
+    g_records_bytes.fetch_add(bytes, std::memory_order_relaxed);
+    return true;
+  }
   if (!from_signal)
     say_failure("writing the trace to " + g_journal_dir + " failed: " + std::strerror(errno) +
                 ". Tracing stops here and the program goes on; what was written so far is "

@@ -59,6 +59,11 @@ void note_end(std::uint64_t end_time, TickPoint last);
 // Async-signal-safe: the program is dying; `reason` says how ("signal 11", "MPI_Abort"). Reads
 // the clocks once more, so the rank's ticks are scaled over its whole run.
 void note_stopped(const char* reason, long code) noexcept;
+// Async-signal-safe: the records files reached `limit` bytes (MPITRACE_MAX_SIZE) at `ticks`;
+// nothing is recorded after. Also tells the user, on standard error.
+void note_cut(std::uint64_t ticks, std::uint64_t limit) noexcept;
+// What the threads' records files hold so far, in bytes.
+std::uint64_t bytes_written() noexcept;
 
 // The records file of one thread of this rank: a file descriptor, or -1 (after saying why).
 int open_records(std::uint32_t thread) noexcept;

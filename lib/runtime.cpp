@@ -1,4 +1,7 @@
 // Start and end of tracing: MPI_Init/MPI_Init_thread and MPI_Finalize.
+#include <sys/statvfs.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -60,6 +63,42 @@ void warn_unknown_variables() {
     end = lines.find('\n', start);
     std::fprintf(stderr, "perusetrace: %.*s\n", static_cast<int>(end - start), &lines[start]);
   }
+}
+
+// MPITRACE_MAX_SIZE for this rank. By default each rank's share of 40 % of the space free in the
+// trace directory at MPI_Init: at MPI_Finalize the journal and the archive made from it (about
+// as large) are both on disk, so a run that hits the limit everywhere still leaves a fifth of
+// the free space free. Ranks that share the directory's file system share its space: the share
+// is of the whole job, the cautious choice where ranks on other nodes write elsewhere.
+std::uint64_t journal_limit(const Settings& settings, const std::string& directory, int size) {
+  if (!settings.max_size_auto) return settings.max_journal_bytes;
+  struct statvfs fs;
+  if (::statvfs(directory.c_str(), &fs) != 0) return 0;
+  const auto free_bytes = static_cast<std::uint64_t>(fs.f_bavail) * fs.f_frsize;
+  constexpr std::uint64_t kLeast = 64ull << 20;  // a few buffers: a run that starts at all
+  return std::max(free_bytes / 5 * 2 / static_cast<std::uint64_t>(std::max(size, 1)), kLeast);
+}
+
+// Rank 0 tells which ranks stopped recording at MPITRACE_MAX_SIZE (each said so when it did);
+// collective.
+void say_cuts(const trace::ProcessInfo& process) {
+  struct {
+    double seconds;
+    int rank;
+  } mine{1e300, g_run.rank}, first{};
+  int cut = 0, cuts = 0;
+  if (process.cut_time != 0) {
+    mine.seconds = static_cast<double>(process.cut_time - process.start_time) / 1e9;
+    cut = 1;
+  }
+  PMPI_Reduce(&mine, &first, 1, MPI_DOUBLE_INT, MPI_MINLOC, 0, MPI_COMM_WORLD);
+  PMPI_Reduce(&cut, &cuts, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+  if (g_run.rank == 0 && cuts > 0)
+    std::fprintf(stderr,
+                 "perusetrace: recording stopped early on %d of %d ranks, their journals full "
+                 "(MPITRACE_MAX_SIZE), the first rank %d, %.3f s after MPI_Init. The archive "
+                 "holds everything before; the report's analyses stop there.\n",
+                 cuts, g_run.size, first.rank, first.seconds);
 }
 
 // A new offset measurement, noted in the journal as soon as it is known.
@@ -163,7 +202,7 @@ void on_init(int rc, Fn fn, std::uint64_t start, int provided) {
     std::fprintf(stderr, "perusetrace: %s; the run is not sampled.\n", sampling_problem.c_str());
   else if (!sampling_notice.empty() && g_run.rank == 0)
     std::fprintf(stderr, "perusetrace: %s.\n", sampling_notice.c_str());
-  configure_buffers(settings.buffer_bytes);
+  configure_buffers(settings.buffer_bytes, journal_limit(settings, g_run.directory, g_run.size));
   g_comms.start();
   rma_groups::start();
   const peruse::StartResult peruse =
@@ -255,6 +294,9 @@ void on_finalize() {
   process.start_time = clock.offsets.to_global(g_run.start_time);
   process.end_time = clock.offsets.to_global(end);
   process.realtime_start = g_run.realtime_start;
+  if (const std::uint64_t cut = cut_ticks(); cut != 0)
+    process.cut_time = clock.offsets.to_global(clock.scale.to_ns(cut));
+  say_cuts(process);
   if (stopped) g_state.store(TraceState::Stopped);  // the archive says it is incomplete
   FinalArchive archive{g_run.directory,
                        g_run.rank,

@@ -65,6 +65,7 @@ constexpr const char* kKnownVariables[] = {
     "MPITRACE_CVARS",
     "MPITRACE_OTF2_COMMS",
     "MPITRACE_SAMPLING",
+    "MPITRACE_MAX_SIZE",
     "MPITRACE_SAMPLING_CLOCK",
     "MPITRACE_MODE",
     "MPITRACE_RANKS",
@@ -119,6 +120,8 @@ bool parse_size(const std::string& text, std::size_t& out) {
     shift = 20;
   else if (suffix == "g" || suffix == "gb" || suffix == "gib")
     shift = 30;
+  else if (suffix == "t" || suffix == "tb" || suffix == "tib")
+    shift = 40;
   else if (!suffix.empty() && suffix != "b")
     return false;
   if (value > (~0ull >> shift)) return false;
@@ -213,6 +216,24 @@ Settings read_settings(const Getenv& getenv) {
                        "K, M, G (e.g. 8M, the default).");
     } else {
       s.buffer_bytes = bytes;
+    }
+  }
+  if (const char* v = getenv("MPITRACE_MAX_SIZE")) {
+    const std::string value = lower(v);
+    std::size_t bytes = 0;
+    if (value == "auto") {
+      s.max_size_auto = true;
+    } else if (value == "off" || value == "0") {
+      s.max_size_auto = false;
+      s.max_journal_bytes = 0;
+    } else if (parse_size(value, bytes) && bytes >= (1u << 20)) {
+      s.max_size_auto = false;
+      s.max_journal_bytes = bytes;
+    } else {
+      add_error(s, "MPITRACE_MAX_SIZE='" + std::string(v) +
+                       "' is not a size limit. Allowed: auto (the default: each rank's share of "
+                       "40% of the free space), off, or 1M and more per rank with K, M, G, T "
+                       "(e.g. 20G).");
     }
   }
   if (const char* v = getenv("MPITRACE_GROUPS")) {
@@ -396,7 +417,10 @@ std::string describe(const Settings& s) {
   }
   return "MPITRACE_PERUSE_EVENTS=" + format_event_list(s.peruse_events) +
          " MPITRACE_GROUPS=" + groups + " MPITRACE_BUFFER_SIZE=" + std::to_string(s.buffer_bytes) +
-         " MPITRACE_OTF2_COMMS=" + (s.vite_comms ? "vite" : "otf2") +
+         " MPITRACE_OTF2_COMMS=" + (s.vite_comms ? "vite" : "otf2") + " MPITRACE_MAX_SIZE=" +
+         (s.max_size_auto            ? std::string("auto")
+          : s.max_journal_bytes == 0 ? std::string("off")
+                                     : std::to_string(s.max_journal_bytes)) +
          (s.sampling_period_ns == 0
               ? std::string()
               : " MPITRACE_SAMPLING=" + period_text(s.sampling_period_ns) +

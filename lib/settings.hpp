@@ -30,6 +30,10 @@ struct Settings {
   std::uint64_t pvar_period_ns = 0;
   // MPITRACE_CVARS=name=value,...: control variables set before MPI_Init.
   std::vector<std::pair<std::string, std::string>> cvars;
+  // MPITRACE_MAX_SIZE: the bytes of records a rank's journal may hold before recording stops
+  // on that rank (0: no limit); with max_size_auto, set at MPI_Init from the free space.
+  std::uint64_t max_journal_bytes = 0;
+  bool max_size_auto = true;
   // MPITRACE_SAMPLING: the built-in sampler's period (lib/sampler.hpp); 0: off.
   std::uint64_t sampling_period_ns = 0;
   // MPITRACE_SAMPLING_CLOCK: "cpu" (the default) counts the period in the thread's CPU time,

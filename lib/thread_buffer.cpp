@@ -28,10 +28,23 @@ std::atomic<bool> g_closed[kMaxThreads];
 std::atomic<std::uint32_t> g_thread_count{0};
 std::size_t g_capacity = 0;         // records per buffer, at least 4 (room for the flush region)
 std::size_t g_packed_capacity = 0;  // bytes a drain packs before each write
+std::uint64_t g_max_journal_bytes = 0;
+std::atomic<std::uint64_t> g_cut_ticks{0};
 
 void stop() noexcept {
   TraceState on = TraceState::On;
   g_state.compare_exchange_strong(on, TraceState::Stopped);
+}
+
+// The journal reached MPITRACE_MAX_SIZE: no record from now on, on any thread (reserve() sees
+// the state), no sample either; the program goes on as before. Async-signal-safe.
+void cap() noexcept {
+  TraceState on = TraceState::On;
+  if (!g_state.compare_exchange_strong(on, TraceState::Capped)) return;
+  const std::uint64_t at = now_ticks();
+  g_cut_ticks.store(at, std::memory_order_release);
+  sampling::pause(true);
+  journal::note_cut(at, g_max_journal_bytes);
 }
 
 void empty(ThreadBuffer* b) noexcept {
@@ -77,6 +90,8 @@ void drain(ThreadBuffer* b) noexcept {
   const std::uint64_t t1 = now_ticks();
   *b->next++ = Record{t0, RecordKind::Enter, 0, kFlushRegion, 0, 0, 0, 0, 0, 0};
   *b->next++ = Record{t1, RecordKind::Leave, 0, kFlushRegion, 0, 0, 0, 0, 0, 0};
+  // Checked once a buffer: the journal may pass its limit by a buffer per thread at most.
+  if (g_max_journal_bytes != 0 && journal::bytes_written() >= g_max_journal_bytes) cap();
 }
 
 void close(std::uint32_t index) noexcept {
@@ -104,14 +119,15 @@ struct ThreadExit {
   ~ThreadExit() {
     ThreadBuffer* b = detail::t_buffer;
     if (b != nullptr) sampling::stop_thread(b->thread_index);
-    if (b != nullptr && g_state.load() == TraceState::On) close(b->thread_index);
+    if (b != nullptr && records_kept(g_state.load())) close(b->thread_index);
   }
 };
 thread_local ThreadExit t_exit;
 
 }  // namespace
 
-void configure_buffers(std::size_t bytes) noexcept {
+void configure_buffers(std::size_t bytes, std::uint64_t max_journal_bytes) noexcept {
+  g_max_journal_bytes = max_journal_bytes;
   g_capacity = bytes / sizeof(Record);
   if (g_capacity < 4) g_capacity = 4;
   // A quarter of the buffer, as packing shrinks records about eightfold: a drain of a large
@@ -187,12 +203,16 @@ void drain_all_buffers() noexcept {
 }
 
 void save_all_buffers() noexcept {
-  if (g_state.exchange(TraceState::Stopped) != TraceState::On) return;
+  if (!records_kept(g_state.exchange(TraceState::Stopped))) return;
   const std::uint32_t n = thread_count();
   for (std::uint32_t i = 0; i < n; ++i) {
     ThreadBuffer* b = g_buffers[i].load(std::memory_order_acquire);
     if (b != nullptr && !g_closed[i].load()) write_out(b, true);
   }
+}
+
+std::uint64_t cut_ticks() noexcept {
+  return g_cut_ticks.load(std::memory_order_acquire);
 }
 
 std::uint32_t thread_count() noexcept {

@@ -36,8 +36,14 @@ struct ThreadBuffer {
   std::atomic<BufferUse> busy;
 };
 
-enum class TraceState : int { Off, On, Stopped };
+// Capped: the journal reached MPITRACE_MAX_SIZE; nothing more is recorded, but what the buffers
+// hold (from before the cut) is still written, at MPI_Finalize or when the program dies.
+enum class TraceState : int { Off, On, Stopped, Capped };
 extern std::atomic<TraceState> g_state;
+// Whether the buffers still hold records to keep: tracing, or capped.
+inline bool records_kept(TraceState s) noexcept {
+  return s == TraceState::On || s == TraceState::Capped;
+}
 
 namespace detail {
 // constinit: without it every access first calls the variable's TLS init wrapper.
@@ -87,8 +93,11 @@ void pack_ahead(std::size_t most) noexcept;
 // More than a ping-pong's round trip records on a rank, less than the wait for its message.
 inline constexpr std::size_t kPackAhead = 32;
 
-// Sets up buffers of `bytes` each (rounded down to whole records); called once at init.
-void configure_buffers(std::size_t bytes) noexcept;
+// Sets up buffers of `bytes` each (rounded down to whole records), and the journal's limit
+// (MPITRACE_MAX_SIZE; 0: none), after which recording stops; called once at init.
+void configure_buffers(std::size_t bytes, std::uint64_t max_journal_bytes) noexcept;
+// When the journal reached its limit (the records' clock), or 0.
+std::uint64_t cut_ticks() noexcept;
 // Drains every thread's buffer and closes its journal file; called once at finalize, by one
 // thread, when the other threads no longer call MPI.
 void drain_all_buffers() noexcept;

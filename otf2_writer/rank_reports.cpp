@@ -156,7 +156,7 @@ void fields(Io& io, C& c) {
     io.array(r.clock_offsets, 32,
              [&](auto& o) { all(io, o.local_time, o.offset, o.error, o.exchanges); });
     io.array(r.location_events, 8, io);
-    all(io, r.cvars, r.cvars_set);
+    all(io, r.cvars, r.cvars_set, r.cut_time);
   });
   io.list(c.comms, [&](auto& e) {
     all(io, e.id, e.parent, e.name, e.world_ranks);

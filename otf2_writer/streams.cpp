@@ -157,6 +157,13 @@ OTF2_ErrorCode set_unified_properties(OTF2_Archive* archive, const Unified& unif
       rc = OTF2_Archive_SetProperty(archive, name, one_line_items(*text).c_str(), true);
   if (rc == OTF2_SUCCESS && !unified.jobs.empty())
     rc = OTF2_Archive_SetProperty(archive, kJobsProperty, jobs_text(unified).c_str(), true);
+  std::string cuts;
+  for (std::size_t r = 0; r < unified.ranks.size(); ++r)
+    if (unified.ranks[r].cut_time != 0)
+      cuts += (cuts.empty() ? "" : " ") + std::to_string(r) + '=' +
+              std::to_string(unified.ranks[r].cut_time);
+  if (rc == OTF2_SUCCESS && !cuts.empty())
+    rc = OTF2_Archive_SetProperty(archive, kRecordingCutProperty, cuts.c_str(), true);
   return rc;
 }
 

@@ -202,6 +202,9 @@ struct RankSummary {
   // MPI_T control variables, "NAME=VALUE" lines (archive_schema.hpp): rank 0 gives them all,
   // every other rank those that differ from rank 0's; rank 0 also what MPITRACE_CVARS set.
   std::string cvars, cvars_set;
+  // When recording stopped on this rank because its journal reached MPITRACE_MAX_SIZE (global
+  // clock), or 0: the rank has no record after it.
+  std::uint64_t cut_time = 0;
 };
 
 struct ProcessInfo : RankSummary {

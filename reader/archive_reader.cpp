@@ -28,6 +28,7 @@
 #include <set>
 #include <new>
 #include <thread>
+#include <sstream>
 #include <atomic>
 #include <unordered_map>
 #include <utility>
@@ -920,6 +921,7 @@ ArchiveReader::ArchiveReader(const std::string& path) : impl_(std::make_unique<I
   defs_.cvars_differ = property(trace::kCvarsDifferProperty);
   defs_.cvars_set = property(trace::kCvarsSetProperty);
   defs_.jobs = parse_jobs(property(trace::kJobsProperty));
+  const std::string cuts = property(trace::kRecordingCutProperty);
 
   check_file(global_defs, 0, "the global definitions");
   OTF2_GlobalDefReader* gdr = OTF2_Reader_GetGlobalDefReader(s.reader);
@@ -957,6 +959,14 @@ ArchiveReader::ArchiveReader(const std::string& path) : impl_(std::make_unique<I
   require_perusetrace_marks(s, anchor_, defs_.creator);
   require_dense_ids(s, global_defs);
   build_definitions(s, defs_, global_defs);
+  // "RANK=TIME ...", TIME an event timestamp: to ns since the start like every time here.
+  std::istringstream items(cuts);
+  for (std::string item; items >> item;) {
+    int rank = -1;
+    unsigned long long at = 0;
+    if (std::sscanf(item.c_str(), "%d=%llu", &rank, &at) == 2 && rank >= 0)
+      defs_.recording_cuts[rank] = at > defs_.global_offset ? at - defs_.global_offset : 0;
+  }
   s.setup.prepare();
   s.strings.clear();
 }

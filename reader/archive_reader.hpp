@@ -162,6 +162,16 @@ struct Definitions {
   std::string clock_domains;     // the clock-domains property, or "" (archive_schema.hpp)
   // MPI_T's control variables as the properties hold them, or "" (archive_schema.hpp).
   std::string cvars, cvars_differ, cvars_set;
+  // World rank -> when its recording stopped at MPITRACE_MAX_SIZE (ns since the trace start):
+  // it has no event after (archive_schema.hpp). Empty when every rank recorded to the end.
+  std::map<int, std::uint64_t> recording_cuts;
+  // The earliest of them, or 0: what analyses that need every rank stop at.
+  std::uint64_t analysis_cut() const {
+    std::uint64_t first = 0;
+    for (const auto& [rank, t] : recording_cuts)
+      if (first == 0 || t < first) first = t;
+    return first;
+  }
 };
 
 // The fields of every Peruse event, whole (the archive writes repeated ones once); `comm` is the

@@ -29,6 +29,11 @@ inline constexpr const char* kClockDomainsProperty = "PERUSETRACE::CLOCK_DOMAINS
 inline constexpr const char* kJobsProperty = "PERUSETRACE::MPI_JOBS";
 inline constexpr const char* kOtherJobNodeClass = "other MPI job";
 
+// The ranks whose recording stopped early because their journal reached MPITRACE_MAX_SIZE, as
+// "RANK=TIME" items separated by spaces, TIME an event timestamp: the rank has no event after
+// it (the run went on). Absent when every rank recorded to MPI_Finalize.
+inline constexpr const char* kRecordingCutProperty = "PERUSETRACE::RECORDING_CUT";
+
 // MPI_T control variables (lib/mpit_session.hpp), items separated by "; " (a value's own ';'
 // written as ','): rank 0's at MPI_Init, "NAME=VALUE"; then the ranks whose values differ,
 // "RANK NAME=VALUE" per differing variable; then what MPITRACE_CVARS asked for, "NAME=VALUE: set"

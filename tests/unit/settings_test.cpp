@@ -99,6 +99,25 @@ TEST_CASE("sampling periods: 100us to 1s with a unit; faster, slower or garbage 
   }
 }
 
+TEST_CASE("the journal's limit: auto by default, off, or a size of 1M and more") {
+  CHECK(read({}).max_size_auto);
+  CHECK(read({{"MPITRACE_MAX_SIZE", "AUTO"}}).max_size_auto);
+  const Settings off = read({{"MPITRACE_MAX_SIZE", "off"}});
+  CHECK_FALSE(off.max_size_auto);
+  CHECK(off.max_journal_bytes == 0);
+  const Settings twenty = read({{"MPITRACE_MAX_SIZE", "20G"}});
+  CHECK_FALSE(twenty.max_size_auto);
+  CHECK(twenty.max_journal_bytes == 20ull << 30);
+  CHECK(read({{"MPITRACE_MAX_SIZE", "2T"}}).max_journal_bytes == 2ull << 40);
+  CHECK(read({{"MPITRACE_MAX_SIZE", "1M"}}).errors.empty());
+  for (const char* v : {"512K", "lots", "-1G", "1 G", ""}) {
+    INFO("MPITRACE_MAX_SIZE='" << v << "'");
+    CHECK_THAT(read({{"MPITRACE_MAX_SIZE", v}}).errors,
+               Catch::Contains(std::string("MPITRACE_MAX_SIZE='") + v + "'") &&
+                   Catch::Contains("1M and more"));
+  }
+}
+
 TEST_CASE("the sampling clock: the threads' CPU time unless MPITRACE_SAMPLING_CLOCK=wall") {
   CHECK_FALSE(read({}).sampling_wall_clock);
   CHECK_FALSE(read({{"MPITRACE_SAMPLING_CLOCK", "CPU"}}).sampling_wall_clock);

@@ -226,6 +226,9 @@ void read_definitions(const std::string& path, RankJournal& j) {
       j.ended = ok = !in.fail();
     } else if (key == "stopped") {
       j.stopped = rest_of(in);
+    } else if (key == "cut") {
+      in >> j.cut_ticks;  // then the limit, which the settings line gives too
+      ok = !in.fail();
     } else {
       ok = false;
     }

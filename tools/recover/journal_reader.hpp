@@ -22,6 +22,7 @@ struct RankJournal {
   std::uint64_t last_clock_point = 0;     // ns of the last clock point the rank noted, or 0
   bool ended = false;                     // MPI_Finalize was reached
   std::string stopped;                    // how the program died, when a crash handler could say
+  std::uint64_t cut_ticks = 0;            // when the journal reached MPITRACE_MAX_SIZE, or 0
   std::vector<std::string> record_files;  // per thread; "" where a thread left none
   std::vector<std::string> problems;      // lines that could not be read (printable)
   std::uint64_t more_problems = 0;        // unreadable lines beyond those kept in `problems`

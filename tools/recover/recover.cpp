@@ -144,6 +144,8 @@ int recover_main(int argc, char** argv) {
     const OffsetLine& offsets = ranks[r].clock.offsets;
     if (p.start_time > 0) p.start_time = offsets.to_global(p.start_time);
     if (p.end_time > 0) p.end_time = offsets.to_global(p.end_time);
+    if (ranks[r].cut_ticks > 0)
+      p.cut_time = offsets.to_global(ranks[r].clock.scale.to_ns(ranks[r].cut_ticks));
     if (offline[r].process.host.empty()) offline[r].process.host = "unknown host";
     offline[r].threads = static_cast<std::uint32_t>(ranks[r].record_files.size());
   }

@@ -210,6 +210,19 @@ void write_text(std::FILE* out, const Report& report) {
   fmt::print(out, "  {} ranks, {} events, {:.3f} s traced; {}\n", report.ranks.size(),
              report.events, static_cast<double>(report.trace_ns) / 1e9,
              settings_text(report.settings));
+  if (!report.recording_cuts.empty()) {
+    std::string ranks;
+    for (const auto& [rank, at] : report.recording_cuts)
+      ranks += fmt::format("{}rank {} at {:.3f} s", ranks.empty() ? "" : ", ", rank,
+                           static_cast<double>(at) / 1e9);
+    fmt::print(out,
+               "  recording stopped early, its journal full (MPITRACE_MAX_SIZE): {}. The run went "
+               "on ({:.3f} s in the archive); this report covers it up to {:.3f} s, where a "
+               "rank's side of the messages and collectives ends. Trace with a larger "
+               "MPITRACE_MAX_SIZE (or off) for all of it\n",
+               ranks, static_cast<double>(report.archive_ns) / 1e9,
+               static_cast<double>(report.analysed_until_ns) / 1e9);
+  }
   const ClockCondition& clock = report.clock;
   if (clock.backwards == 0) {
     fmt::print(out, "  clock condition: all {} matched messages received after they were sent\n",
