@@ -84,6 +84,14 @@ std::uint32_t take_periods(std::uint64_t& owed) noexcept {
   return static_cast<std::uint32_t>(n);
 }
 
+// Moves the wall time since `mark` into `owed`, one of the thread's two accounts; while paused
+// (MPI_Pcontrol(0)) that time is dropped, as the samples that would charge it are.
+void advance(ThreadSamples& s, std::uint64_t& owed) noexcept {
+  const std::uint64_t now = now_ns();
+  owed = g_paused.load(std::memory_order_relaxed) ? 0 : owed + (now - s.mark);
+  s.mark = now;
+}
+
 void append(ThreadSamples& s, const SampleHeader& h, const std::uint64_t* frames) noexcept {
   const std::size_t bytes = sizeof h + sizeof frames[0] * h.frames;
   if (s.used + bytes > kBufferBytes) write_out(s);
@@ -122,10 +130,7 @@ void on_sample(int, siginfo_t*, void*) {
   ThreadSamples* s = t_samples;
   if (s == nullptr || s->busy.exchange(true, std::memory_order_acquire)) return;
   const int saved_errno = errno;
-  const std::uint64_t now = now_ns();
-  s->running_owed += now - s->mark;
-  s->mark = now;
-  if (g_paused.load(std::memory_order_relaxed)) s->running_owed = 0;
+  advance(*s, s->running_owed);
   // A signal held back by a blocking call comes right after it: the call's sample has the
   // time, and there is less than a period left for this one.
   const std::uint32_t weight = take_periods(s->running_owed);
@@ -171,9 +176,7 @@ void finish(std::uint32_t index) noexcept {
 __attribute__((noinline)) void blocking_begin() noexcept {
   ThreadSamples* s = t_samples;
   if (s == nullptr || s->busy.exchange(true, std::memory_order_acquire)) return;
-  const std::uint64_t now = now_ns();
-  s->running_owed += now - s->mark;
-  s->mark = now;
+  advance(*s, s->running_owed);
   // Running time no tick has sampled (a CPU-time timer is checked at the scheduler's tick:
   // bursts between waits go unseen) is charged to the code that makes this call, the caller of
   // its wrapper, rather than to wherever a tick finds the thread later.
@@ -186,10 +189,7 @@ __attribute__((noinline)) void blocking_begin() noexcept {
 __attribute__((noinline)) void blocking_end() noexcept {
   ThreadSamples* s = t_samples;
   if (s == nullptr || s->busy.exchange(true, std::memory_order_acquire)) return;
-  const std::uint64_t now = now_ns();
-  s->blocked_owed += now - s->mark;
-  s->mark = now;
-  if (g_paused.load(std::memory_order_relaxed)) s->blocked_owed = 0;
+  advance(*s, s->blocked_owed);
   // Calls shorter than a period add up until they make one: the call that completes it takes
   // the sample, as a clock ticking only in blocking calls would pick it.
   if (s->blocked_owed >= g_period_ns) take(*s, take_periods(s->blocked_owed), 1, false);
