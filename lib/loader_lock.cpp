@@ -81,4 +81,9 @@ bool may_hold_lock(pid_t tid) noexcept {
   return owner == 0 || (owner == tid && !g_recursive);
 }
 
+bool holds_lock(pid_t tid) noexcept {
+  if (g_lock == nullptr) return true;
+  return __atomic_load_n(&g_lock->owner, __ATOMIC_RELAXED) == tid && !g_recursive;
+}
+
 }  // namespace perusetrace::loader

@@ -24,4 +24,10 @@ bool find_lock(std::string& why) noexcept;
 // cleared), or is `tid` and the lock is not recursive; true too when the lock was never found.
 bool may_hold_lock(pid_t tid) noexcept;
 
+// For a walk from the thread's own code rather than a signal handler (a sample taken at a
+// blocking call's end): such a thread cannot be between the lock's instructions, so only a lock
+// it holds whole and cannot re-enter stops the walk; true then, and when the lock was never
+// found. A lock another thread is taking only makes the walk wait its turn.
+bool holds_lock(pid_t tid) noexcept;
+
 }  // namespace perusetrace::loader

@@ -109,9 +109,12 @@ __attribute__((always_inline)) inline void take(ThreadSamples& s, std::uint32_t 
   // libunwind walks through the signal frame into the interrupted code, with its per-thread
   // cache of unwind tables (no lock, no allocation once warm). glibc's backtrace cost 26 us a
   // sample (docs/performance.md, Sampling): it looks up every frame's unwind table afresh.
-  // Not while this thread may hold the dynamic loader's lock: the walk would wait for it.
-  const int n =
-      g_walk_stacks && !loader::may_hold_lock(s.tid) ? unw_backtrace(frames, kMaxFrames) : 0;
+  // Not while this thread may hold the dynamic loader's lock: the walk would wait for it. A
+  // signal may have stopped the thread inside the lock's own instructions; a wait's own sample
+  // cannot, and would lose its stack to any other thread taking the lock meanwhile.
+  const bool lock_in_the_way =
+      interrupted ? loader::may_hold_lock(s.tid) : loader::holds_lock(s.tid);
+  const int n = g_walk_stacks && !lock_in_the_way ? unw_backtrace(frames, kMaxFrames) : 0;
   SampleHeader& h = s.last;
   h = SampleHeader{};
   h.time = now_ticks();
