@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "lib/journal.hpp"
+#include "lib/test_hooks.hpp"
 #include "lib/thread_buffer.hpp"
 
 namespace perusetrace {
@@ -28,6 +29,7 @@ int slot_of(int sig) {
 }
 
 void save(const char* reason, long code) noexcept {
+  test_hooks::in_crash_handler();
   if (g_saved.exchange(true)) return;
   save_all_buffers();
   journal::note_stopped(reason, code);

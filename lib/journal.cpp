@@ -317,6 +317,40 @@ int open_records(std::uint32_t thread) noexcept {
   return open_thread_file(records_file(thread), thread, "traced");
 }
 
+int open_buffer(std::uint32_t thread, std::size_t bytes, int& error) noexcept {
+  const std::string path = buffer_file(thread);
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    error = errno;
+    return -1;
+  }
+  // Allocated now, not as the hot path first writes each page: a file system that runs out of
+  // space under a shared mapping can only say so with SIGBUS. posix_fallocate writes the blocks
+  // itself where the file system cannot reserve them.
+  error = ::posix_fallocate(fd, 0, static_cast<off_t>(bytes));
+  if (error != 0) {
+    ::close(fd);
+    ::unlink(path.c_str());
+    return -1;
+  }
+  return fd;
+}
+
+std::string buffer_file(std::uint32_t thread) {
+  return journal::buffer_path(g_trace_dir, g_rank, thread);
+}
+
+void note_buffer_in_memory(std::uint32_t thread, int error) noexcept {
+  static std::atomic<bool> said{false};
+  if (said.exchange(true)) return;
+  std::fprintf(stderr,
+               "perusetrace rank %d: cannot map thread %u's buffer from a file in %s (%s); "
+               "tracing goes on with buffers in memory, whose records not yet written out are "
+               "lost if the rank is killed outright (SIGKILL). Free space there, or set "
+               "MPITRACE_BUFFERS=memory to choose this.\n",
+               g_rank, thread, g_journal_dir.c_str(), std::strerror(error));
+}
+
 bool append(int fd, const void* data, std::size_t bytes, bool from_signal) noexcept {
   if (fd < 0) return false;
   if (write_all(fd, data, bytes)) {
@@ -341,6 +375,7 @@ bool still_writable() noexcept {
 void remove(std::uint32_t threads) {
   for (std::uint32_t t = 0; t < threads; ++t) {
     ::unlink(records_file(t).c_str());
+    ::unlink(buffer_file(t).c_str());
     ::unlink(samples_file(t).c_str());
   }
   {

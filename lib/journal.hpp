@@ -67,6 +67,13 @@ std::uint64_t bytes_written() noexcept;
 
 // The records file of one thread of this rank: a file descriptor, or -1 (after saying why).
 int open_records(std::uint32_t thread) noexcept;
+// The buffer file of one thread (BufferHead in journal_format.hpp), `bytes` long with its blocks
+// allocated, open for reading and writing: a file descriptor, or -1 with `error` set.
+int open_buffer(std::uint32_t thread, std::size_t bytes, int& error) noexcept;
+std::string buffer_file(std::uint32_t thread);
+// Thread `thread`'s buffer could not be mapped from its file (errno `error`): says, once per
+// rank, that records not yet written out would be lost if the rank is killed outright.
+void note_buffer_in_memory(std::uint32_t thread, int error) noexcept;
 // Appends `bytes` of packed records (record_packing.hpp). Async-signal-safe. On an error the
 // first failure is reported once per rank (from a signal handler: not at all) and false is
 // returned.

@@ -85,7 +85,7 @@ class Call {
   // buffer), it becomes a record of its own.
   void at_enter(const Record& payload) noexcept {
     if (enter_ != nullptr && enter_ + 1 == detail::t_buffer->next) {
-      carry(*enter_, payload);
+      carry_committed(*enter_, payload);
       enter_ = nullptr;  // one payload per Enter
     } else {
       emit(payload);

@@ -202,7 +202,8 @@ void on_init(int rc, Fn fn, std::uint64_t start, int provided) {
     std::fprintf(stderr, "perusetrace: %s; the run is not sampled.\n", sampling_problem.c_str());
   else if (!sampling_notice.empty() && g_run.rank == 0)
     std::fprintf(stderr, "perusetrace: %s.\n", sampling_notice.c_str());
-  configure_buffers(settings.buffer_bytes, journal_limit(settings, g_run.directory, g_run.size));
+  configure_buffers(settings.buffer_bytes, settings.buffers_in_memory,
+                    journal_limit(settings, g_run.directory, g_run.size));
   g_comms.start();
   rma_groups::start();
   const peruse::StartResult peruse =

@@ -49,29 +49,18 @@ std::string group_list() {
 // Every MPITRACE_* variable anything in the project reads: the runtime's settings, the
 // launcher's and scripts/setup's (CI exports those into the ranks' environment too).
 constexpr const char* kKnownVariables[] = {
-    "MPITRACE_ENABLED",
-    "MPITRACE_PERUSE_EVENTS",
-    "MPITRACE_OUTPUT",
-    "MPITRACE_BUFFER_SIZE",
-    "MPITRACE_GROUPS",
-    "MPITRACE_MPIRUN",
-    "MPITRACE_CLOCK",
-    "MPITRACE_OMPI_PREFIX",
-    "MPITRACE_OMPI_TARBALL",
-    "MPITRACE_BUILD_DIR",
-    "MPITRACE_SETUP_SKIP_APT",
-    "MPITRACE_PVARS",
-    "MPITRACE_PVAR_READ",
-    "MPITRACE_CVARS",
-    "MPITRACE_OTF2_COMMS",
-    "MPITRACE_SAMPLING",
-    "MPITRACE_MAX_SIZE",
-    "MPITRACE_SAMPLING_CLOCK",
-    "MPITRACE_MODE",
-    "MPITRACE_RANKS",
-    "MPITRACE_DEMO_NO_SETUP",
-    "MPITRACE_PARAVER_TARBALL",
-    "MPITRACE_PARAVER_PREFIX",
+    "MPITRACE_ENABLED",         "MPITRACE_PERUSE_EVENTS",
+    "MPITRACE_OUTPUT",          "MPITRACE_BUFFER_SIZE",
+    "MPITRACE_GROUPS",          "MPITRACE_MPIRUN",
+    "MPITRACE_CLOCK",           "MPITRACE_OMPI_PREFIX",
+    "MPITRACE_OMPI_TARBALL",    "MPITRACE_BUILD_DIR",
+    "MPITRACE_SETUP_SKIP_APT",  "MPITRACE_PVARS",
+    "MPITRACE_PVAR_READ",       "MPITRACE_CVARS",
+    "MPITRACE_OTF2_COMMS",      "MPITRACE_SAMPLING",
+    "MPITRACE_MAX_SIZE",        "MPITRACE_SAMPLING_CLOCK",
+    "MPITRACE_BUFFERS",         "MPITRACE_MODE",
+    "MPITRACE_RANKS",           "MPITRACE_DEMO_NO_SETUP",
+    "MPITRACE_PARAVER_TARBALL", "MPITRACE_PARAVER_PREFIX",
     "MPITRACE_PIPIT_TARBALL",
     "MPITRACE_SPAWN_DIRECTORY",  // set by a traced parent for its spawned children (lib/spawn.hpp)
 };
@@ -288,6 +277,16 @@ Settings read_settings(const Getenv& getenv) {
                        "thread's CPU time, blocked time from timestamps; the default) or wall (a "
                        "signal every period, running or not).");
   }
+  if (const char* v = getenv("MPITRACE_BUFFERS")) {
+    const std::string value = lower(v);
+    if (value == "memory")
+      s.buffers_in_memory = true;
+    else if (value != "file")
+      add_error(s, "MPITRACE_BUFFERS='" + std::string(v) +
+                       "' is not a place for the buffers. Allowed: file (mapped from the "
+                       "journal: a killed rank keeps every record; the default) or memory (the "
+                       "process's own: records not yet written are lost with a SIGKILL).");
+  }
   if (const char* v = getenv("MPITRACE_MODE")) {
     const std::string value = lower(v);
     if (value == "sample") {
@@ -426,6 +425,7 @@ std::string describe(const Settings& s) {
               : " MPITRACE_SAMPLING=" + period_text(s.sampling_period_ns) +
                     " MPITRACE_SAMPLING_CLOCK=" + (s.sampling_wall_clock ? "wall" : "cpu")) +
          (s.sample_only ? " MPITRACE_MODE=sample" : "") +
+         (s.buffers_in_memory ? " MPITRACE_BUFFERS=memory" : "") +
          (s.ranks.empty() ? "" : " MPITRACE_RANKS=" + ranks_text(s.ranks)) +
          (s.pvars.empty()
               ? std::string()

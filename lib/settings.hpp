@@ -15,11 +15,14 @@
 namespace perusetrace {
 
 struct Settings {
-  bool enabled = true;                    // MPITRACE_ENABLED
-  EventSet peruse_events;                 // MPITRACE_PERUSE_EVENTS
-  bool peruse_events_set = false;         // the user asked for events explicitly
-  std::string output;                     // MPITRACE_OUTPUT ("" = <program>-trace)
-  std::size_t buffer_bytes = 8u << 20;    // MPITRACE_BUFFER_SIZE, per thread
+  bool enabled = true;                  // MPITRACE_ENABLED
+  EventSet peruse_events;               // MPITRACE_PERUSE_EVENTS
+  bool peruse_events_set = false;       // the user asked for events explicitly
+  std::string output;                   // MPITRACE_OUTPUT ("" = <program>-trace)
+  std::size_t buffer_bytes = 8u << 20;  // MPITRACE_BUFFER_SIZE, per thread
+  // MPITRACE_BUFFERS: "file" (the default) maps each thread's buffer from a file of the journal,
+  // so that what it committed outlives a SIGKILL; "memory" keeps it in the process's memory.
+  bool buffers_in_memory = false;
   std::uint32_t group_mask = 0;           // MPITRACE_GROUPS
   ClockChoice clock = ClockChoice::Auto;  // MPITRACE_CLOCK
   // MPITRACE_PVARS: names and shell globs of MPI_T performance variables ("all": every one);

@@ -2,13 +2,17 @@
 
 #include "lib/sampler.hpp"
 
+#include <sys/mman.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstddef>
 #include <cstring>
 #include <new>
 
 #include "lib/journal.hpp"
 #include "lib/regions.hpp"
+#include "lib/test_hooks.hpp"
 #include "record/journal_format.hpp"
 #include "record/record_packing.hpp"
 
@@ -22,6 +26,16 @@ constinit thread_local ThreadBuffer* t_buffer __attribute__((tls_model("initial-
 
 namespace {
 
+// What `perusetrace recover` reads in a buffer file is this struct's beginning.
+static_assert(offsetof(ThreadBuffer, next) == offsetof(journal::BufferHead, next));
+static_assert(offsetof(ThreadBuffer, end) == offsetof(journal::BufferHead, end));
+static_assert(offsetof(ThreadBuffer, begin) == offsetof(journal::BufferHead, begin));
+static_assert(offsetof(ThreadBuffer, drained) == offsetof(journal::BufferHead, drained));
+static_assert(offsetof(ThreadBuffer, magic) == offsetof(journal::BufferHead, magic));
+static_assert(offsetof(ThreadBuffer, record_bytes) == offsetof(journal::BufferHead, record_bytes));
+static_assert(sizeof(ThreadBuffer) <= journal::kBufferRecordsAt);
+static_assert(journal::kBufferRecordsAt % alignof(Record) == 0);
+
 using journal::kMaxThreads;
 std::atomic<ThreadBuffer*> g_buffers[kMaxThreads];
 std::atomic<bool> g_closed[kMaxThreads];
@@ -29,6 +43,7 @@ std::atomic<std::uint32_t> g_thread_count{0};
 std::size_t g_capacity = 0;         // records per buffer, at least 4 (room for the flush region)
 std::size_t g_packed_capacity = 0;  // bytes a drain packs before each write
 std::uint64_t g_max_journal_bytes = 0;
+bool g_buffer_files = true;  // MPITRACE_BUFFERS=file
 std::atomic<std::uint64_t> g_cut_ticks{0};
 
 void stop() noexcept {
@@ -47,8 +62,13 @@ void cap() noexcept {
   journal::note_cut(at, g_max_journal_bytes);
 }
 
+// After its records were written out. The cursor goes back before `drained` counts them: a
+// reader of the buffer file after a kill in between finds no record, not old ones renumbered.
 void empty(ThreadBuffer* b) noexcept {
+  const auto written = static_cast<std::uint64_t>(b->next - b->begin);
   b->next = b->begin;
+  std::atomic_signal_fence(std::memory_order_release);
+  b->drained += written;
   b->packed_upto = b->begin;
   packing::block_start(*b->history, b->fill);
 }
@@ -67,9 +87,11 @@ bool write_out(ThreadBuffer* b, bool from_signal) noexcept {
   for (bool all = false; !all && ok;) {
     all = packing::block_add(b->packed_upto, b->next, b->packed, b->packed_capacity, *b->history,
                              b->fill);
-    if (b->fill.records > 0)
-      ok =
-          journal::append(b->fd, b->packed, packing::block_finish(b->packed, b->fill), from_signal);
+    if (b->fill.records > 0) {
+      const std::size_t bytes = packing::block_finish(b->packed, b->fill);
+      test_hooks::before_block(b->thread_index, b->fd, b->packed, bytes);
+      ok = journal::append(b->fd, b->packed, bytes, from_signal);
+    }
     packing::block_start(*b->history, b->fill);
   }
   empty(b);
@@ -88,8 +110,10 @@ void drain(ThreadBuffer* b) noexcept {
     return;
   }
   const std::uint64_t t1 = now_ticks();
-  *b->next++ = Record{t0, RecordKind::Enter, 0, kFlushRegion, 0, 0, 0, 0, 0, 0};
-  *b->next++ = Record{t1, RecordKind::Leave, 0, kFlushRegion, 0, 0, 0, 0, 0, 0};
+  b->next[0] = Record{t0, RecordKind::Enter, 0, kFlushRegion, 0, 0, 0, 0, 0, 0};
+  b->next[1] = Record{t1, RecordKind::Leave, 0, kFlushRegion, 0, 0, 0, 0, 0, 0};
+  std::atomic_signal_fence(std::memory_order_release);  // as commit()
+  b->next += 2;
   // Checked once a buffer: the journal may pass its limit by a buffer per thread at most.
   if (g_max_journal_bytes != 0 && journal::bytes_written() >= g_max_journal_bytes) cap();
 }
@@ -102,12 +126,18 @@ void close(std::uint32_t index) noexcept {
   ::close(b->fd);
   b->fd = -1;
   // MPI_Finalize encodes the archive next: without the buffers, the run's peak memory stays at
-  // the buffers' size instead of the buffers plus the encoder's.
+  // the buffers' size instead of the buffers plus the encoder's. The head stays mapped: the
+  // thread, if it still runs, finds its buffer closed there.
   if (b->busy.exchange(BufferUse::Writing) == BufferUse::Free) {
-    delete[] b->begin;
+    b->next = nullptr;  // first: the buffer file says "closed" from here on
+    std::atomic_signal_fence(std::memory_order_release);
+    Record* records = b->begin;
+    b->begin = b->end = nullptr;
+    ::munmap(records, g_capacity * sizeof(Record));
+    if (b->buffer_fd >= 0) ::close(b->buffer_fd);
+    b->buffer_fd = -1;
     delete[] b->packed;
     delete b->history;
-    b->begin = b->next = b->end = nullptr;
     b->packed = nullptr;
     b->history = nullptr;
   }
@@ -124,9 +154,34 @@ struct ThreadExit {
 };
 thread_local ThreadExit t_exit;
 
+// `bytes` of room for a ThreadBuffer and its records: a file's shared mapping (the buffer file,
+// whose pages the kernel keeps when the process dies), or anonymous memory when files are not
+// asked for or cannot be had. `fd`: the file, or -1.
+void* map_buffer(std::uint32_t index, std::size_t bytes, int& fd) noexcept {
+  fd = -1;
+  if (g_buffer_files) {
+    int error = 0;
+    fd = journal::open_buffer(index, bytes, error);
+    if (fd >= 0) {
+      void* at = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+      if (at != MAP_FAILED) return at;
+      error = errno;
+      ::close(fd);
+      fd = -1;
+      ::unlink(journal::buffer_file(index).c_str());
+    }
+    journal::note_buffer_in_memory(index, error);
+  }
+  void* at = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return at == MAP_FAILED ? nullptr : at;
+}
+
 }  // namespace
 
-void configure_buffers(std::size_t bytes, std::uint64_t max_journal_bytes) noexcept {
+void configure_buffers(std::size_t bytes, bool in_memory,
+                       std::uint64_t max_journal_bytes) noexcept {
+  test_hooks::configure();
+  g_buffer_files = !in_memory;
   g_max_journal_bytes = max_journal_bytes;
   g_capacity = bytes / sizeof(Record);
   if (g_capacity < 4) g_capacity = 4;
@@ -142,36 +197,46 @@ ThreadBuffer* detail::attach_or_drain() noexcept {
   if (ThreadBuffer* b = t_buffer) {
     if (b->begin == nullptr) return nullptr;  // closed: the thread has ended, or finalize ran
     drain(b);
+    test_hooks::after_drain(b->thread_index, b->next);
     return g_state.load(std::memory_order_relaxed) == TraceState::On ? b : nullptr;
   }
   const std::uint32_t index = g_thread_count.fetch_add(1);
   if (index >= kMaxThreads) return nullptr;  // more threads than locations: not traced
-  auto* b = new (std::nothrow) ThreadBuffer{};
-  auto* records = new (std::nothrow) Record[g_capacity];
+  const std::size_t mapped = journal::kBufferRecordsAt + g_capacity * sizeof(Record);
+  int buffer_fd = -1;
+  void* at = map_buffer(index, mapped, buffer_fd);
   auto* packed = new (std::nothrow) std::uint8_t[g_packed_capacity];
   auto* history = new (std::nothrow) packing::History;
-  const bool allocated = b != nullptr && records != nullptr && packed != nullptr && history;
+  const bool allocated = at != nullptr && packed != nullptr && history != nullptr;
   const int fd = allocated ? journal::open_records(index) : -1;
   if (fd < 0) {
-    delete b;
-    delete[] records;
+    if (at != nullptr) ::munmap(at, mapped);
+    if (buffer_fd >= 0) ::close(buffer_fd);
     delete[] packed;
     delete history;
     return nullptr;
   }
   // Touch every page now: the kernel would otherwise fault them in one by one, about one fault
   // per 85 records, inside the callbacks and wrappers.
-  std::memset(static_cast<void*>(records), 0, g_capacity * sizeof(Record));
+  std::memset(at, 0, mapped);
   std::memset(packed, 0, g_packed_capacity);
+  auto* b = new (at) ThreadBuffer{};
+  auto* records = reinterpret_cast<Record*>(static_cast<char*>(at) + journal::kBufferRecordsAt);
   b->packed = packed;
   b->packed_capacity = g_packed_capacity;
   b->history = history;
   b->packed_upto = records;
   packing::block_start(*history, b->fill);
-  b->begin = b->next = records;
+  b->begin = records;
   b->end = records + g_capacity;
+  b->drained = 0;
+  b->magic = journal::kBufferMagic;
+  b->record_bytes = sizeof(Record);
   b->thread_index = index;
   b->fd = fd;
+  b->buffer_fd = buffer_fd;
+  std::atomic_signal_fence(std::memory_order_release);
+  b->next = records;  // last: a reader takes a head without a cursor for an empty buffer
   g_buffers[index].store(b, std::memory_order_release);
   t_buffer = b;
   sampling::start_thread(index);
@@ -207,7 +272,9 @@ void save_all_buffers() noexcept {
   const std::uint32_t n = thread_count();
   for (std::uint32_t i = 0; i < n; ++i) {
     ThreadBuffer* b = g_buffers[i].load(std::memory_order_acquire);
-    if (b != nullptr && !g_closed[i].load()) write_out(b, true);
+    // A buffer mapped from its file is the journal's already; writing it out would race with
+    // its thread, which may still be writing (the handler runs on one thread, the others go on).
+    if (b != nullptr && !g_closed[i].load() && b->buffer_fd < 0) write_out(b, true);
   }
 }
 

@@ -4,6 +4,8 @@
 // written to the thread's journal file (journal.hpp), shown in the trace as the
 // "perusetrace flush" region. Packing is most of a drain's work; a thread about to wait for a
 // message packs some records ahead (pack_ahead), so that less of it is left for the drain.
+// The buffer is a shared mapping of a file in the journal: a record is kept once committed,
+// even if the process is then killed outright (SIGKILL, the OOM killer).
 #pragma once
 
 #include <atomic>
@@ -20,11 +22,20 @@ namespace perusetrace {
 enum class BufferUse : std::uint8_t { Free, Writing, PackingAhead };
 
 struct ThreadBuffer {
+  // The head of the thread's buffer file (BufferHead, record/journal_format.hpp): these come
+  // first and are what `perusetrace recover` reads there after the process died. The buffer
+  // and this struct share one mapping, of that file or of anonymous memory
+  // (MPITRACE_BUFFERS=memory), so that a commit stays one store.
   Record* next;
   Record* end;
   Record* begin;
+  std::uint64_t drained;  // records written to the records file when the buffer was emptied
+  std::uint32_t magic;
+  std::uint32_t record_bytes;
+  // The process's own.
   std::uint32_t thread_index;  // 0 = the thread that called MPI_Init
   int fd;                      // the thread's journal file
+  int buffer_fd;               // the buffer's file, or -1 (in memory)
   std::uint8_t* packed;        // records are packed here, a block at a time
   std::size_t packed_capacity;
   packing::History* history;
@@ -63,7 +74,10 @@ inline Record* reserve() noexcept {
   return b->next;
 }
 
+// The record's stores come first: a process killed between them and the cursor's leaves a
+// record its buffer file does not count (a torn one), never a counted one half-written.
 inline void commit() noexcept {
+  std::atomic_signal_fence(std::memory_order_release);
   ++detail::t_buffer->next;
 }
 
@@ -93,16 +107,17 @@ void pack_ahead(std::size_t most) noexcept;
 // More than a ping-pong's round trip records on a rank, less than the wait for its message.
 inline constexpr std::size_t kPackAhead = 32;
 
-// Sets up buffers of `bytes` each (rounded down to whole records), and the journal's limit
-// (MPITRACE_MAX_SIZE; 0: none), after which recording stops; called once at init.
-void configure_buffers(std::size_t bytes, std::uint64_t max_journal_bytes) noexcept;
+// Sets up buffers of `bytes` each (rounded down to whole records), mapped from files of the
+// journal or (`in_memory`) not, and the journal's limit (MPITRACE_MAX_SIZE; 0: none), after
+// which recording stops; called once at init.
+void configure_buffers(std::size_t bytes, bool in_memory, std::uint64_t max_journal_bytes) noexcept;
 // When the journal reached its limit (the records' clock), or 0.
 std::uint64_t cut_ticks() noexcept;
 // Drains every thread's buffer and closes its journal file; called once at finalize, by one
 // thread, when the other threads no longer call MPI.
 void drain_all_buffers() noexcept;
-// The program is dying: writes what every thread has recorded to the journal and stops
-// tracing. Async-signal-safe.
+// The program is dying: stops tracing, and writes what every thread has recorded to the
+// journal unless it is there already (buffers mapped from files). Async-signal-safe.
 void save_all_buffers() noexcept;
 std::uint32_t thread_count() noexcept;
 

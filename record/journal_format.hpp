@@ -2,13 +2,14 @@
 // by `perusetrace recover`, which reads it. See lib/journal.hpp for what the journal is.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
 namespace perusetrace::journal {
 
 // Written in the first line of every rank's definitions file; a reader refuses other versions.
-inline constexpr int kFormatVersion = 5;  // 5: records files hold packed blocks
+inline constexpr int kFormatVersion = 6;  // 6: buffer files beside the records files
 
 // Threads of a process that get a records file (and an OTF2 location); later ones are not traced.
 inline constexpr std::uint32_t kMaxThreads = 1024;
@@ -26,6 +27,13 @@ inline std::string definitions_name(int rank) {
 inline std::string records_name(int rank, unsigned thread) {
   return "rank-" + std::to_string(rank) + ".thread-" + std::to_string(thread) + ".records";
 }
+// The buffer of one thread (BufferHead below).
+inline std::string buffer_name(int rank, unsigned thread) {
+  return "rank-" + std::to_string(rank) + ".thread-" + std::to_string(thread) + ".buffer";
+}
+inline std::string buffer_path(const std::string& trace_dir, int rank, unsigned thread) {
+  return directory(trace_dir) + "/" + buffer_name(rank, thread);
+}
 // The samples of one thread (MPITRACE_SAMPLING, lib/sample_file.hpp).
 inline std::string samples_name(int rank, unsigned thread) {
   return "rank-" + std::to_string(rank) + ".thread-" + std::to_string(thread) + ".samples";
@@ -37,11 +45,12 @@ inline std::string records_path(const std::string& trace_dir, int rank, unsigned
   return directory(trace_dir) + "/" + records_name(rank, thread);
 }
 
-// The inverse of definitions_name and records_name: "rank-3.defs" -> (3, -1),
-// "rank-3.thread-1.records" -> (3, 1); false for any other name, or one they would not write
-// ("rank-03.defs").
-inline bool parse_name(const std::string& name, int& rank, int& thread) {
+// The inverse of definitions_name, records_name and buffer_name: "rank-3.defs" -> (3, -1),
+// "rank-3.thread-1.records" -> (3, 1), "rank-3.thread-1.buffer" -> (3, 1, buffer); false for
+// any other name, or one they would not write ("rank-03.defs").
+inline bool parse_name(const std::string& name, int& rank, int& thread, bool& buffer) {
   thread = -1;
+  buffer = false;
   const std::string prefix = "rank-";
   if (name.rfind(prefix, 0) != 0) return false;
   std::size_t at = prefix.size(), end = at;
@@ -55,11 +64,37 @@ inline bool parse_name(const std::string& name, int& rank, int& thread) {
   while (end < name.size() && end - at < 9 && name[end] >= '0' && name[end] <= '9') ++end;
   if (end == at) return false;
   thread = std::stoi(name.substr(at, end - at));
-  return name == records_name(rank, static_cast<unsigned>(thread));
+  buffer = name == buffer_name(rank, static_cast<unsigned>(thread));
+  return buffer || name == records_name(rank, static_cast<unsigned>(thread));
+}
+inline bool parse_name(const std::string& name, int& rank, int& thread) {
+  bool buffer = false;
+  return parse_name(name, rank, thread, buffer) && !buffer;
 }
 inline std::string definitions_path(const std::string& trace_dir, int rank) {
   return directory(trace_dir) + "/" + definitions_name(rank);
 }
+
+// A thread's buffer file: the records it committed since it last wrote its buffer out to its
+// records file, as they sit in memory (48-byte Records), in a shared mapping of the file. A
+// record is in the kernel's page cache the moment it is written, and stays there when the
+// process dies, however it dies; `perusetrace recover` reads the buffer after the records file.
+// The file starts with the writer's cursor, which its ThreadBuffer begins with (a commit is one
+// store of `next`, made after the record's own stores):
+struct BufferHead {
+  std::uint64_t next;   // one past the last committed record, as an address in the writer; 0:
+                        // closed (every record is in the records file)
+  std::uint64_t end;    // one past the last slot
+  std::uint64_t begin;  // the first slot, kBufferRecordsAt bytes into the file
+  // How many records the thread had written to its records file when the buffer was last
+  // emptied: the sequence number of the first slot. A reader skips the slots its records file
+  // already holds (a process killed while writing them out).
+  std::uint64_t drained;
+  std::uint32_t magic;         // kBufferMagic
+  std::uint32_t record_bytes;  // sizeof(Record)
+};
+inline constexpr std::uint32_t kBufferMagic = 0x46425450;  // "PTBF"
+inline constexpr std::size_t kBufferRecordsAt = 4096;
 
 // The definitions file is text, one fact per line, the keyword first; names come last on their
 // line and run to its end, so they may hold spaces:

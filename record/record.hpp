@@ -2,6 +2,7 @@
 // user memory: names are ids into tables that are written once, at the end.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -152,6 +153,19 @@ inline void carry(Record& carrier, const Record& event) noexcept {
   carrier.kind = own.kind;
   carrier.region = own.region;
   carrier.event = static_cast<std::uint8_t>(event.kind);
+}
+
+// carry() into a record already committed to a buffer that outlives its process (the buffer
+// file, lib/thread_buffer.hpp): `event` is written last, so that a process killed half-way
+// leaves the record as it was (its other fields mean nothing while `event` is 0).
+inline void carry_committed(Record& carrier, const Record& event) noexcept {
+  Record merged = carrier;
+  carry(merged, event);
+  const std::uint8_t kind = merged.event;
+  merged.event = carrier.event;
+  carrier = merged;
+  std::atomic_signal_fence(std::memory_order_release);
+  carrier.event = kind;
 }
 
 // The MPI event an Enter or Leave carries (its `event` is not 0), at the carrier's time.

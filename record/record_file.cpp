@@ -5,7 +5,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
+
+#include "record/journal_format.hpp"
 
 namespace perusetrace {
 
@@ -14,11 +17,45 @@ RecordFile::~RecordFile() {
 }
 
 bool RecordFile::open(const std::string& path, std::string& error) {
+  if (path.empty()) {
+    at_end_ = true;
+    return true;
+  }
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd_ < 0) {
     error = "cannot read " + path + ": " + std::strerror(errno);
     return false;
   }
+  return true;
+}
+
+bool RecordFile::add_buffer(const std::string& path, std::string& error) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    error = "cannot read " + path + ": " + std::strerror(errno);
+    return false;
+  }
+  journal::BufferHead head{};
+  const bool whole = ::pread(fd, &head, sizeof head, 0) == static_cast<ssize_t>(sizeof head);
+  if (!whole || head.magic != journal::kBufferMagic || head.record_bytes != sizeof(Record) ||
+      (head.next != 0 && (head.begin == 0 || head.end < head.begin || head.next < head.begin ||
+                          head.next > head.end || (head.end - head.begin) % sizeof(Record) != 0 ||
+                          (head.next - head.begin) % sizeof(Record) != 0))) {
+    ::close(fd);
+    error = path +
+            " is not a perusetrace buffer file, or its head is damaged: its records are "
+            "not read";
+    return false;
+  }
+  // next 0: closed, every record of the thread is in its records file.
+  const std::uint64_t committed = head.next == 0 ? 0 : (head.next - head.begin) / sizeof(Record);
+  buffer_.resize(committed);
+  const ssize_t got = committed == 0 ? 0
+                                     : ::pread(fd, buffer_.data(), committed * sizeof(Record),
+                                               static_cast<off_t>(journal::kBufferRecordsAt));
+  ::close(fd);
+  buffer_.resize(got > 0 ? static_cast<std::size_t>(got) / sizeof(Record) : 0);
+  buffer_first_ = head.drained;
   return true;
 }
 
@@ -67,6 +104,7 @@ std::size_t RecordFile::read_fully(void* into, std::size_t bytes) {
 
 bool RecordFile::next_block() {
   counts_.dropped += block_left_;  // promised by a damaged block's header, never read
+  sequence_ += block_left_;
   block_left_ = 0;
   if (at_end_) return false;
   packing::BlockHeader header;
@@ -96,23 +134,44 @@ bool RecordFile::next_block() {
   return true;
 }
 
+bool RecordFile::next_raw(Record& r) {
+  while (!in_buffer_) {
+    if (pos_ == end_ && !next_block()) {
+      in_buffer_ = true;
+      // The slots the records file holds already (the process died while writing them out)
+      // are skipped; with none of them there, the buffer starts where the file stops.
+      buffer_pos_ = sequence_ > buffer_first_ ? static_cast<std::size_t>(std::min<std::uint64_t>(
+                                                    sequence_ - buffer_first_, buffer_.size()))
+                                              : 0;
+      counts_.torn_in_buffer = counts_.torn_bytes > 0 && buffer_first_ <= sequence_ &&
+                               buffer_first_ + buffer_.size() >= torn_end_;
+      break;
+    }
+    const packing::Unpacked got = packing::unpack_record(pos_, end_, *history_, r);
+    if (got == packing::Unpacked::Record) {
+      if (block_left_ > 0) --block_left_;
+      ++sequence_;
+      return true;
+    }
+    if (got == packing::Unpacked::End && block_cut_) {
+      counts_.torn_bytes += static_cast<std::uint64_t>(end_ - pos_);
+      torn_end_ = sequence_ + block_left_;
+      block_left_ = 0;  // the rest was never written
+    } else if (block_left_ == 0) {
+      ++counts_.dropped;  // at least the record that is not readable
+    }
+    pos_ = end_;
+  }
+  if (buffer_pos_ == buffer_.size()) return false;
+  r = buffer_[buffer_pos_++];
+  return true;
+}
+
 std::size_t RecordFile::read(Record* out, std::size_t capacity) {
   std::size_t n = 0;
-  while (n < capacity) {
-    if (pos_ == end_ && !next_block()) break;
-    Record r;
-    const packing::Unpacked got = packing::unpack_record(pos_, end_, *history_, r);
-    if (got != packing::Unpacked::Record) {
-      if (got == packing::Unpacked::End && block_cut_) {
-        counts_.torn_bytes += static_cast<std::uint64_t>(end_ - pos_);
-        block_left_ = 0;  // the rest was never written
-      } else if (block_left_ == 0) {
-        ++counts_.dropped;  // at least the record that is not readable
-      }
-      pos_ = end_;
-      continue;
-    }
-    if (block_left_ > 0) --block_left_;
+  Record r;
+  bool more = true;
+  while (n < capacity && (more = next_raw(r))) {
     // Order is checked on the ns the writer gets: a damaged time far from the clock's points
     // can convert to an earlier ns than a smaller tick count does, and OTF2 refuses an event
     // earlier than the one before it (and with it the rest of the archive). A time past the
@@ -125,12 +184,13 @@ std::size_t RecordFile::read(Record* out, std::size_t capacity) {
       counts_.last_time = ns;
       out[n++] = r;
       ++counts_.kept;
+      if (in_buffer_) ++counts_.from_buffer;
     } else {
       ++counts_.dropped;
     }
   }
   // At the end: leave every region still open, innermost first.
-  while (at_end_ && pos_ == end_ && n < capacity && depth_ > 0) {
+  while (!more && n < capacity && depth_ > 0) {
     out[n++] =
         Record{counts_.last_time, RecordKind::Leave, 0, open_regions_[--depth_], 0, 0, 0, 0, 0, 0};
     ++counts_.closed_regions;

@@ -16,6 +16,15 @@ TEST_CASE("journal file names read back as the ranks and threads they were writt
   CHECK(thread == 7);
   CHECK(journal::parse_name(journal::records_name(0, 1023), rank, thread));
   CHECK(thread == 1023);
+  bool buffer = true;
+  CHECK(journal::parse_name(journal::records_name(5, 2), rank, thread, buffer));
+  CHECK_FALSE(buffer);
+  CHECK(journal::parse_name(journal::buffer_name(5, 2), rank, thread, buffer));
+  CHECK(buffer);
+  CHECK(rank == 5);
+  CHECK(thread == 2);
+  // The two-argument form names records files only.
+  CHECK_FALSE(journal::parse_name(journal::buffer_name(5, 2), rank, thread));
 }
 
 TEST_CASE("names the runtime does not write are not journal files") {

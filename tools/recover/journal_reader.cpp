@@ -265,15 +265,16 @@ bool read_journal(const std::string& trace_dir, std::vector<RankJournal>& ranks,
     return false;
   }
   std::map<int, RankJournal> by_rank;
-  std::map<int, std::map<int, std::string>> records;
+  std::map<int, std::map<int, std::string>> records, buffers;
   while (dirent* e = ::readdir(d)) {
     int rank = 0, thread = 0;
+    bool buffer = false;
     const std::string name = e->d_name;
     if (name == "." || name == ".." || name == "recovered") continue;
     // Samples name code addresses of the process that took them: without it they cannot be
     // symbolised, so a recovered archive goes without (docs/sampling.md).
     if (name.size() > 8 && name.compare(name.size() - 8, 8, ".samples") == 0) continue;
-    if (!journal::parse_name(name, rank, thread) || rank < 0 || rank >= 1 << 24 ||
+    if (!journal::parse_name(name, rank, thread, buffer) || rank < 0 || rank >= 1 << 24 ||
         thread >= static_cast<int>(journal::kMaxThreads)) {
       ignored.push_back(dir + "/" + name);
       continue;
@@ -286,9 +287,13 @@ bool read_journal(const std::string& trace_dir, std::vector<RankJournal>& ranks,
         j.problems.insert(j.problems.begin(), "the file says rank " + std::to_string(j.rank));
       j.rank = rank;
     } else {
-      records[rank][thread] = dir + "/" + name;
+      (buffer ? buffers : records)[rank][thread] = dir + "/" + name;
     }
   }
+  // A thread's buffer file without its records file (damage, or a copy that missed it) still
+  // makes the thread a location.
+  for (const auto& [rank, threads] : buffers)
+    for (const auto& [t, path] : threads) records[rank].emplace(t, std::string());
   ::closedir(d);
   if (by_rank.empty()) {
     error = dir +
@@ -356,9 +361,12 @@ bool read_journal(const std::string& trace_dir, std::vector<RankJournal>& ranks,
     j.rank = r;
     j.size = size;
     const auto& threads = records[r];
-    if (!threads.empty())
+    if (!threads.empty()) {
       j.record_files.resize(static_cast<std::size_t>(threads.rbegin()->first) + 1);
+      j.buffer_files.resize(j.record_files.size());
+    }
     for (const auto& [t, path] : threads) j.record_files[static_cast<std::size_t>(t)] = path;
+    for (const auto& [t, path] : buffers[r]) j.buffer_files[static_cast<std::size_t>(t)] = path;
   }
   return true;
 }

@@ -24,6 +24,7 @@ struct RankJournal {
   std::string stopped;                    // how the program died, when a crash handler could say
   std::uint64_t cut_ticks = 0;            // when the journal reached MPITRACE_MAX_SIZE, or 0
   std::vector<std::string> record_files;  // per thread; "" where a thread left none
+  std::vector<std::string> buffer_files;  // per thread, as many as record_files; "": none
   std::vector<std::string> problems;      // lines that could not be read (printable)
   std::uint64_t more_problems = 0;        // unreadable lines beyond those kept in `problems`
   std::string definitions_file;           // "" when the rank left none

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -41,6 +42,13 @@ std::string how_it_ended(const RankJournal& j) {
     return j.stopped;
   }
   if (j.ended) return "reached MPI_Finalize";
+  // With buffer files the kernel kept every committed record; without (MPITRACE_BUFFERS=memory),
+  // what the process had not written out died with it.
+  const bool buffered = std::any_of(j.buffer_files.begin(), j.buffer_files.end(),
+                                    [](const std::string& f) { return !f.empty(); });
+  if (buffered)
+    return "no word from the rank (killed with SIGKILL, or its node failed): kept every record "
+           "it committed";
   return "no word from the rank (killed with SIGKILL, or its node failed): kept up to its last "
          "buffer flush";
 }
@@ -167,7 +175,8 @@ int recover_main(int argc, char** argv) {
       current_rank = rank;
       current_thread = thread;
       const auto& files = ranks[rank].record_files;
-      if (thread >= files.size() || files[thread].empty()) return 0;
+      const auto& buffers = ranks[rank].buffer_files;
+      if (thread >= files.size() || (files[thread].empty() && buffers[thread].empty())) return 0;
       current =
           std::make_unique<RecordFile>(kRegionCount, static_cast<std::uint8_t>(kPeruseEventCount));
       current->set_clock(ranks[rank].clock);
@@ -181,6 +190,8 @@ int recover_main(int argc, char** argv) {
         current.reset();
         return 0;
       }
+      if (!buffers[thread].empty() && !current->add_buffer(buffers[thread], why))
+        unreadable.push_back(why);
     }
     const std::size_t n = current->read(out, capacity);
     if (n == 0) {
@@ -202,11 +213,12 @@ int recover_main(int argc, char** argv) {
 
   std::uint64_t kept = 0, dropped = 0, closed = 0;
   for (std::size_t r = 0; r < ranks.size(); ++r) {
-    std::uint64_t rank_kept = 0, rank_dropped = 0, rank_closed = 0, last = 0;
+    std::uint64_t rank_kept = 0, rank_dropped = 0, rank_closed = 0, rank_buffered = 0, last = 0;
     std::uint64_t first = ~std::uint64_t{0};
     for (const auto& c : counts[r]) {
       rank_kept += c.kept;
-      rank_dropped += c.dropped + (c.torn_bytes > 0 ? 1 : 0);
+      rank_buffered += c.from_buffer;
+      rank_dropped += c.dropped + (c.torn_bytes > 0 && !c.torn_in_buffer ? 1 : 0);
       rank_closed += c.closed_regions;
       last = std::max(last, c.last_time);
       if (c.kept > 0) first = std::min(first, c.first_time);
@@ -235,9 +247,10 @@ int recover_main(int argc, char** argv) {
         j.process.start_time > 0 ? j.clock.offsets.to_global(j.process.start_time) : first;
     const double span = last > start ? static_cast<double>(last - start) / 1e9 : 0.0;
     fmt::print(
-        "rank {}: {}; {} thread(s), {} records kept covering {:.3f} s, {} dropped, {} "
-        "open MPI calls closed at the last record\n",
-        r, how_it_ended(j), j.record_files.size(), rank_kept, span, rank_dropped, rank_closed);
+        "rank {}: {}; {} thread(s), {} records kept ({} from its buffers) covering {:.3f} s, "
+        "{} dropped, {} open MPI calls closed at the last record\n",
+        r, how_it_ended(j), j.record_files.size(), rank_kept, rank_buffered, span, rank_dropped,
+        rank_closed);
     for (const std::string& p : j.problems)
       fmt::print("rank {}: ignored an unreadable journal line: {}\n", r, p);
     if (j.more_problems > 0)
