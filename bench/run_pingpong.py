@@ -16,6 +16,10 @@ spread the noise:
   i  (on request) h with every runtime_spc_* PVAR (or those of --pvars) read before each call's
      Enter and Leave (MPITRACE_PVAR_READ=call): i - h is what the reads cost
   j  (on request) h with the same PVARs read every 10 ms: j - h should be lost in the noise
+  m  (on request) d with its buffers in memory (MPITRACE_BUFFERS=memory): d - m is what the
+     buffers mapped from files cost (a SIGKILL keeps their records)
+  w  (on request) d with MPITRACE_WRITEBACK=1s: every buffer and records file written through
+     to storage each second (a failed node keeps all but the last second)
   k  (on request) sample-only mode (MPITRACE_MODE=sample, 1 kHz): k - a should be lost in the
      noise
 
@@ -62,13 +66,17 @@ def run_mode(mode, opts, work):
     env, preload, tool = {}, None, []
     if mode == "b":
         preload = os.path.join(build, "bench", "libnoop_peruse.so")
-    elif mode in ("c", "d", "f", "g", "h", "i", "j", "k"):
+    elif mode in ("c", "d", "f", "g", "h", "i", "j", "k", "m", "w"):
         events = {"c": "none", "g": opts.events}.get(mode, "all")
         preload, env["MPITRACE_OUTPUT"] = library, trace
         if events:  # mode g without --events leaves the variable unset: the library's default
             env["MPITRACE_PERUSE_EVENTS"] = events
         if mode == "f":
             env["MPITRACE_BUFFER_SIZE"] = "1G"
+        if mode == "m":
+            env["MPITRACE_BUFFERS"] = "memory"
+        if mode == "w":
+            env["MPITRACE_WRITEBACK"] = "1s"
         if mode == "k":
             env["MPITRACE_MODE"] = "sample"
             if opts.sample_events:
@@ -176,10 +184,10 @@ def main():
     opts = bench_common.parse(parser)
     if opts.events is not None and "g" not in opts.modes:
         sys.exit("--events sets mode g's events: add g to --modes (e.g. --modes abcdeg)")
-    unknown = set(opts.modes) - set("abcdefghijk")
+    unknown = set(opts.modes) - set("abcdefghijkmw")
     if unknown:
         sys.exit(f"--modes {opts.modes}: no mode {''.join(sorted(unknown))}; the modes are "
-                 f"a to k (see the top of {os.path.basename(__file__)})")
+                 f"a to k, m and w (see the top of {os.path.basename(__file__)})")
     other = None
     if opts.against:
         other = argparse.Namespace(**dict(vars(opts), build=os.path.abspath(opts.against)))
@@ -285,6 +293,12 @@ def main():
         added = [c["k"] - c["a"] for c in cycles]
         print(f"sample-only mode at 0 B adds {median(added):+.3f} us: "
               f"{interval_verdict(added, 'a cost', 'faster?', 'in the noise')}")
+    for mode, what in (("m", "buffers mapped from files (d - m)"),
+                       ("w", "MPITRACE_WRITEBACK=1s (w - d)")):
+        if cycles and all(m in opts.modes for m in "d" + mode):
+            cost = [c["d"] - c["m"] if mode == "m" else c["w"] - c["d"] for c in cycles]
+            print(f"{what} at 0 B: "
+                  f"{interval_verdict(cost, 'a cost', 'faster?', 'in the noise')}")
     if cycles and all(m in opts.modes for m in "adf"):
         d_f = median(c["d"] - c["f"] for c in cycles)
         d_a = median(c["d"] - c["a"] for c in cycles)

@@ -30,6 +30,8 @@ int slot_of(int sig) {
 
 void save(const char* reason, long code) noexcept {
   test_hooks::in_crash_handler();
+  // Not tracing (a child of fork(), which shares its parent's journal files): nothing to note.
+  if (g_state.load() == TraceState::Off) return;
   if (g_saved.exchange(true)) return;
   save_all_buffers();
   journal::note_stopped(reason, code);

@@ -25,6 +25,7 @@
 #include "lib/spawn.hpp"
 #include "lib/window_registry.hpp"
 #include "lib/world.hpp"
+#include "lib/writeback.hpp"
 #include "record/global_clock.hpp"
 #include "record/tick_clock.hpp"
 
@@ -204,6 +205,7 @@ void on_init(int rc, Fn fn, std::uint64_t start, int provided) {
     std::fprintf(stderr, "perusetrace: %s.\n", sampling_notice.c_str());
   configure_buffers(settings.buffer_bytes, settings.buffers_in_memory,
                     journal_limit(settings, g_run.directory, g_run.size));
+  writeback::start(settings.writeback_period_ns);
   g_comms.start();
   rma_groups::start();
   const peruse::StartResult peruse =
@@ -259,6 +261,7 @@ void on_finalize() {
   const std::uint64_t end = now_ns();
 
   const bool stopped = g_state.exchange(TraceState::Off) == TraceState::Stopped;
+  writeback::stop();
   drain_all_buffers();
   remove_crash_guard();
   const TickPoint last = tick_point();

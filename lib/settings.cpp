@@ -49,19 +49,15 @@ std::string group_list() {
 // Every MPITRACE_* variable anything in the project reads: the runtime's settings, the
 // launcher's and scripts/setup's (CI exports those into the ranks' environment too).
 constexpr const char* kKnownVariables[] = {
-    "MPITRACE_ENABLED",         "MPITRACE_PERUSE_EVENTS",
-    "MPITRACE_OUTPUT",          "MPITRACE_BUFFER_SIZE",
-    "MPITRACE_GROUPS",          "MPITRACE_MPIRUN",
-    "MPITRACE_CLOCK",           "MPITRACE_OMPI_PREFIX",
-    "MPITRACE_OMPI_TARBALL",    "MPITRACE_BUILD_DIR",
-    "MPITRACE_SETUP_SKIP_APT",  "MPITRACE_PVARS",
-    "MPITRACE_PVAR_READ",       "MPITRACE_CVARS",
-    "MPITRACE_OTF2_COMMS",      "MPITRACE_SAMPLING",
-    "MPITRACE_MAX_SIZE",        "MPITRACE_SAMPLING_CLOCK",
-    "MPITRACE_BUFFERS",         "MPITRACE_MODE",
-    "MPITRACE_RANKS",           "MPITRACE_DEMO_NO_SETUP",
-    "MPITRACE_PARAVER_TARBALL", "MPITRACE_PARAVER_PREFIX",
-    "MPITRACE_PIPIT_TARBALL",
+    "MPITRACE_ENABLED",         "MPITRACE_PERUSE_EVENTS",  "MPITRACE_OUTPUT",
+    "MPITRACE_BUFFER_SIZE",     "MPITRACE_GROUPS",         "MPITRACE_MPIRUN",
+    "MPITRACE_CLOCK",           "MPITRACE_OMPI_PREFIX",    "MPITRACE_OMPI_TARBALL",
+    "MPITRACE_BUILD_DIR",       "MPITRACE_SETUP_SKIP_APT", "MPITRACE_PVARS",
+    "MPITRACE_PVAR_READ",       "MPITRACE_CVARS",          "MPITRACE_OTF2_COMMS",
+    "MPITRACE_SAMPLING",        "MPITRACE_MAX_SIZE",       "MPITRACE_SAMPLING_CLOCK",
+    "MPITRACE_BUFFERS",         "MPITRACE_WRITEBACK",      "MPITRACE_MODE",
+    "MPITRACE_RANKS",           "MPITRACE_DEMO_NO_SETUP",  "MPITRACE_PARAVER_TARBALL",
+    "MPITRACE_PARAVER_PREFIX",  "MPITRACE_PIPIT_TARBALL",
     "MPITRACE_SPAWN_DIRECTORY",  // set by a traced parent for its spawned children (lib/spawn.hpp)
 };
 
@@ -267,6 +263,11 @@ Settings read_settings(const Getenv& getenv) {
          "a sampling period. Allowed: off, or 100us to 1s with a unit (us, ms, s), e.g. 1ms "
          "(1 kHz); faster sampling would cost more than the states it measures.",
          s.sampling_period_ns);
+  period("MPITRACE_WRITEBACK", {"off", "0"}, {"s", "ms"}, 100e6, 3.6e12,
+         "a writeback period. Allowed: off (the kernel writes the journal back when it will), "
+         "or 100ms to 3600s with a unit (ms, s), e.g. 5s: the records committed are on the "
+         "trace directory's storage at most that long after.",
+         s.writeback_period_ns);
   if (const char* v = getenv("MPITRACE_SAMPLING_CLOCK")) {
     const std::string value = lower(v);
     if (value == "wall")
@@ -426,6 +427,9 @@ std::string describe(const Settings& s) {
                     " MPITRACE_SAMPLING_CLOCK=" + (s.sampling_wall_clock ? "wall" : "cpu")) +
          (s.sample_only ? " MPITRACE_MODE=sample" : "") +
          (s.buffers_in_memory ? " MPITRACE_BUFFERS=memory" : "") +
+         (s.writeback_period_ns == 0
+              ? std::string()
+              : " MPITRACE_WRITEBACK=" + period_text(s.writeback_period_ns)) +
          (s.ranks.empty() ? "" : " MPITRACE_RANKS=" + ranks_text(s.ranks)) +
          (s.pvars.empty()
               ? std::string()

@@ -23,6 +23,10 @@ struct Settings {
   // MPITRACE_BUFFERS: "file" (the default) maps each thread's buffer from a file of the journal,
   // so that what it committed outlives a SIGKILL; "memory" keeps it in the process's memory.
   bool buffers_in_memory = false;
+  // MPITRACE_WRITEBACK: every period, the committed records are written through to the trace
+  // directory's storage (fdatasync), so that a node that loses power keeps them; 0: off, the
+  // kernel writes them back when it will (about 30 s).
+  std::uint64_t writeback_period_ns = 0;
   std::uint32_t group_mask = 0;           // MPITRACE_GROUPS
   ClockChoice clock = ClockChoice::Auto;  // MPITRACE_CLOCK
   // MPITRACE_PVARS: names and shell globs of MPI_T performance variables ("all": every one);

@@ -2,6 +2,7 @@
 
 #include "lib/sampler.hpp"
 
+#include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -176,11 +177,19 @@ void* map_buffer(std::uint32_t index, std::size_t bytes, int& fd) noexcept {
   return at == MAP_FAILED ? nullptr : at;
 }
 
+// A child made by fork() (without exec) shares its parent's buffer files: anything it recorded
+// would be written into the parent's records. It records nothing.
+void stop_in_child() {
+  g_state.store(TraceState::Off);
+}
+
 }  // namespace
 
 void configure_buffers(std::size_t bytes, bool in_memory,
                        std::uint64_t max_journal_bytes) noexcept {
   test_hooks::configure();
+  static const bool fork_handled = ::pthread_atfork(nullptr, nullptr, stop_in_child) == 0;
+  (void)fork_handled;
   g_buffer_files = !in_memory;
   g_max_journal_bytes = max_journal_bytes;
   g_capacity = bytes / sizeof(Record);
@@ -275,6 +284,18 @@ void save_all_buffers() noexcept {
     // A buffer mapped from its file is the journal's already; writing it out would race with
     // its thread, which may still be writing (the handler runs on one thread, the others go on).
     if (b != nullptr && !g_closed[i].load() && b->buffer_fd < 0) write_out(b, true);
+  }
+}
+
+void write_through_buffers() noexcept {
+  const std::uint32_t n = thread_count();
+  for (std::uint32_t i = 0; i < n; ++i) {
+    ThreadBuffer* b = g_buffers[i].load(std::memory_order_acquire);
+    // A file closed meanwhile (a thread that ended) fails with EBADF, or syncs a file that took
+    // its number: both harmless.
+    if (b == nullptr || g_closed[i].load()) continue;
+    if (const int fd = b->buffer_fd; fd >= 0) ::fdatasync(fd);
+    if (const int fd = b->fd; fd >= 0) ::fdatasync(fd);
   }
 }
 

@@ -120,5 +120,8 @@ void drain_all_buffers() noexcept;
 // journal unless it is there already (buffers mapped from files). Async-signal-safe.
 void save_all_buffers() noexcept;
 std::uint32_t thread_count() noexcept;
+// Writes every open buffer and records file through to storage (fdatasync), for
+// MPITRACE_WRITEBACK (lib/writeback.hpp). From a thread of the tracer's own.
+void write_through_buffers() noexcept;
 
 }  // namespace perusetrace
