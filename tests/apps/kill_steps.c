@@ -8,7 +8,9 @@
  * (MPI_THREAD_MULTIPLE) runs a ring on a communicator of its own: MPI_Irecv from the left,
  * MPI_Isend to the right, MPI_Waitall, and stores the steps it completed in
  * DIR/steps.RANK.THREAD (a fixed-width line rewritten in place: the page cache keeps it when
- * the process dies). A step's MPI calls have returned before it is counted.
+ * the process dies). A step's MPI calls have returned before it is counted. Each step ends with
+ * a 200 us sleep: a run of a second or two holds a few thousand steps, an archive the test
+ * reads quickly, and still dozens of buffer drains.
  */
 #include "tests/apps/app_util.h"
 #include <fcntl.h>
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 enum { kMaxThreads = 8 };
@@ -46,6 +49,8 @@ static void* ring(void* arg) {
       perror(path);
       MPI_Abort(MPI_COMM_WORLD, 2);
     }
+    const struct timespec pause = {0, 200000};
+    nanosleep(&pause, NULL);
   }
   return NULL;
 }

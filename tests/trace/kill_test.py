@@ -19,6 +19,8 @@ makes of its journal.
                     records), drops none, and does not take the half-written one
   torn_block        the hook kills rank 1 half-way through writing a block to its journal: the
                     torn block's records come from the buffer file instead, none twice, none lost
+  midpoint          the killed rank's clock scale comes from the points it noted while running:
+                    damaging the one read at MPI_Init changes no recovered time
   term_then_kill    what a batch system does at a time limit: SIGTERM, then SIGKILL 1 s later,
                     here to a rank whose crash handler the hook keeps from finishing: every
                     message the rank sent is recovered all the same
@@ -27,6 +29,7 @@ import argparse
 import os
 import random
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -138,8 +141,10 @@ def random_kills(opts, launch):
         pid_file = os.path.join(work, f"pid.{KILLED_RANK}")
         deadline = time.monotonic() + 60
         while not os.path.exists(pid_file) or not open(pid_file).read().endswith("\n"):
-            expect(program.poll() is None and time.monotonic() < deadline,
-                   "the run ended or stalled before rank 3 started")
+            if program.poll() is not None or time.monotonic() > deadline:
+                run = mpi_launch.finish(program)
+                raise Failed("the run ended or stalled before rank 3 started"
+                             f"\n--- stdout:\n{run.stdout}\n--- stderr:\n{run.stderr}")
             time.sleep(0.01)
         time.sleep(delay)
         os.kill(int(open(pid_file).read()), signal.SIGKILL)
@@ -259,7 +264,36 @@ def case_term_then_kill(opts):
     print(f"both ranks: all {MESSAGES} sends recovered; rank 1 died in its SIGTERM handler")
 
 
-CASES = {"random": case_random, "random_cluster": case_random_cluster,
+def case_midpoint(opts):
+    """A rank killed without a word keeps no clock point of its end; its scale comes from the
+    points it noted while running (`midpoint` lines). Damaging the second point read at
+    MPI_Init (its ns moved by 1 %) must then change no recovered time."""
+    out, run = run_dies(opts, "1:record:10")
+    defs = os.path.join(out, "journal", "rank-1.defs")
+    with open(defs) as f:
+        lines = f.read().splitlines()
+    expect(any(line.startswith("midpoint ") for line in lines),
+           f"rank 1 noted no midpoint in {defs}", run)
+    damaged = os.path.join(opts.work, "damaged")
+    shutil.copytree(out, damaged)
+    with open(os.path.join(damaged, "journal", "rank-1.defs"), "w") as f:
+        for line in lines:
+            if line.startswith("ticks "):
+                t1, n1, t2, n2 = (int(x) for x in line.split()[1:])
+                line = f"ticks {t1} {n1} {t2} {n1 + (n2 - n1) * 101 // 100}"
+            f.write(line + "\n")
+    times = []
+    for directory in (out, damaged):
+        _, anchor = recover(opts, directory)
+        times.append([e.time for e in trace_checks.load(anchor).rank_events(1)])
+    expect(len(times[0]) > 1000 and times[0] == times[1],
+           "rank 1's recovered times depend on the clock points of MPI_Init, not on its "
+           f"midpoints ({len(times[0])} and {len(times[1])} events, the last at "
+           f"{times[0][-1:]} and {times[1][-1:]})")
+    print(f"rank 1: {len(times[0])} events at the same times with the init point damaged")
+
+
+CASES = {"random": case_random, "midpoint": case_midpoint, "random_cluster": case_random_cluster,
          "torn_record": case_torn_record, "torn_block": case_torn_block,
          "term_then_kill": case_term_then_kill}
 
