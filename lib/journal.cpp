@@ -260,6 +260,27 @@ void note_stopped(const char* reason, long code) noexcept {
   write_all(g_defs_fd, line, static_cast<std::size_t>(p - line));
 }
 
+void note_midpoint() noexcept {
+  static std::atomic<std::uint64_t> last_ns{0};
+  const TickPoint now = tick_point();
+  std::uint64_t last = last_ns.load(std::memory_order_relaxed);
+  if (g_defs_fd < 0 || (last != 0 && now.ns - last < kMidpointEvery) ||
+      !last_ns.compare_exchange_strong(last, now.ns))
+    return;
+  char line[64];
+  char* p = line;
+  const char keyword[] = "midpoint ";
+  std::memcpy(p, keyword, sizeof keyword - 1);
+  p += sizeof keyword - 1;
+  p = put_unsigned(p, now.ticks);
+  *p++ = ' ';
+  p = put_unsigned(p, now.ns);
+  *p++ = '\n';
+  // One write of the whole line: O_APPEND places it whole between the other writers' lines.
+  const ssize_t written = ::write(g_defs_fd, line, static_cast<std::size_t>(p - line));
+  (void)written;
+}
+
 void note_cut(std::uint64_t ticks, std::uint64_t limit) noexcept {
   char line[512];
   char* p = line;

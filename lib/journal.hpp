@@ -59,6 +59,11 @@ void note_end(std::uint64_t end_time, TickPoint last);
 // Async-signal-safe: the program is dying; `reason` says how ("signal 11", "MPI_Abort"). Reads
 // the clocks once more, so the rank's ticks are scaled over its whole run.
 void note_stopped(const char* reason, long code) noexcept;
+// A point of the records' clock while the run goes on, at most every kMidpointEvery (called at
+// buffer drains): the scale of a rank that dies without a word (SIGKILL) then spans nearly its
+// whole run, not only the points read at MPI_Init. No lock, no allocation.
+void note_midpoint() noexcept;
+inline constexpr std::uint64_t kMidpointEvery = 10'000'000'000;  // ns
 // Async-signal-safe: the records files reached `limit` bytes (MPITRACE_MAX_SIZE) at `ticks`;
 // nothing is recorded after. Also tells the user, on standard error.
 void note_cut(std::uint64_t ticks, std::uint64_t limit) noexcept;

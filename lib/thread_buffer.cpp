@@ -110,6 +110,7 @@ void drain(ThreadBuffer* b) noexcept {
     stop();
     return;
   }
+  journal::note_midpoint();
   const std::uint64_t t1 = now_ticks();
   b->next[0] = Record{t0, RecordKind::Enter, 0, kFlushRegion, 0, 0, 0, 0, 0, 0};
   b->next[1] = Record{t1, RecordKind::Leave, 0, kFlushRegion, 0, 0, 0, 0, 0, 0};

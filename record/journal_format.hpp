@@ -106,6 +106,8 @@ inline constexpr std::size_t kBufferRecordsAt = 4096;
 //                              ticks, which are ns along the line through the first point and
 //                              the last one known — see record/tick_clock.hpp)
 //   tickpoint TICKS NS        (a later point: at MPI_Finalize or when the program died)
+//   midpoint TICKS NS         (a point noted while the run goes on, every 10 s at most: the
+//                              scale of a rank killed without a word spans to the last one)
 //   settings TEXT
 //   comm LOCAL_ID PARENT_ID|- INTER N_MEMBERS WORLD_RANK... N_REMOTE WORLD_RANK... NAME
 //   commname LOCAL_ID NAME    (MPI_Comm_set_name; the latest line for a communicator holds)

@@ -53,7 +53,8 @@ void read_definitions(const std::string& path, RankJournal& j) {
   std::ifstream file(path);
   std::string line;
   TickPoint first, second, last;
-  bool have_ticks = false, have_last = false, first_line = true;
+  TickPoint middle;  // the latest midpoint
+  bool have_ticks = false, have_last = false, have_middle = false, first_line = true;
   while (std::getline(file, line)) {
     std::istringstream in(line);
     std::string key;
@@ -82,6 +83,10 @@ void read_definitions(const std::string& path, RankJournal& j) {
       TickPoint p;
       in >> p.ticks >> p.ns;
       if ((ok = !in.fail())) last = p, have_last = true;
+    } else if (key == "midpoint") {
+      TickPoint p;
+      in >> p.ticks >> p.ns;
+      if ((ok = !in.fail()) && p.ns > middle.ns) middle = p, have_middle = true;
     } else if (key == "settings") {
       j.settings = rest_of(in);
     } else if (key == "comm") {
@@ -241,7 +246,11 @@ void read_definitions(const std::string& path, RankJournal& j) {
     }
   }
   // The widest span known: to the last point the rank wrote, else the two read at init.
-  if (have_ticks) j.clock.scale = tick_scale(first, have_last ? last : second);
+  // A midpoint widens the span, but says nothing of when the rank stopped recording (records
+  // go on after it): the time limit stays with the tickpoints.
+  TickPoint widest = have_last ? last : second;
+  if (have_middle && middle.ns > widest.ns) widest = middle;
+  if (have_ticks) j.clock.scale = tick_scale(first, widest);
   for (const trace::ClockOffset& o : j.process.clock_offsets) j.clock.offsets.add(o);
   j.have_scale = have_ticks;
   if (have_last) j.last_clock_point = last.ns;
