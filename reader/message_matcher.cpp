@@ -274,4 +274,10 @@ void MessageMatcher::finish() {
   waiting_recvs_.clear();
 }
 
+std::uint64_t MessageMatcher::earliest_pending_send() const {
+  std::uint64_t earliest = ~std::uint64_t{0};
+  for (const auto& [id, send] : sends_) earliest = std::min(earliest, send.logical);
+  return earliest;
+}
+
 }  // namespace perusetrace::archive

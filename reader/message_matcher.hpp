@@ -61,6 +61,9 @@ class MessageMatcher {
   // logical send as the physical one).
   std::uint64_t late_physical_sends() const { return late_physical_sends_; }
   std::size_t pending() const { return sends_.size(); }
+  // The earliest logical time of a send not yet written as a message (~0: none): every message
+  // still to come is sent at or after it, or after the events still to be read.
+  std::uint64_t earliest_pending_send() const;
 
  private:
   void send(std::uint32_t loc, std::uint64_t t, const PointToPoint& e);

@@ -24,7 +24,8 @@ CASE:
                the conversion is linear up to the merge's log factor. Instructions, not
                seconds: a wall-time ratio on a shared 2-core machine swung past any bound
                that still told linear from quadratic. The smaller trace converted with
-               --sort-memory 64K (over 64 runs, merged in groups) gives the same records.
+               --sort-memory 64K (hundreds of buffers streamed out as they settle) gives the
+               same records. (Sorted runs and their merge in groups: tests/unit/prv_writer_test.)
   rma          tests/apps/rma on 4 ranks: each RMA operation an event record (types
                64000300-64000303) on its task with the program's kind, window, target and bytes.
   mpit         tests/apps/mpit_counts SENDS FLOOD with Open MPI's software counters and
@@ -334,21 +335,21 @@ def events_of(stderr):
 
 
 def merged_in_groups(run, archive, prefix):
-    """The archive converted with --sort-memory 64K: more runs than the writer merges at once,
-    so runs are merged into runs first. Every record must come out where the one-run
-    conversion (PREFIX.prv, made just before) put it."""
+    """The archive converted with --sort-memory 64K: hundreds of full buffers, each streamed out
+    up to where the records still to come may sort. Every record must come out where the
+    default conversion (PREFIX.prv, made just before) put it."""
     single, grouped = prefix + ".prv", prefix + "-64k.prv"
     run.converted(archive, prefix + "-64k", ["--sort-memory", "64K"])
     body = os.path.getsize(single) - len(first_line(single))
     if body < 66 * 64 * 1024:
-        return [f"{single} has {body} bytes of records, too few for more than 64 runs of 64K"]
+        return [f"{single} has {body} bytes of records, too few for more than 64 buffers of 64K"]
     with open(single, "rb") as a, open(grouped, "rb") as b:
         a.readline(), b.readline()  # the headers hold the minute of the conversion
         for number, (x, y) in enumerate(itertools.zip_longest(a, b), start=2):
             if x != y:
-                return [f"line {number} of the .prv differs when sorted in 64K runs: "
+                return [f"line {number} of the .prv differs when sorted in 64K buffers: "
                         f"{y!r} instead of {x!r}"]
-    print(f"--sort-memory 64K: the same {body} bytes of records as one run")
+    print(f"--sort-memory 64K: the same {body} bytes of records as with the default")
     return []
 
 

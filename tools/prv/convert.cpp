@@ -34,9 +34,11 @@ time), PREFIX.pcf (state and event labels) and PREFIX.row (node, CPU and thread 
                  about a sixth of the size, for a slower conversion
   -q, --quiet    no progress bar and no summary
   --sort-memory SIZE
-                 records held in memory before they are sorted and spilled to a temporary
-                 file beside the output (default 16M, at least 64K). Peak memory is about
-                 1.6 times this plus 15 MiB; more spills make a slower conversion
+                 records held in memory before they are sorted (default 16M, at least 64K):
+                 those no later record can precede are written out; when too few can (a
+                 state that stays open, clocks repaired), the buffer is spilled to a
+                 temporary file beside the output and merged at the end. Peak memory is
+                 about 1.6 times this plus 15 MiB
 )";
 
 constexpr std::size_t kDefaultSortMemory = 16u << 20;
@@ -111,6 +113,12 @@ int convert(const std::string& archive, std::string prefix, bool quiet, std::siz
   // levels would make the conversion wait on the compressor.
   PrvWriter prv(prefix + (gzip ? ".prv.gz" : ".prv"), sort_memory, gzip ? 1 : 0);
   Translator translator(defs, prv, layout.objects);
+  // Without clock repair, events come in time order and the trace's end is known: records go
+  // out as soon as nothing still to come can sort before them, and the .prv is written once.
+  // Repair moves events later, past what the reader has handed over: those runs sort at the end.
+  if (repair.repaired() == 0)
+    prv.stream(prv_header(defs, layout, defs.trace_length), defs.trace_length,
+               [&translator] { return translator.settled_before(); });
   perusetrace::archive::RepairedSink repaired(repair.shifts(), translator);
   EventSink& sink = repair.repaired() > 0 ? static_cast<EventSink&>(repaired) : translator;
   reader.read_events(sink, [&](std::uint64_t done, std::uint64_t total) {

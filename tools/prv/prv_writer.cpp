@@ -16,7 +16,9 @@
 #include <cerrno>
 #include <cstring>
 #include <queue>
+#include <utility>
 
+#include "tools/prv/chunk_writer.hpp"
 #include "tools/prv/gzip_stream.hpp"
 #include "tools/prv/prv_archive.hpp"
 
@@ -42,6 +44,31 @@ std::uint64_t time_of(const char* line) {
                   "has free space, or write elsewhere with -o PREFIX.",
                   what, path, std::strerror(errno)));
 }
+
+// One record's text, built in place: fmt's integer formatting straight into a fixed array,
+// appended to the buffer once (formatting through a back_inserter costs a push_back a digit).
+class Line {
+ public:
+  static constexpr std::size_t kMaxNumbers = 48;
+  Line& num(std::uint64_t v) {
+    const fmt::format_int f(v);
+    std::memcpy(p_, f.data(), f.size());
+    p_ += f.size();
+    return *this;
+  }
+  Line& ch(char c) {
+    *p_++ = c;
+    return *this;
+  }
+  Line& field(std::uint64_t v) { return ch(':').num(v); }
+  void append_to(std::string& out) const {
+    out.append(text_, static_cast<std::size_t>(p_ - text_));
+  }
+
+ private:
+  char text_[kMaxNumbers * 21 + 16];
+  char* p_ = text_;
+};
 
 struct RunReader {
   std::FILE* file = nullptr;
@@ -73,6 +100,8 @@ PrvWriter::PrvWriter(std::string path, std::size_t run_bytes, int gzip_level)
 }
 
 PrvWriter::~PrvWriter() {
+  writer_.reset();  // its thread writes to out_
+  if (out_ != nullptr) std::fclose(out_);
   for (const std::string& r : runs_) ::unlink(r.c_str());
   if (!tmpdir_.empty()) ::rmdir(tmpdir_.c_str());
 }
@@ -81,14 +110,65 @@ void PrvWriter::add(std::uint64_t time, std::size_t start) {
   entries_.push_back({time, static_cast<std::uint32_t>(start),
                       static_cast<std::uint32_t>(buffer_.size() - start)});
   ++records_;
-  if (buffer_.size() >= run_bytes_) spill();
+  if (buffer_.size() < run_bytes_) return;
+  // Streaming stops for good once a buffer could not be halved (a state that stays open, a
+  // send that never matches): what follows goes through runs, merged after what was written.
+  if (settled_ && runs_.empty() && release(settled_())) return;
+  settled_ = nullptr;
+  spill();
+}
+
+void PrvWriter::sort_entries() {
+  std::sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) {
+    return a.time != b.time ? a.time < b.time : a.offset < b.offset;
+  });
+}
+
+std::FILE* PrvWriter::open_output() {
+  std::FILE* out = gzip_level_ > 0 ? open_gzip(path_, gzip_level_) : std::fopen(path_.c_str(), "w");
+  if (out == nullptr) io_failure("creating", path_);
+  out_buf_.resize(1u << 20);
+  std::setvbuf(out, out_buf_.data(), _IOFBF, out_buf_.size());
+  return out;
+}
+
+void PrvWriter::stream(const std::string& header, std::uint64_t end,
+                       std::function<std::uint64_t()> settled) {
+  out_ = open_output();
+  writer_ = std::make_unique<ChunkWriter>(out_);
+  writer_->write(header.data(), header.size());
+  streamed_end_ = end;
+  settled_ = std::move(settled);
+}
+
+bool PrvWriter::release(std::uint64_t settled) {
+  sort_entries();
+  const auto first_kept =
+      std::lower_bound(entries_.begin(), entries_.end(), settled,
+                       [](const Entry& e, std::uint64_t t) { return e.time < t; });
+  for (auto e = entries_.begin(); e != first_kept; ++e)
+    writer_->write(buffer_.data() + e->offset, e->length);
+  streamed_ += static_cast<std::uint64_t>(first_kept - entries_.begin());
+  entries_.erase(entries_.begin(), first_kept);
+  // The records kept move to the front in the order they came (ties sort by it).
+  std::sort(entries_.begin(), entries_.end(),
+            [](const Entry& a, const Entry& b) { return a.offset < b.offset; });
+  std::size_t to = 0;
+  for (Entry& e : entries_) {
+    std::memmove(buffer_.data() + to, buffer_.data() + e.offset, e.length);
+    e.offset = static_cast<std::uint32_t>(to);
+    to += e.length;
+  }
+  buffer_.resize(to);
+  return to < run_bytes_ / 2;
 }
 
 void PrvWriter::state(const PrvObject& o, std::uint64_t begin, std::uint64_t end,
                       std::uint32_t state) {
   const std::size_t start = buffer_.size();
-  fmt::format_to(std::back_inserter(buffer_), FMT_COMPILE("1:{}:1:{}:{}:{}:{}:{}\n"), o.cpu, o.task,
-                 o.thread, begin, end, state);
+  Line line;
+  line.num(1).field(o.cpu).field(1).field(o.task).field(o.thread).field(begin).field(end);
+  line.field(state).ch('\n').append_to(buffer_);
   latest_ = std::max(latest_, end);
   add(begin, start);
 }
@@ -97,12 +177,20 @@ void PrvWriter::event(const PrvObject& o, std::uint64_t time,
                       const std::pair<std::uint64_t, std::uint64_t>* pairs, std::size_t count) {
   if (count == 0) return;
   const std::size_t start = buffer_.size();
-  fmt::format_to(std::back_inserter(buffer_), FMT_COMPILE("2:{}:1:{}:{}:{}"), o.cpu, o.task,
-                 o.thread, time);
-  for (std::size_t i = 0; i < count; ++i)
-    fmt::format_to(std::back_inserter(buffer_), FMT_COMPILE(":{}:{}"), pairs[i].first,
-                   pairs[i].second);
-  buffer_.push_back('\n');
+  // A line of at most Line::kMaxNumbers numbers at a time: more pairs continue in the buffer.
+  Line line;
+  line.num(2).field(o.cpu).field(1).field(o.task).field(o.thread).field(time);
+  std::size_t numbers = 6;
+  for (std::size_t i = 0; i < count; ++i) {
+    if (numbers + 2 > Line::kMaxNumbers) {
+      line.append_to(buffer_);
+      line = Line();
+      numbers = 0;
+    }
+    line.field(pairs[i].first).field(pairs[i].second);
+    numbers += 2;
+  }
+  line.ch('\n').append_to(buffer_);
   latest_ = std::max(latest_, time);
   add(time, start);
 }
@@ -111,10 +199,11 @@ void PrvWriter::comm(const PrvObject& from, std::uint64_t logical_send, std::uin
                      const PrvObject& to, std::uint64_t logical_recv, std::uint64_t physical_recv,
                      std::uint64_t bytes, std::uint64_t tag) {
   const std::size_t start = buffer_.size();
-  fmt::format_to(std::back_inserter(buffer_),
-                 FMT_COMPILE("3:{}:1:{}:{}:{}:{}:{}:1:{}:{}:{}:{}:{}:{}\n"), from.cpu, from.task,
-                 from.thread, logical_send, physical_send, to.cpu, to.task, to.thread, logical_recv,
-                 physical_recv, bytes, tag);
+  Line line;
+  line.num(3).field(from.cpu).field(1).field(from.task).field(from.thread).field(logical_send);
+  line.field(physical_send).field(to.cpu).field(1).field(to.task).field(to.thread);
+  line.field(logical_recv).field(physical_recv).field(bytes).field(tag).ch('\n');
+  line.append_to(buffer_);
   latest_ = std::max({latest_, logical_send, physical_send, logical_recv, physical_recv});
   add(logical_send, start);
 }
@@ -125,9 +214,7 @@ std::string PrvWriter::new_run_path() {
 
 void PrvWriter::spill() {
   if (entries_.empty()) return;
-  std::sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) {
-    return a.time != b.time ? a.time < b.time : a.offset < b.offset;
-  });
+  sort_entries();
   const std::string run = new_run_path();
   std::FILE* f = std::fopen(run.c_str(), "w");
   if (f == nullptr) io_failure("creating the temporary file", run);
@@ -183,7 +270,29 @@ std::string PrvWriter::merge(const std::vector<std::string>& inputs, std::FILE* 
 
 void PrvWriter::finish(const std::function<std::string(std::uint64_t)>& header,
                        const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
-  // Everything goes through runs, so the last buffer is sorted like the others.
+  if (out_ != nullptr && latest_ > streamed_end_)
+    throw ConvertError(fmt::format(
+        "a record at {} ns lies after the trace's end ({} ns) written in the header; the "
+        "archive's clock properties do not cover its events",
+        latest_, streamed_end_));
+  // Nothing spilled: the last buffer is sorted and written as it is.
+  if (out_ != nullptr && runs_.empty()) {
+    release(~std::uint64_t{0});
+    if (progress) progress(records_, records_);
+    buffer_.clear();
+    entries_.clear();
+    const bool written = writer_->finish();
+    writer_.reset();
+    std::FILE* out = std::exchange(out_, nullptr);
+    if (!written || std::ferror(out) != 0 || std::fclose(out) != 0) io_failure("writing", path_);
+    return;
+  }
+  // Streamed up to a point, then spilled: what was streamed is written before the merge.
+  if (writer_ != nullptr) {
+    if (!writer_->finish()) io_failure("writing", path_);
+    writer_.reset();
+  }
+  // Everything else goes through runs, so the last buffer is sorted like the others.
   spill();
   buffer_.clear();
   buffer_.shrink_to_fit();
@@ -199,15 +308,16 @@ void PrvWriter::finish(const std::function<std::string(std::uint64_t)>& header,
     }
     runs_ = std::move(next);
   }
-  std::FILE* out = gzip_level_ > 0 ? open_gzip(path_, gzip_level_) : std::fopen(path_.c_str(), "w");
-  if (out == nullptr) io_failure("creating", path_);
-  std::vector<char> out_buf(1u << 20);
-  std::setvbuf(out, out_buf.data(), _IOFBF, out_buf.size());
-  const std::string head = header(latest_);
-  std::fwrite(head.data(), 1, head.size(), out);
-  const std::uint64_t total = records_;
+  std::FILE* out = out_;
+  if (out == nullptr) {
+    out = open_output();
+    const std::string head = header(latest_);
+    std::fwrite(head.data(), 1, head.size(), out);
+  }
+  out_ = nullptr;
+  const std::uint64_t total = records_, before = streamed_;
   merge(runs_, out, [&](std::uint64_t done) {
-    if (progress) progress(done, total);
+    if (progress) progress(before + done, total);
   });
   runs_.clear();
   if (std::ferror(out) != 0 || std::fclose(out) != 0) io_failure("writing", path_);

@@ -1,18 +1,24 @@
 // The .prv body: state, event and communication records, sorted by time with bounded memory.
-// Records collect in a fixed-size buffer; a full buffer is sorted and spilled to a temporary
-// file (a "run") next to the output; at the end the runs are merged, 64 at a time, behind the
-// header. Paraver takes unsorted records without a word and then computes wrong statistics,
-// hence the sort.
+// Records collect in a fixed-size buffer. When the caller can say before which time no record
+// is still to come (stream()), a full buffer is sorted and its records before that time go
+// straight to the output: records arrive nearly in time order, late only by the length of the
+// state or message they close, so the buffer keeps just those. Otherwise (or when too little
+// could go) a full buffer is sorted and spilled to a temporary file (a "run") next to the
+// output, and at the end the runs are merged, 64 at a time, behind what was written. Paraver
+// takes unsorted records without a word and then computes wrong statistics, hence the sort.
 #pragma once
 
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace perusetrace::prv {
+
+class ChunkWriter;
 
 // A thread as Paraver names it: 1-based CPU (0: none), task and thread; application 1.
 struct PrvObject {
@@ -37,7 +43,13 @@ class PrvWriter {
             const PrvObject& to, std::uint64_t logical_recv, std::uint64_t physical_recv,
             std::uint64_t bytes, std::uint64_t tag);
 
+  // Writes `header` now and from here on sends each full buffer's records that sort before
+  // settled() to the output at once. The header's end time must then be known already: finish()
+  // checks that no record passed it. Throws ConvertError.
+  void stream(const std::string& header, std::uint64_t end, std::function<std::uint64_t()> settled);
+
   std::uint64_t records() const { return records_; }
+  std::uint64_t streamed() const { return streamed_; }   // records written before finish()
   std::uint64_t latest_time() const { return latest_; }  // the largest time of any record
   std::size_t runs() const { return runs_.size(); }
 
@@ -52,7 +64,12 @@ class PrvWriter {
     std::uint32_t length;
   };
   void add(std::uint64_t time, std::size_t start);
+  void sort_entries();
+  // Writes the sorted entries before `settled` to the output; keeps the rest, in the order
+  // they came, at the start of the buffer. Returns whether it freed half of it.
+  bool release(std::uint64_t settled);
   void spill();
+  std::FILE* open_output();
   std::string merge(const std::vector<std::string>& inputs, std::FILE* out,
                     const std::function<void(std::uint64_t)>& written);
   std::string new_run_path();
@@ -67,6 +84,12 @@ class PrvWriter {
   std::uint64_t records_ = 0;
   std::uint64_t latest_ = 0;
   std::uint64_t run_counter_ = 0;
+  std::FILE* out_ = nullptr;  // open once stream() wrote the header
+  std::vector<char> out_buf_;
+  std::unique_ptr<ChunkWriter> writer_;     // to out_, while streaming
+  std::function<std::uint64_t()> settled_;  // empty: spill every full buffer
+  std::uint64_t streamed_end_ = 0;
+  std::uint64_t streamed_ = 0;
 };
 
 }  // namespace perusetrace::prv

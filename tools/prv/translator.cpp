@@ -217,6 +217,12 @@ void Translator::message(const archive::MatchedMessage& m) {
             m.recv_logical, m.recv_physical, m.bytes, m.tag);
 }
 
+std::uint64_t Translator::settled_before() const {
+  std::uint64_t earliest = messages_.earliest_pending_send();
+  for (const Thread& th : threads_) earliest = std::min(earliest, th.since);
+  return earliest;
+}
+
 void Translator::finish(std::uint64_t end) {
   messages_.finish();
   for (std::uint32_t loc = 0; loc < threads_.size(); ++loc) {

@@ -34,6 +34,10 @@ class Translator : public EventSink, private archive::MessageSink {
   void finish(std::uint64_t end);
 
   const archive::MessageMatcher& messages() const { return messages_; }
+  // No record still to come sorts before this time: every thread's current state began at or
+  // after it (a thread not yet seen at 0), and so did every message not yet written. Events are
+  // read in time order, so later ones come at or after it too (without clock repair's moves).
+  std::uint64_t settled_before() const;
 
  private:
   struct Thread {
