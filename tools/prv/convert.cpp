@@ -38,7 +38,7 @@ time), PREFIX.pcf (state and event labels) and PREFIX.row (node, CPU and thread 
                  those no later record can precede are written out; when too few can (a
                  state that stays open, clocks repaired), the buffer is spilled to a
                  temporary file beside the output and merged at the end. Peak memory is
-                 about 1.6 times this plus 15 MiB
+                 about 1.6 times this plus 20 MiB
 )";
 
 constexpr std::size_t kDefaultSortMemory = 16u << 20;
