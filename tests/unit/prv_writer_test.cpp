@@ -148,3 +148,15 @@ TEST_CASE("a record after the end the streamed header gave is an error, not a wr
   CHECK_THROWS_AS(w.finish([](std::uint64_t) { return std::string(); }, nullptr),
                   perusetrace::prv::ConvertError);
 }
+
+TEST_CASE("a conversion that stops half-way leaves no .prv behind") {
+  TempDir dir;
+  const std::string path = dir.path + "/stopped.prv";
+  {
+    PrvWriter w(path, 64u << 10);
+    w.stream("#header\n", 1000, [] { return std::uint64_t{500}; });
+    w.state(PrvObject{}, 0, 10, 1);
+    CHECK(::access(path.c_str(), F_OK) == 0);  // begun
+  }  // destroyed without finish(), as when the reader throws
+  CHECK(::access(path.c_str(), F_OK) != 0);
+}

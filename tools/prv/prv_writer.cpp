@@ -102,6 +102,8 @@ PrvWriter::PrvWriter(std::string path, std::size_t run_bytes, int gzip_level)
 PrvWriter::~PrvWriter() {
   writer_.reset();  // its thread writes to out_
   if (out_ != nullptr) std::fclose(out_);
+  // A conversion that failed after the output was begun leaves no half .prv behind.
+  if (created_ && !complete_) ::unlink(path_.c_str());
   for (const std::string& r : runs_) ::unlink(r.c_str());
   if (!tmpdir_.empty()) ::rmdir(tmpdir_.c_str());
 }
@@ -127,6 +129,7 @@ void PrvWriter::sort_entries() {
 std::FILE* PrvWriter::open_output() {
   std::FILE* out = gzip_level_ > 0 ? open_gzip(path_, gzip_level_) : std::fopen(path_.c_str(), "w");
   if (out == nullptr) io_failure("creating", path_);
+  created_ = true;
   out_buf_.resize(1u << 20);
   std::setvbuf(out, out_buf_.data(), _IOFBF, out_buf_.size());
   return out;
@@ -285,6 +288,7 @@ void PrvWriter::finish(const std::function<std::string(std::uint64_t)>& header,
     writer_.reset();
     std::FILE* out = std::exchange(out_, nullptr);
     if (!written || std::ferror(out) != 0 || std::fclose(out) != 0) io_failure("writing", path_);
+    complete_ = true;
     return;
   }
   // Streamed up to a point, then spilled: what was streamed is written before the merge.
@@ -308,19 +312,19 @@ void PrvWriter::finish(const std::function<std::string(std::uint64_t)>& header,
     }
     runs_ = std::move(next);
   }
-  std::FILE* out = out_;
-  if (out == nullptr) {
-    out = open_output();
+  if (out_ == nullptr) {
+    out_ = open_output();
     const std::string head = header(latest_);
-    std::fwrite(head.data(), 1, head.size(), out);
+    std::fwrite(head.data(), 1, head.size(), out_);
   }
-  out_ = nullptr;
   const std::uint64_t total = records_, before = streamed_;
-  merge(runs_, out, [&](std::uint64_t done) {
+  merge(runs_, out_, [&](std::uint64_t done) {
     if (progress) progress(before + done, total);
   });
   runs_.clear();
+  std::FILE* out = std::exchange(out_, nullptr);
   if (std::ferror(out) != 0 || std::fclose(out) != 0) io_failure("writing", path_);
+  complete_ = true;
 }
 
 }  // namespace perusetrace::prv

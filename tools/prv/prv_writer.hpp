@@ -90,6 +90,7 @@ class PrvWriter {
   std::function<std::uint64_t()> settled_;  // empty: spill every full buffer
   std::uint64_t streamed_end_ = 0;
   std::uint64_t streamed_ = 0;
+  bool created_ = false, complete_ = false;  // of the output at path_
 };
 
 }  // namespace perusetrace::prv
