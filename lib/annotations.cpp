@@ -166,6 +166,7 @@ std::uint32_t intern(ThreadAnnotations& t, std::uint32_t attribute, const char* 
 }
 
 void emit_annotation(RecordKind kind, std::uint32_t pair, std::uint32_t attribute) noexcept {
+  end_fold();  // an annotation's region does not nest in the polls before it
   emit(Record{0, kind, 0, 0, pair, 0, static_cast<std::int32_t>(attribute), 0, 0, 0});
 }
 
@@ -356,6 +357,7 @@ PERUSETRACE_API void perusetrace_annotate_set_int(perusetrace_attribute_t attrib
       return;
     }
   }
+  end_fold();
   emit(Record{0, RecordKind::AnnotationSet, 0, 0, metric, 0, 0, static_cast<std::uint64_t>(value),
               0, 0});
 }

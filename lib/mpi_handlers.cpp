@@ -13,6 +13,8 @@
 namespace perusetrace {
 
 std::uint32_t g_group_mask = 0;
+bool g_fold_polls = true;
+std::uint64_t g_fold_gap_ticks = 0;
 RequestTable g_requests;
 
 namespace detail {

@@ -18,6 +18,11 @@ namespace perusetrace {
 
 // Groups switched on by MPITRACE_GROUPS, one bit per Group.
 extern std::uint32_t g_group_mask;
+// MPITRACE_FOLD_POLLS (see Call), and the longest time between two polls of one fold (in the
+// records' ticks, set at init from kFoldGapNs).
+extern bool g_fold_polls;
+extern std::uint64_t g_fold_gap_ticks;
+inline constexpr std::uint64_t kFoldGapNs = 50'000;
 
 namespace detail {
 // MPI calls made from inside an MPI call (by the MPI itself, e.g. ROMIO) are not traced again.
@@ -33,43 +38,32 @@ inline void record_region(RecordKind kind, std::uint16_t region) noexcept {
 // a collective's begin and end, a posted or completed request) rides in the Enter or Leave
 // record itself (Record::event names its kind): one slot, one clock read and one OTF2 timestamp
 // fewer per event, at the moment OTF2 readers expect it anyway.
+//
+// Polls folded (MPITRACE_FOLD_POLLS): a test or probe that finds nothing (Call(fn, kPoll),
+// then polled(false)) leaves its call open: its Leave is not written, and the next unsuccessful
+// calls of the same function on the thread, each made within kFoldGapNs of the previous one's
+// exit (a polling loop, not computation that tests now and then, whose time would show as
+// MPI's), write nothing at all; the buffer's head counts them
+// and adds up their time inside MPI (fold_calls, fold_inside), and notes the last one's exit.
+// Any other call, an annotation, or a call of the function that finds something closes the
+// fold: a PollFold record (the count and time inside) and the Leave, at the last exit, or, when
+// the closing call is the function finding something, at its exit, carrying what it found. The
+// first Enter is committed as the fold opens, and the head lives in the buffer's file: a rank
+// killed while polling keeps the fold so far. Peruse events inside keep their own records.
+enum PollTag { kPoll };
+
 class Call {
  public:
-  explicit Call(Fn fn) noexcept : fn_(fn) {
-    const bool outermost = detail::t_mpi_depth == 0;
-    if (outermost) {
-      state::enter(fn);
-      // A thread that records nothing (sample-only mode) gets its buffer, and with it its
-      // sampling timer, at its first MPI call.
-      if (detail::t_buffer == nullptr) [[unlikely]]
-        (void)reserve();
-    }
-    // A sampler's signal handler reads the state as soon as the depth says "in MPI".
-    std::atomic_signal_fence(std::memory_order_release);
-    ++detail::t_mpi_depth;
-    traced_ = outermost && g_state.load(std::memory_order_relaxed) == TraceState::On &&
-              (g_group_mask >> static_cast<unsigned>(kMpiFunctions[index()].group) & 1u);
-    if (traced_) {
-      leave_.event = 0;
-      leave_.region = index();
-      // MPI_T values before the Enter: what changed outside MPI since the last read.
-      if (mpit::g_reading.load(std::memory_order_relaxed)) mpit::at_call_enter(now_ticks());
-      if (Record* r = reserve()) {
-        *r = Record{now_ticks(), RecordKind::Enter, 0, index(), 0, 0, 0, 0, 0, 0};
-        commit();
-        enter_ = r;
-      }
-    }
-  }
+  explicit Call(Fn fn) noexcept : fn_(fn) { begin(false); }
+  Call(Fn fn, PollTag) noexcept : fn_(fn) { begin(g_fold_polls); }
   ~Call() {
     if (traced_) {
-      // Before the Leave: what the call caused.
-      if (mpit::g_reading.load(std::memory_order_relaxed)) mpit::at_call_leave();
-      if (leave_.event == 0) {
-        record_region(RecordKind::Leave, index());
+      if (polls_) {
+        end_poll();
       } else {
-        leave_.kind = RecordKind::Leave;
-        emit(leave_);
+        // Before the Leave: what the call caused.
+        if (mpit::g_reading.load(std::memory_order_relaxed)) mpit::at_call_leave();
+        end_call();
       }
     }
     --detail::t_mpi_depth;
@@ -78,6 +72,8 @@ class Call {
   Call& operator=(const Call&) = delete;
   bool traced() const noexcept { return traced_; }
   Fn fn() const noexcept { return fn_; }
+  // A test or probe (Call(fn, kPoll)) says whether it found something.
+  void polled(bool found) noexcept { found_ = found; }
 
   // Records `payload` (its kind and fields; time and region are the call's) at the call's start.
   // Only while the Enter is the thread's latest record (which pack_ahead leaves unpacked for
@@ -100,10 +96,96 @@ class Call {
 
  private:
   std::uint16_t index() const noexcept { return static_cast<std::uint16_t>(fn_); }
+
+  void begin(bool polls) noexcept {
+    const bool outermost = detail::t_mpi_depth == 0;
+    if (outermost) {
+      state::enter(fn_);
+      const ThreadBuffer* b = detail::t_buffer;
+      // A thread that records nothing (sample-only mode) gets its buffer, and with it its
+      // sampling timer, at its first MPI call.
+      if (b == nullptr) [[unlikely]]
+        (void)reserve();
+      else if (b->fold_calls != 0 && !(polls && b->fold_region == index())) [[unlikely]]
+        close_fold(Record{0, RecordKind::Leave, 0, 0, 0, 0, 0, 0, 0, 0});
+    }
+    // A sampler's signal handler reads the state as soon as the depth says "in MPI".
+    std::atomic_signal_fence(std::memory_order_release);
+    ++detail::t_mpi_depth;
+    traced_ = outermost && g_state.load(std::memory_order_relaxed) == TraceState::On &&
+              (g_group_mask >> static_cast<unsigned>(kMpiFunctions[index()].group) & 1u);
+    if (!traced_) return;
+    leave_.event = 0;
+    leave_.region = index();
+    polls_ = polls;
+    if (polls) {
+      const ThreadBuffer* b = detail::t_buffer;
+      if (b != nullptr && b->fold_calls != 0) {  // this function's fold
+        const std::uint64_t now = now_ticks();
+        if (now - b->fold_last <= g_fold_gap_ticks) {  // nothing to write now
+          folded_ = true;
+          entered_ = now;
+          return;
+        }
+        close_fold(Record{0, RecordKind::Leave, 0, 0, 0, 0, 0, 0, 0, 0});
+      }
+    }
+    // MPI_T values before the Enter: what changed outside MPI since the last read.
+    if (mpit::g_reading.load(std::memory_order_relaxed)) mpit::at_call_enter(now_ticks());
+    if (Record* r = reserve()) {
+      entered_ = now_ticks();
+      *r = Record{entered_, RecordKind::Enter, 0, index(), 0, 0, 0, 0, 0, 0};
+      commit();
+      enter_ = r;
+    }
+  }
+
+  void end_call() noexcept {
+    if (leave_.event == 0) {
+      record_region(RecordKind::Leave, index());
+    } else {
+      leave_.kind = RecordKind::Leave;
+      emit(leave_);
+    }
+  }
+
+  void end_poll() noexcept {
+    ThreadBuffer* b = detail::t_buffer;
+    const std::uint64_t exit = now_ticks();
+    // Recording stopped during the call (MPITRACE_MAX_SIZE, a full disk): the fold ends where
+    // the records do, not at this exit; it is closed at the thread's end.
+    if (g_state.load(std::memory_order_relaxed) != TraceState::On) [[unlikely]]
+      return;
+    if (folded_) {
+      b->fold_inside += exit - entered_;
+      b->fold_last = exit;
+      std::atomic_signal_fence(std::memory_order_release);  // the count last (BufferHead)
+      ++b->fold_calls;
+      if (!found_ && leave_.event == 0) return;
+      if (mpit::g_reading.load(std::memory_order_relaxed)) mpit::at_call_leave();
+      close_fold(leave_);
+      return;
+    }
+    if (!found_ && leave_.event == 0 && entered_ != 0 && b != nullptr) {  // a fold opens
+      b->fold_region = index();
+      b->fold_last = exit;
+      b->fold_inside = exit - entered_;
+      std::atomic_signal_fence(std::memory_order_release);
+      b->fold_calls = 1;
+      return;
+    }
+    if (mpit::g_reading.load(std::memory_order_relaxed)) mpit::at_call_leave();
+    end_call();
+  }
+
   Fn fn_;
   bool traced_;
-  Record* enter_ = nullptr;  // the Enter slot, until a payload was put into it
-  Record leave_;             // traced: the Leave to write (event != 0: it carries a payload)
+  bool polls_ = false;   // a test or probe that may fold
+  bool folded_ = false;  // ... whose fold was open when it began: no Enter written
+  bool found_ = true;
+  std::uint64_t entered_ = 0;  // polls: the call's entry (ticks); 0: no Enter was written
+  Record* enter_ = nullptr;    // the Enter slot, until a payload was put into it
+  Record leave_;               // traced: the Leave to write (event != 0: it carries a payload)
 };
 
 // MPI_Init has no Call (tracing starts inside it) but is MPI all the same for the thread's state

@@ -196,6 +196,8 @@ void on_init(int rc, Fn fn, std::uint64_t start, int provided) {
   measure_clock();
 
   g_group_mask = settings.group_mask;
+  g_fold_polls = settings.fold_polls;
+  g_fold_gap_ticks = init_scale.to_ticks(start + kFoldGapNs) - init_scale.to_ticks(start);
   std::string sampling_problem, sampling_notice;
   if (!sampling::configure(settings.sampling_period_ns, settings.sampling_wall_clock,
                            sampling_problem, sampling_notice) &&
@@ -250,6 +252,7 @@ void on_pcontrol(int level) noexcept {
 
 void on_finalize() {
   if (g_state.load() == TraceState::Off) return;
+  end_fold();
   const auto region = static_cast<std::uint16_t>(Fn::MPI_Finalize);
   record_region(RecordKind::Enter, region);
   sampling::stop_all();  // the samples end where the program's own work does

@@ -56,8 +56,8 @@ constexpr const char* kKnownVariables[] = {
     "MPITRACE_PVAR_READ",       "MPITRACE_CVARS",          "MPITRACE_OTF2_COMMS",
     "MPITRACE_SAMPLING",        "MPITRACE_MAX_SIZE",       "MPITRACE_SAMPLING_CLOCK",
     "MPITRACE_BUFFERS",         "MPITRACE_WRITEBACK",      "MPITRACE_MODE",
-    "MPITRACE_RANKS",           "MPITRACE_DEMO_NO_SETUP",  "MPITRACE_PARAVER_TARBALL",
-    "MPITRACE_PARAVER_PREFIX",  "MPITRACE_PIPIT_TARBALL",
+    "MPITRACE_FOLD_POLLS",      "MPITRACE_RANKS",          "MPITRACE_DEMO_NO_SETUP",
+    "MPITRACE_PARAVER_TARBALL", "MPITRACE_PARAVER_PREFIX", "MPITRACE_PIPIT_TARBALL",
     "MPITRACE_SPAWN_DIRECTORY",  // set by a traced parent for its spawned children (lib/spawn.hpp)
 };
 
@@ -288,6 +288,15 @@ Settings read_settings(const Getenv& getenv) {
                        "journal: a killed rank keeps every record; the default) or memory (the "
                        "process's own: records not yet written are lost with a SIGKILL).");
   }
+  if (const char* v = getenv("MPITRACE_FOLD_POLLS")) {
+    const std::string value = lower(v);
+    if (value == "off")
+      s.fold_polls = false;
+    else if (value != "on")
+      add_error(s, "MPITRACE_FOLD_POLLS='" + std::string(v) +
+                       "' is not a choice. Allowed: on (unsuccessful tests and probes in a row "
+                       "are one call with their count; the default) or off (every call its own).");
+  }
   if (const char* v = getenv("MPITRACE_MODE")) {
     const std::string value = lower(v);
     if (value == "sample") {
@@ -427,6 +436,7 @@ std::string describe(const Settings& s) {
                     " MPITRACE_SAMPLING_CLOCK=" + (s.sampling_wall_clock ? "wall" : "cpu")) +
          (s.sample_only ? " MPITRACE_MODE=sample" : "") +
          (s.buffers_in_memory ? " MPITRACE_BUFFERS=memory" : "") +
+         (s.fold_polls ? " MPITRACE_FOLD_POLLS=on" : " MPITRACE_FOLD_POLLS=off") +
          (s.writeback_period_ns == 0
               ? std::string()
               : " MPITRACE_WRITEBACK=" + period_text(s.writeback_period_ns)) +

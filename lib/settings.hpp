@@ -27,6 +27,9 @@ struct Settings {
   // directory's storage (fdatasync), so that a node that loses power keeps them; 0: off, the
   // kernel writes them back when it will (about 30 s).
   std::uint64_t writeback_period_ns = 0;
+  // MPITRACE_FOLD_POLLS: consecutive unsuccessful tests and probes of one function on a thread
+  // recorded as one call with their count and time inside MPI (lib/mpi_handlers.hpp, Call).
+  bool fold_polls = true;
   std::uint32_t group_mask = 0;           // MPITRACE_GROUPS
   ClockChoice clock = ClockChoice::Auto;  // MPITRACE_CLOCK
   // MPITRACE_PVARS: names and shell globs of MPI_T performance variables ("all": every one);

@@ -34,6 +34,10 @@ static_assert(offsetof(ThreadBuffer, begin) == offsetof(journal::BufferHead, beg
 static_assert(offsetof(ThreadBuffer, drained) == offsetof(journal::BufferHead, drained));
 static_assert(offsetof(ThreadBuffer, magic) == offsetof(journal::BufferHead, magic));
 static_assert(offsetof(ThreadBuffer, record_bytes) == offsetof(journal::BufferHead, record_bytes));
+static_assert(offsetof(ThreadBuffer, fold_calls) == offsetof(journal::BufferHead, fold_calls));
+static_assert(offsetof(ThreadBuffer, fold_last) == offsetof(journal::BufferHead, fold_last));
+static_assert(offsetof(ThreadBuffer, fold_inside) == offsetof(journal::BufferHead, fold_inside));
+static_assert(offsetof(ThreadBuffer, fold_region) == offsetof(journal::BufferHead, fold_region));
 static_assert(sizeof(ThreadBuffer) <= journal::kBufferRecordsAt);
 static_assert(journal::kBufferRecordsAt % alignof(Record) == 0);
 
@@ -120,10 +124,35 @@ void drain(ThreadBuffer* b) noexcept {
   if (g_max_journal_bytes != 0 && journal::bytes_written() >= g_max_journal_bytes) cap();
 }
 
+// Writes the records that close b's fold at b->next, which has room for two. The fold's count
+// is cleared after the cursor moved: a reader that finds both its Leave and an open fold knows
+// the fold is closed by that Leave (the region is no longer open).
+void put_fold_close(ThreadBuffer* b, Record leave) noexcept {
+  Record* r = b->next;
+  std::uint64_t t = b->fold_last;
+  if (r != b->begin && r[-1].time > t) t = r[-1].time;
+  const auto region = static_cast<std::uint16_t>(b->fold_region);
+  if (b->fold_calls > 1)
+    *r++ = Record{t, RecordKind::PollFold, 0, region, 0, 0, 0, b->fold_calls, 0, b->fold_inside};
+  leave.time = t;
+  leave.kind = RecordKind::Leave;
+  leave.region = region;
+  *r++ = leave;
+  std::atomic_signal_fence(std::memory_order_release);  // as commit()
+  b->next = r;
+  std::atomic_signal_fence(std::memory_order_release);
+  b->fold_calls = 0;
+}
+
 void close(std::uint32_t index) noexcept {
   if (g_closed[index].exchange(true)) return;
   ThreadBuffer* b = g_buffers[index].load(std::memory_order_acquire);
   if (b == nullptr) return;
+  // A thread that ends, or is still polling at MPI_Finalize, closes its fold here.
+  if (b->fold_calls != 0 && b->begin != nullptr && g_state.load() != TraceState::Stopped) {
+    if (b->end - b->next < 2) write_out(b, false);
+    put_fold_close(b, Record{});
+  }
   if (g_state.load() != TraceState::Stopped) write_out(b, false);
   ::close(b->fd);
   b->fd = -1;
@@ -201,6 +230,15 @@ void configure_buffers(std::size_t bytes, bool in_memory,
   g_packed_capacity = g_capacity * sizeof(Record) / 4;
   if (g_packed_capacity < kLeast) g_packed_capacity = kLeast;
   if (g_packed_capacity > packing::kMaxBlockBytes) g_packed_capacity = packing::kMaxBlockBytes;
+}
+
+void close_fold(Record leave) noexcept {
+  ThreadBuffer* b = detail::t_buffer;
+  if (reserve() == nullptr) return;
+  // Both records in one buffer: a drain between them would put the flush region, later than
+  // the fold's end, before its Leave.
+  if (b->end - b->next < 2 && detail::attach_or_drain() == nullptr) return;
+  put_fold_close(b, leave);
 }
 
 ThreadBuffer* detail::attach_or_drain() noexcept {

@@ -32,6 +32,11 @@ struct ThreadBuffer {
   std::uint64_t drained;  // records written to the records file when the buffer was emptied
   std::uint32_t magic;
   std::uint32_t record_bytes;
+  std::uint64_t fold_calls;  // the polls being folded (journal::BufferHead)
+  std::uint64_t fold_last;
+  std::uint64_t fold_inside;
+  std::uint32_t fold_region;
+  std::uint32_t fold_spare;
   // The process's own.
   std::uint32_t thread_index;  // 0 = the thread that called MPI_Init
   int fd;                      // the thread's journal file
@@ -90,6 +95,18 @@ inline void emit(Record record) noexcept {
     *r = record;
     commit();
   }
+}
+
+// Closes the thread's fold of polls (Call, lib/mpi_handlers.hpp), if one is open: its PollFold
+// (more than one call) and its Leave, `leave` carrying what the last call recorded, at the
+// last poll's exit or, if something was recorded since, at that record's time (the journal
+// stays in time order). Left open when nothing can be recorded.
+void close_fold(Record leave) noexcept;
+// Before a record that is not part of the thread's polls (another MPI call, an annotation).
+inline void end_fold() noexcept {
+  const ThreadBuffer* b = detail::t_buffer;
+  if (b != nullptr && b->fold_calls != 0) [[unlikely]]
+    close_fold(Record{0, RecordKind::Leave, 0, 0, 0, 0, 0, 0, 0, 0});
 }
 
 // With a time taken earlier: only for a thread's first record (MPI_Init's Enter).

@@ -196,6 +196,11 @@ void write_attributes_and_metrics(OTF2_GlobalDefWriter* w, Strings& str,
        OTF2_TYPE_STRING},
       {"MPI datatype of a collective's send buffer", OTF2_TYPE_STRING},
       {"MPI datatype of a collective's receive buffer", OTF2_TYPE_STRING},
+      {"calls of the region this Leave ends: unsuccessful tests or probes in a row, folded into "
+       "one (the last may have found something); 1 when absent",
+       OTF2_TYPE_UINT64},
+      {"the time in ns those calls spent inside MPI (the rest of the span is the program's)",
+       OTF2_TYPE_UINT64},
   };
   for (std::uint32_t i = 0; i < kAttrCount; ++i)
     OTF2_GlobalDefWriter_WriteAttribute(w, i, str(kAttributeNames[i]), str(kAttrs[i].description),

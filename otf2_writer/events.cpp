@@ -148,8 +148,19 @@ OTF2_ErrorCode one(Location& loc, const ArchiveSpec& spec, const Record& r) {
         return OTF2_EvtWriter_Leave(w, a, r.time, r.region);
       }
       const OTF2_ErrorCode rc = payload(loc, spec, r);
-      return rc == OTF2_SUCCESS ? OTF2_EvtWriter_Leave(w, nullptr, r.time, r.region) : rc;
+      if (rc != OTF2_SUCCESS) return rc;
+      OTF2_AttributeList* a = nullptr;
+      if (loc.fold.kind == RecordKind::PollFold && loc.fold.region == r.region) {
+        a = loc.attributes;
+        OTF2_AttributeList_AddUint64(a, kAttrPollCalls, loc.fold.bytes);
+        OTF2_AttributeList_AddUint64(a, kAttrPollInsideNs, loc.fold.aux);
+      }
+      loc.fold.kind = RecordKind::Enter;
+      return OTF2_EvtWriter_Leave(w, a, r.time, r.region);
     }
+    case RecordKind::PollFold:
+      loc.fold = r;  // the Leave's attributes (above), which comes next
+      return OTF2_SUCCESS;
     case RecordKind::Peruse:
       return peruse(loc, spec, r);
     case RecordKind::MpiSend:

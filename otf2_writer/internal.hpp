@@ -27,6 +27,7 @@ struct Location {
   bool closed = false;
   std::vector<std::uint32_t> annotations;  // open ones, innermost last (local pair ids)
   std::uint64_t last_time = 0;             // of the latest record
+  Record fold{};  // a PollFold for the Leave that follows it (kind Enter: none)
   // The Peruse counters' values as this location last recorded them: a metric event gives all
   // three, and a record carries only the one its event changed.
   std::int64_t peruse_counters[static_cast<int>(Metric::Count)] = {};

@@ -89,16 +89,20 @@ enum Attribute : unsigned {
   kAttrDatatype,
   kAttrSendDatatype,
   kAttrRecvDatatype,
+  // Of the Leave of polls folded into one call (MPITRACE_FOLD_POLLS): how many calls the span
+  // from its Enter holds, and their time inside MPI in ns (UINT64 both); absent: one call.
+  kAttrPollCalls,
+  kAttrPollInsideNs,
   kAttrCount,
   // Archives written before the MPI-IO attributes (and the datatype ones after them) lack them:
   // a reader requires only those before them.
   kAttrRequiredCount = kAttrIoSizeAtOpen,
 };
 inline constexpr const char* kAttributeNames[kAttrCount] = {
-    "peruse_request",   "peruse_peer",   "peruse_tag",        "peruse_bytes",
-    "peruse_operation", "peruse_comm",   "mpi_state",         "mpi_activity",
-    "mpi_function",     "sample_weight", "io_size_at_open",   "io_handle",
-    "io_size",          "mpi_datatype",  "mpi_send_datatype", "mpi_recv_datatype"};
+    "peruse_request",    "peruse_peer", "peruse_tag",    "peruse_bytes", "peruse_operation",
+    "peruse_comm",       "mpi_state",   "mpi_activity",  "mpi_function", "sample_weight",
+    "io_size_at_open",   "io_handle",   "io_size",       "mpi_datatype", "mpi_send_datatype",
+    "mpi_recv_datatype", "poll_calls",  "poll_inside_ns"};
 
 // The MPI-IO paradigm's files (IoRegularFile, one per name) carry this property: the size in
 // bytes the file had when the run first opened it (UINT64), when some rank opened it.

@@ -9,7 +9,7 @@
 namespace perusetrace::journal {
 
 // Written in the first line of every rank's definitions file; a reader refuses other versions.
-inline constexpr int kFormatVersion = 6;  // 6: buffer files beside the records files
+inline constexpr int kFormatVersion = 7;  // 7: polls folded (the buffer head's fold)
 
 // Threads of a process that get a records file (and an OTF2 location); later ones are not traced.
 inline constexpr std::uint32_t kMaxThreads = 1024;
@@ -92,6 +92,14 @@ struct BufferHead {
   std::uint64_t drained;
   std::uint32_t magic;         // kBufferMagic
   std::uint32_t record_bytes;  // sizeof(Record)
+  // The thread's polls being folded (lib/mpi_handlers.hpp, Call): the Enter of the first is in
+  // the records, the Leave and PollFold that close them are not yet. fold_calls is 0 when no
+  // fold is open and is stored last, so a reader finds the other three written for its value.
+  std::uint64_t fold_calls;
+  std::uint64_t fold_last;    // the last poll's exit (ticks)
+  std::uint64_t fold_inside;  // the time inside the folded calls (ticks)
+  std::uint32_t fold_region;
+  std::uint32_t fold_spare;
 };
 inline constexpr std::uint32_t kBufferMagic = 0x46425450;  // "PTBF"
 inline constexpr std::size_t kBufferRecordsAt = 4096;

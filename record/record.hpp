@@ -13,73 +13,77 @@ namespace perusetrace {
 // by number: a new one goes at the end, and its MPI handler and OTF2 encoding (events.cpp, whose
 // switch has no default so the compiler names a kind it does not encode) follow.
 //   X(name, fields it uses)
-#define PERUSETRACE_RECORD_KINDS(X)                                                               \
-  X(Enter, "region")                                                                              \
-  X(Leave, "region")                                                                              \
-  /* event, region = operation (0 send, 1 receive) and the events carried (see below),            \
-     comm, peer (world rank), tag, bytes, request, aux = the derived counter the event            \
-     changed (queue depth, bytes in flight) */                                                    \
-  X(Peruse, "event comm peer tag bytes request aux")                                              \
-  /* aux of the message kinds, of IoOperationBegin: the buffer's local datatype id, 0 none */     \
-  X(MpiSend, "comm, peer (comm rank), tag, bytes, aux")                                           \
-  X(MpiRecv, "comm, peer (comm rank), tag, bytes, aux")                                           \
-  X(MpiIsend, "comm, peer, tag, bytes, request, aux")                                             \
-  X(MpiIsendComplete, "request")                                                                  \
-  X(MpiIrecvRequest, "request")                                                                   \
-  X(MpiIrecv, "comm, peer, tag, bytes, request, aux")                                             \
-  X(MpiRequestCancelled, "request")                                                               \
-  X(CollectiveBegin, "")                                                                          \
-  X(CollectiveEnd,                                                                                \
-    "region, comm, peer = root (comm rank, -1 none), bytes = sent, "                              \
-    "request = datatype_pair (writer.hpp), aux = received")                                       \
-  /* MPI-IO: comm holds the process-local I/O handle id (FileRegistry). */                        \
-  X(IoCreateHandle,                                                                               \
-    "comm, peer = IoAccess, tag = creation bits, bytes = the file's size, aux = status bits")     \
-  X(IoDestroyHandle, "comm")                                                                      \
-  X(IoOperationBegin,                                                                             \
-    "comm, peer = IoOperation, tag = operation bits, bytes requested, "                           \
-    "request = matching id, aux")                                                                 \
-  X(IoOperationComplete, "comm, bytes transferred, request = matching id")                        \
-  /* MPI_T: comm = the value's local metric id (MetricInfo), tag = 1 for a double, */             \
-  X(PvarValue, "bytes = the value's bits (int64 or double)")                                      \
-  /* A sample (lib/sampler.hpp): comm = its local calling context (ContextInfo), event = */       \
-  /* the MPI state, tag = the activity, region = the MPI function (kNoRegion: none), */           \
-  X(Sample, "bytes = the context's depth, aux = the periods it stands for")                       \
-  /* Nonblocking collectives: the request in the starting call, the operation where a Wait or */  \
-  /* Test completes it (a Leave carries it: the MPI function goes in tag, not region) */          \
-  X(NbCollectiveRequest, "request, aux = datatype_pair (writer.hpp)")                             \
-  X(NbCollectiveComplete,                                                                         \
-    "comm, peer = root, tag = MPI function, bytes = sent, request, aux = received")               \
-  /* Annotations (lib/annotations.hpp): comm = the local id of the "ATTRIBUTE=VALUE" pair */      \
-  /* (ProcessInfo::annotations), tag = the attribute's id. */                                     \
-  X(AnnotationBegin, "comm, tag")                                                                 \
-  X(AnnotationEnd, "comm, tag")                                                                   \
-  /* An integer value set: comm = the attribute's local metric id (MetricInfo). */                \
-  X(AnnotationSet, "comm, bytes = the value's bits (int64)")                                      \
-  /* One-sided communication (lib/rma_handlers.cpp): comm = the process-local window id */        \
-  /* (WindowInfo), peer = the target as a rank of the window's communicator (-1: all of them), */ \
-  /* request = the matching id an operation shares with its completions. */                       \
-  X(RmaWinCreate, "comm")                                                                         \
-  X(RmaWinDestroy, "comm")                                                                        \
-  X(RmaCollectiveBegin, "")                                                                       \
-  X(RmaCollectiveEnd, "comm, peer = RmaSyncLevel bits, tag = RmaCollective")                      \
-  X(RmaGroupSync, "comm, peer = RmaSyncLevel bits, tag = local group id (ProcessInfo)")           \
-  X(RmaRequestLock, "comm, peer, tag = RmaLock")                                                  \
-  X(RmaAcquireLock, "comm, peer, tag = RmaLock")                                                  \
-  X(RmaReleaseLock, "comm, peer")                                                                 \
-  X(RmaSync, "comm, peer")                                                                        \
-  X(RmaPut, "comm, peer, bytes, request")                                                         \
-  X(RmaGet, "comm, peer, bytes, request")                                                         \
-  X(RmaAtomic, "comm, peer, tag = RmaAtomicKind, bytes = sent, aux = received, request")          \
-  X(RmaOpCompleteNonBlocking, "comm, request")                                                    \
-  X(RmaOpCompleteRemote, "comm, request")                                                         \
-  X(RmaOpTest, "comm, request")                                                                   \
-  /* MPI-IO metadata: a file deleted (comm = the local file id, ProcessInfo::file_names), an */   \
-  /* individual or shared file pointer moved (IoSeekFrom), a file's size set or preallocated */   \
-  /* (carried by the Leave of MPI_File_set_size or MPI_File_preallocate, which it annotates) */   \
-  X(IoDeleteFile, "comm")                                                                         \
-  X(IoSeek, "comm, peer = IoSeekFrom, bytes = offset asked (int64 bits), aux = offset reached")   \
-  X(IoSetSize, "comm, bytes = the size")
+#define PERUSETRACE_RECORD_KINDS(X)                                                                \
+  X(Enter, "region")                                                                               \
+  X(Leave, "region")                                                                               \
+  /* event, region = operation (0 send, 1 receive) and the events carried (see below),             \
+     comm, peer (world rank), tag, bytes, request, aux = the derived counter the event             \
+     changed (queue depth, bytes in flight) */                                                     \
+  X(Peruse, "event comm peer tag bytes request aux")                                               \
+  /* aux of the message kinds, of IoOperationBegin: the buffer's local datatype id, 0 none */      \
+  X(MpiSend, "comm, peer (comm rank), tag, bytes, aux")                                            \
+  X(MpiRecv, "comm, peer (comm rank), tag, bytes, aux")                                            \
+  X(MpiIsend, "comm, peer, tag, bytes, request, aux")                                              \
+  X(MpiIsendComplete, "request")                                                                   \
+  X(MpiIrecvRequest, "request")                                                                    \
+  X(MpiIrecv, "comm, peer, tag, bytes, request, aux")                                              \
+  X(MpiRequestCancelled, "request")                                                                \
+  X(CollectiveBegin, "")                                                                           \
+  X(CollectiveEnd,                                                                                 \
+    "region, comm, peer = root (comm rank, -1 none), bytes = sent, "                               \
+    "request = datatype_pair (writer.hpp), aux = received")                                        \
+  /* MPI-IO: comm holds the process-local I/O handle id (FileRegistry). */                         \
+  X(IoCreateHandle,                                                                                \
+    "comm, peer = IoAccess, tag = creation bits, bytes = the file's size, aux = status bits")      \
+  X(IoDestroyHandle, "comm")                                                                       \
+  X(IoOperationBegin,                                                                              \
+    "comm, peer = IoOperation, tag = operation bits, bytes requested, "                            \
+    "request = matching id, aux")                                                                  \
+  X(IoOperationComplete, "comm, bytes transferred, request = matching id")                         \
+  /* MPI_T: comm = the value's local metric id (MetricInfo), tag = 1 for a double, */              \
+  X(PvarValue, "bytes = the value's bits (int64 or double)")                                       \
+  /* A sample (lib/sampler.hpp): comm = its local calling context (ContextInfo), event = */        \
+  /* the MPI state, tag = the activity, region = the MPI function (kNoRegion: none), */            \
+  X(Sample, "bytes = the context's depth, aux = the periods it stands for")                        \
+  /* Nonblocking collectives: the request in the starting call, the operation where a Wait or */   \
+  /* Test completes it (a Leave carries it: the MPI function goes in tag, not region) */           \
+  X(NbCollectiveRequest, "request, aux = datatype_pair (writer.hpp)")                              \
+  X(NbCollectiveComplete,                                                                          \
+    "comm, peer = root, tag = MPI function, bytes = sent, request, aux = received")                \
+  /* Annotations (lib/annotations.hpp): comm = the local id of the "ATTRIBUTE=VALUE" pair */       \
+  /* (ProcessInfo::annotations), tag = the attribute's id. */                                      \
+  X(AnnotationBegin, "comm, tag")                                                                  \
+  X(AnnotationEnd, "comm, tag")                                                                    \
+  /* An integer value set: comm = the attribute's local metric id (MetricInfo). */                 \
+  X(AnnotationSet, "comm, bytes = the value's bits (int64)")                                       \
+  /* One-sided communication (lib/rma_handlers.cpp): comm = the process-local window id */         \
+  /* (WindowInfo), peer = the target as a rank of the window's communicator (-1: all of them), */  \
+  /* request = the matching id an operation shares with its completions. */                        \
+  X(RmaWinCreate, "comm")                                                                          \
+  X(RmaWinDestroy, "comm")                                                                         \
+  X(RmaCollectiveBegin, "")                                                                        \
+  X(RmaCollectiveEnd, "comm, peer = RmaSyncLevel bits, tag = RmaCollective")                       \
+  X(RmaGroupSync, "comm, peer = RmaSyncLevel bits, tag = local group id (ProcessInfo)")            \
+  X(RmaRequestLock, "comm, peer, tag = RmaLock")                                                   \
+  X(RmaAcquireLock, "comm, peer, tag = RmaLock")                                                   \
+  X(RmaReleaseLock, "comm, peer")                                                                  \
+  X(RmaSync, "comm, peer")                                                                         \
+  X(RmaPut, "comm, peer, bytes, request")                                                          \
+  X(RmaGet, "comm, peer, bytes, request")                                                          \
+  X(RmaAtomic, "comm, peer, tag = RmaAtomicKind, bytes = sent, aux = received, request")           \
+  X(RmaOpCompleteNonBlocking, "comm, request")                                                     \
+  X(RmaOpCompleteRemote, "comm, request")                                                          \
+  X(RmaOpTest, "comm, request")                                                                    \
+  /* MPI-IO metadata: a file deleted (comm = the local file id, ProcessInfo::file_names), an */    \
+  /* individual or shared file pointer moved (IoSeekFrom), a file's size set or preallocated */    \
+  /* (carried by the Leave of MPI_File_set_size or MPI_File_preallocate, which it annotates) */    \
+  X(IoDeleteFile, "comm")                                                                          \
+  X(IoSeek, "comm, peer = IoSeekFrom, bytes = offset asked (int64 bits), aux = offset reached")    \
+  X(IoSetSize, "comm, bytes = the size")                                                           \
+  /* Polls folded (lib/mpi_handlers.hpp, Call): right before the Leave that closes them, at its */ \
+  /* time: region = the function, bytes = the calls, aux = the time inside them (ticks in the */   \
+  /* journal, ns once read back: RecordFile) */                                                    \
+  X(PollFold, "region, bytes, aux")
 
 enum class RecordKind : std::uint8_t {
 #define PERUSETRACE_KIND_NAME(name, fields) name,

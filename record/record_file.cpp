@@ -56,6 +56,17 @@ bool RecordFile::add_buffer(const std::string& path, std::string& error) {
   ::close(fd);
   buffer_.resize(got > 0 ? static_cast<std::size_t>(got) / sizeof(Record) : 0);
   buffer_first_ = head.drained;
+  if (head.fold_calls != 0)
+    fold_ = Record{head.fold_last,
+                   RecordKind::PollFold,
+                   0,
+                   static_cast<std::uint16_t>(head.fold_region),
+                   0,
+                   0,
+                   0,
+                   head.fold_calls,
+                   0,
+                   head.fold_inside};
   return true;
 }
 
@@ -178,6 +189,8 @@ std::size_t RecordFile::read(Record* out, std::size_t capacity) {
     // limit is dropped alone, so that it does not put every later record out of order.
     const std::uint64_t local = clock_.scale.to_ns(r.time);
     const std::uint64_t ns = clock_.offsets.to_global(local);
+    // The time inside folded polls, in ns of the same scale as the times around it.
+    if (r.kind == RecordKind::PollFold) r.aux = local - clock_.scale.to_ns(r.time - r.aux);
     if (ns >= counts_.last_time && local <= time_limit_ && valid(r)) {
       r.time = ns;
       if (counts_.kept == 0) counts_.first_time = ns;
@@ -189,7 +202,23 @@ std::size_t RecordFile::read(Record* out, std::size_t capacity) {
       ++counts_.dropped;
     }
   }
-  // At the end: leave every region still open, innermost first.
+  // At the end: leave every region still open, innermost first; polls being folded when the
+  // process died at their last exit, with their count.
+  if (!more && fold_.kind == RecordKind::PollFold && depth_ > 0 &&
+      open_regions_[depth_ - 1] == fold_.region && n + 2 <= capacity) {
+    const std::uint64_t local = clock_.scale.to_ns(fold_.time);
+    const std::uint64_t ns = clock_.offsets.to_global(local);
+    const std::uint64_t at =
+        ns >= counts_.last_time && local <= time_limit_ ? ns : counts_.last_time;
+    Record fold = fold_;
+    fold.time = at;
+    fold.aux = local - clock_.scale.to_ns(fold_.time - fold_.aux);
+    if (fold.bytes > 1) out[n++] = fold;
+    out[n++] = Record{at, RecordKind::Leave, 0, open_regions_[--depth_], 0, 0, 0, 0, 0, 0};
+    ++counts_.closed_regions;
+    counts_.last_time = at;
+    fold_.kind = RecordKind::Enter;
+  }
   while (!more && n < capacity && depth_ > 0) {
     out[n++] =
         Record{counts_.last_time, RecordKind::Leave, 0, open_regions_[--depth_], 0, 0, 0, 0, 0, 0};

@@ -72,6 +72,9 @@ class RecordFile {
   std::uint64_t buffer_first_ = 0;  // the sequence number of buffer_[0]
   std::size_t buffer_pos_ = 0;
   bool in_buffer_ = false;
+  // A fold of polls the buffer's head says was open when the process ended (BufferHead): its
+  // Leave is written with the open regions' at the end (fold_.kind PollFold; Enter: none).
+  Record fold_{};
   std::unique_ptr<packing::History> history_ = std::make_unique<packing::History>();
   std::uint16_t region_count_;
   std::uint8_t event_count_;

@@ -547,7 +547,28 @@ def abort_wrapper(f):
             "perusetrace::save_before_abort(errorcode);", f"return {call_of(f)};"]
 
 
+# The tests and probes whose unsuccessful calls in a row fold into one (Call in
+# lib/mpi_handlers.hpp): what says, after the call, that it found something.
+POLLS = {"MPI_Test": "*flag", "MPI_Testany": "*flag", "MPI_Testall": "*flag",
+         "MPI_Testsome": "*outcount != 0", "MPI_Iprobe": "*flag", "MPI_Improbe": "*flag",
+         "MPI_Request_get_status": "*flag"}
+
+
+def polled_body(f):
+    """The body of a poll: the call's own, telling the Call what it found before returning."""
+    lines = body(f)
+    said = f"call.polled(rc != MPI_SUCCESS || {POLLS[f.name]});"
+    if lines == [f"return {call_of(f)};"]:
+        return around(f, said)
+    if lines[-1] != "return rc;":
+        raise SystemExit(f"{f.name}: a poll's body must end returning rc")
+    return lines[:-1] + [said, "return rc;"]
+
+
 def traced_wrapper(f):
+    if f.name in POLLS:
+        return [f"perusetrace::Call call(perusetrace::Fn::{f.name}, perusetrace::kPoll);",
+                f"if (!call.traced()) return {call_of(f)};"] + polled_body(f)
     return [f"perusetrace::Call call(perusetrace::Fn::{f.name});",
             f"if (!call.traced()) return {call_of(f)};"] + body(f)
 
