@@ -135,9 +135,10 @@ void ContextAnalysis::leave(std::uint32_t loc, std::uint64_t t, std::uint32_t re
     if (--l.mpi_depth > 0) return;
     ContextStat& c = out_.contexts[l.mpi_context];
     FunctionStat& f = c.functions[r.name];
-    ++f.calls;
-    f.ns += t - std::min(t, l.mpi_since);
-    c.mpi_ns += t - std::min(t, l.mpi_since);
+    const archive::CallCount n = archive::counted(l.fold, region, t - std::min(t, l.mpi_since));
+    f.calls += n.calls;
+    f.ns += n.ns;
+    c.mpi_ns += n.ns;
   }
 }
 

@@ -33,6 +33,9 @@ class ContextAnalysis : public archive::EventSink {
 
   void enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
   void leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
+  void polls_folded(std::uint32_t loc, std::uint64_t, const archive::PollFold& f) override {
+    locations_[loc].fold = f;
+  }
   void peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
               const archive::PeruseFields& f) override;
   void point_to_point(std::uint32_t loc, std::uint64_t t, const archive::PointToPoint& e) override;
@@ -50,6 +53,7 @@ class ContextAnalysis : public archive::EventSink {
     std::uint32_t mpi_depth = 0;
     std::uint64_t mpi_since = 0;
     std::uint32_t mpi_context = kNone;  // the context the outermost MPI call began in
+    archive::PollFold fold;             // for the next leave()
   };
   struct Posted {
     std::uint64_t since;

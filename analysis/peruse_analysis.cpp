@@ -110,10 +110,11 @@ void Analysis::leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) {
   l.stack.pop_back();
   RankStats& rs = out_.ranks[l.rank];
   FunctionStat& fs = rs.functions[defs_.regions[f.region].name];
-  ++fs.calls;
-  fs.ns += t - std::min(t, f.since);
+  const archive::CallCount c = archive::counted(l.fold, f.region, t - std::min(t, f.since));
+  fs.calls += c.calls;
+  fs.ns += c.ns;
   if (!l.stack.empty()) return;
-  rs.mpi_ns += t - std::min(t, f.since);
+  rs.mpi_ns += c.ns;
   l.collective.clear();
   // Requests that completed in this call: blocking ones are done with now.
   for (const std::uint64_t id : l.completed) {

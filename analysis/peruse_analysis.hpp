@@ -26,6 +26,9 @@ class Analysis : public archive::EventSink {
 
   void enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
   void leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
+  void polls_folded(std::uint32_t loc, std::uint64_t, const archive::PollFold& f) override {
+    locations_[loc].fold = f;
+  }
   void peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
               const archive::PeruseFields& f) override;
   void point_to_point(std::uint32_t loc, std::uint64_t t, const archive::PointToPoint& e) override {
@@ -77,6 +80,7 @@ class Analysis : public archive::EventSink {
     std::string collective;    // the outermost collective call, if inside one
     std::uint64_t search_posted = kNever, search_unexpected = kNever;
     std::vector<std::uint64_t> completed;  // requests completed during the current MPI call
+    archive::PollFold fold;                // for the next leave()
   };
   struct RankState {
     std::unordered_map<std::uint64_t, Request> requests;

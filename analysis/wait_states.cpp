@@ -200,7 +200,22 @@ void WaitStateAnalysis::add_activity(const Location& l, const Segment& s) {
   const std::uint32_t activity = s.function == kNone ? s.label : region_label_[s.function];
   auto& by_rank = activity_ns_[activity];
   if (by_rank.empty()) by_rank.assign(defs_.ranks.size(), 0);
-  by_rank[l.rank] += s.end - s.start;
+  // Folded polls (polls_folded): the time between them was the program's.
+  const std::uint64_t gaps = std::min(s.gaps, s.end - s.start);
+  by_rank[l.rank] += s.end - s.start - gaps;
+  if (gaps == 0) return;
+  auto& outside = activity_ns_[s.label];
+  if (outside.empty()) outside.assign(defs_.ranks.size(), 0);
+  outside[l.rank] += gaps;
+}
+
+void WaitStateAnalysis::polls_folded(std::uint32_t loc, std::uint64_t t,
+                                     const archive::PollFold& f) {
+  Location& l = locations_[loc];
+  if (l.depth != 1 || l.history.empty()) return;
+  Segment& s = l.history.back();
+  if (s.function != f.region || t < s.start) return;
+  s.gaps += t - s.start - std::min(f.inside_ns, t - s.start);
 }
 
 // Programs wait for a request with millions of MPI_Test calls: a call of the loop that

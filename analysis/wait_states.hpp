@@ -31,6 +31,7 @@ class WaitStateAnalysis : public archive::EventSink {
 
   void enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
   void leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
+  void polls_folded(std::uint32_t loc, std::uint64_t t, const archive::PollFold& f) override;
   void point_to_point(std::uint32_t loc, std::uint64_t t, const archive::PointToPoint& e) override {
     archive::split_point_to_point(*this, loc, t, e);
   }

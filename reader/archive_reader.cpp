@@ -553,6 +553,8 @@ void require_perusetrace_marks(ArchiveReader::Impl& s, const std::string& anchor
   s.setup.attr_datatype = optional(trace::kAttrDatatype);
   s.setup.attr_send_datatype = optional(trace::kAttrSendDatatype);
   s.setup.attr_recv_datatype = optional(trace::kAttrRecvDatatype);
+  s.setup.attr_poll_calls = optional(trace::kAttrPollCalls);
+  s.setup.attr_poll_inside = optional(trace::kAttrPollInsideNs);
 }
 
 // perusetrace numbers regions, communicators and metrics from 0 without gaps, and the tools

@@ -293,6 +293,26 @@ struct IoResize {
   std::uint64_t size = 0;
 };
 
+// Polls folded into one call (MPITRACE_FOLD_POLLS; EventSink::polls_folded): the span from the
+// region's Enter to its Leave holds `calls` calls of it, `inside_ns` of it inside MPI.
+struct PollFold {
+  std::uint32_t region = 0;
+  std::uint64_t calls = 1;
+  std::uint64_t inside_ns = 0;
+};
+// What a leave() of `region` after a span of `span_ns` counts: the fold that came right before
+// it (`pending`, which it clears), or one call and the span.
+struct CallCount {
+  std::uint64_t calls = 1, ns = 0;
+};
+inline CallCount counted(PollFold& pending, std::uint32_t region, std::uint64_t span_ns) {
+  CallCount c{1, span_ns};
+  if (pending.calls > 1 && pending.region == region)
+    c = {pending.calls, pending.inside_ns < span_ns ? pending.inside_ns : span_ns};
+  pending = PollFold{};
+  return c;
+}
+
 // The bytes a datatype (index into Definitions::datatypes) carried (EventSink::datatype_use).
 struct DatatypeBytes {
   std::uint32_t datatype = 0;
@@ -339,6 +359,9 @@ class EventSink {
   // At the resizing call's Leave, just before the leave() callback.
   virtual void io_resize(std::uint32_t /*loc*/, std::uint64_t /*t*/, std::uint32_t /*handle*/,
                          const IoResize& /*resize*/) {}
+  // Right before the leave() of a region that holds several calls folded into one (PollFold);
+  // a sink that counts calls or time inside MPI takes them from here.
+  virtual void polls_folded(std::uint32_t /*loc*/, std::uint64_t /*t*/, const PollFold& /*fold*/) {}
   virtual void io_delete(std::uint32_t /*loc*/, std::uint64_t /*t*/, std::uint32_t /*file*/) {}
   // Collectives (blocking ones between the Enter and the Leave of their call) and the requests
   // of nonblocking ones, made in the starting call.

@@ -68,6 +68,9 @@ inline void replay_one(const EventRecord& r, const EventBatch& batch, EventSink&
     case RecordKind::IoResize:
       sink.io_resize(r.loc, r.t, r.a, {r.b, r.x});
       break;
+    case RecordKind::PollFold:
+      sink.polls_folded(r.loc, r.t, {r.a, r.x, r.y});
+      break;
     case RecordKind::IoDelete:
       sink.io_delete(r.loc, r.t, r.a);
       break;

@@ -30,6 +30,7 @@ enum class RecordKind : std::uint8_t {
   IoComplete,
   IoSeek,
   IoResize,
+  PollFold,
   IoDelete,
   Collective,
   CollectiveRequest,
@@ -237,6 +238,9 @@ class BatchWriter final : public EventSink {
   void io_resize(std::uint32_t loc, std::uint64_t t, std::uint32_t handle,
                  const IoResize& e) override {
     add(RecordKind::IoResize, loc, t, handle, e.size).b = e.region;
+  }
+  void polls_folded(std::uint32_t loc, std::uint64_t t, const PollFold& f) override {
+    add(RecordKind::PollFold, loc, t, f.region, f.calls, f.inside_ns);
   }
   void io_delete(std::uint32_t loc, std::uint64_t t, std::uint32_t file) override {
     add(RecordKind::IoDelete, loc, t, file);

@@ -245,6 +245,10 @@ OTF2_CallbackCode on_leave(OTF2_LocationRef l, OTF2_TimeStamp t, void* d, OTF2_A
         handle.ioHandleRef < s.defs.io_handles.size())
       s.out->io_resize(i, ts, static_cast<std::uint32_t>(handle.ioHandleRef),
                        {static_cast<std::uint32_t>(region), size.uint64});
+    OTF2_AttributeValue calls, inside;
+    if (attribute(a, s.setup.attr_poll_calls, OTF2_TYPE_UINT64, calls) &&
+        attribute(a, s.setup.attr_poll_inside, OTF2_TYPE_UINT64, inside) && calls.uint64 > 0)
+      s.out->polls_folded(i, ts, {static_cast<std::uint32_t>(region), calls.uint64, inside.uint64});
     s.out->leave(i, ts, region);
   });
 }

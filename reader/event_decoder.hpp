@@ -47,7 +47,8 @@ struct DecoderSetup {
   // Absent from archives written before perusetrace recorded them.
   OTF2_AttributeRef attr_size_at_open = kNoAttribute, attr_io_handle = kNoAttribute,
                     attr_io_size = kNoAttribute, attr_datatype = kNoAttribute,
-                    attr_send_datatype = kNoAttribute, attr_recv_datatype = kNoAttribute;
+                    attr_send_datatype = kNoAttribute, attr_recv_datatype = kNoAttribute,
+                    attr_poll_calls = kNoAttribute, attr_poll_inside = kNoAttribute;
   std::unordered_map<OTF2_StringRef, std::uint32_t> datatype_of_string;  // -> Definitions index
   std::vector<std::vector<std::uint32_t>> class_members;  // metric members by class ref
   // Location index by OTF2 location id: a table while the ids are few and small (perusetrace's

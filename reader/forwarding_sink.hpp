@@ -61,6 +61,9 @@ class ForwardingSink : public EventSink {
                  const IoResize& e) override {
     on(loc, t, [&](auto& s, std::uint64_t at) { s.io_resize(loc, at, handle, e); });
   }
+  void polls_folded(std::uint32_t loc, std::uint64_t t, const PollFold& f) override {
+    on(loc, t, [&](auto& s, std::uint64_t at) { s.polls_folded(loc, at, f); });
+  }
   void io_delete(std::uint32_t loc, std::uint64_t t, std::uint32_t file) override {
     on(loc, t, [&](auto& s, std::uint64_t at) { s.io_delete(loc, at, file); });
   }

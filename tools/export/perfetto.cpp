@@ -59,6 +59,9 @@ class ChromeTrace : public archive::EventSink {
 
   void enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
   void leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
+  void polls_folded(std::uint32_t, std::uint64_t, const archive::PollFold& f) override {
+    fold_ = f;
+  }
   void peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
               const archive::PeruseFields& f) override;
   void point_to_point(std::uint32_t loc, std::uint64_t t, const archive::PointToPoint& e) override {
@@ -76,6 +79,7 @@ class ChromeTrace : public archive::EventSink {
                    const archive::IoComplete& done) override;
 
  private:
+  archive::PollFold fold_;  // for the leave() right after it: the slice's args
   struct Track {
     std::uint32_t rank = 0, thread = 0;
     std::string ids;  // "pid":P,"tid":T
@@ -239,6 +243,11 @@ void ChromeTrace::enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region
 void ChromeTrace::leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) {
   if (region >= region_names_.size()) return;
   open("E", loc, t);
+  if (fold_.calls > 1 && fold_.region == region)
+    fmt::format_to(std::back_inserter(buf_),
+                   FMT_COMPILE(R"(,"args":{{"poll_calls":{},"poll_inside_ns":{}}})"), fold_.calls,
+                   fold_.inside_ns);
+  fold_ = archive::PollFold{};
   close();
   ++counts_.slices;
 }

@@ -136,6 +136,8 @@ void write_pcf(const std::string& path, const Definitions& defs) {
   event_type(o, kTypeUnexpectedQueue, "Unexpected message queue depth (Peruse)");
   event_type(o, kTypeBytesInFlight, "Bytes in flight (Peruse)");
   event_type(o, kTypeFragmentBytes, "Fragment bytes (Peruse REQ_XFER_CONTINUE)");
+  event_type(o, kTypePollCalls, "Calls folded into the MPI call ending here (polls)");
+  event_type(o, kTypePollInsideNs, "Time inside MPI of the folded calls (ns)");
   if (!defs.windows.empty()) {
     event_type(o, kTypeRmaOperation, "RMA operation issued",
                {{1, "put"}, {2, "get"}, {3, "atomic (accumulate, fetch, compare-and-swap)"}});

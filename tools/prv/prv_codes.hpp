@@ -45,6 +45,10 @@ inline constexpr std::uint64_t kTypePostedQueue = 64000110;        // derived co
 inline constexpr std::uint64_t kTypeUnexpectedQueue = 64000111;
 inline constexpr std::uint64_t kTypeBytesInFlight = 64000112;
 inline constexpr std::uint64_t kTypeFragmentBytes = 64000113;  // bytes of one XFER_CONTINUE
+// At the end of an MPI call that stands for several (polls folded, MPITRACE_FOLD_POLLS): how
+// many, and their time inside MPI in ns; the rest of the call's state was the program's.
+inline constexpr std::uint64_t kTypePollCalls = 64000120;
+inline constexpr std::uint64_t kTypePollInsideNs = 64000121;
 // Each Peruse event also has a type of its own, value 1: Paraver keeps one value per type and
 // time, so events sharing kTypePeruseEvent at one nanosecond (carried followers) would hide each
 // other from its counts.

@@ -150,6 +150,13 @@ void Translator::leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region)
   for (const std::uint32_t a : ended) annotation_event(loc, t, a);
 }
 
+void Translator::polls_folded(std::uint32_t loc, std::uint64_t t, const archive::PollFold& f) {
+  touch(loc, t);
+  const std::pair<std::uint64_t, std::uint64_t> e[2] = {{kTypePollCalls, f.calls},
+                                                        {kTypePollInsideNs, f.inside_ns}};
+  out_.event(objects_[loc], t, e, 2);
+}
+
 void Translator::peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
                         const PeruseFields& f) {
   touch(loc, t);

@@ -23,6 +23,7 @@ class Translator : public EventSink, private archive::MessageSink {
 
   void enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
   void leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
+  void polls_folded(std::uint32_t loc, std::uint64_t t, const archive::PollFold& f) override;
   void peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
               const PeruseFields& f) override;
   void point_to_point(std::uint32_t loc, std::uint64_t t, const archive::PointToPoint& e) override;
