@@ -12,6 +12,8 @@
 #   mpit                  tests/apps/mpit_counts 100 20, 2 ranks, every MPI_T PVAR
 #   annotated             tests/apps/annotated_phases 5 20, 2 ranks
 #   datatypes             tests/apps/datatypes, 4 ranks
+#   polls                 tests/apps/poll_kinds -d 300 -r 1 -n 20, 4 ranks, polls folded (the
+#                         default); truth.txt holds each rank's own count ("RANK FUNCTION CALLS NS")
 # Run from a configured build, on an idle machine (the wait states are held to their delays
 # within 2 %):   tests/data/make_archives.sh [BUILD_DIR]
 # It replaces what it writes; run it again when the archive format changes (the reader then says
@@ -52,6 +54,9 @@ rm -f "$work"/file_io*.dat
 trace rma 4 none "$build/tests/rma"
 trace annotated 2 none "$build/tests/annotated_phases" 5 20
 trace datatypes 4 none "$build/tests/datatypes"
+mkdir -p "$work/polls"
+trace polls 4 none "$build/tests/poll_kinds" -d 300 -r 1 -n 20 "$work/polls"
+for r in 0 1 2 3; do sed "s/^/$r /" "$work/polls/counts.$r"; done >"$out/polls/truth.txt"
 extra=(--pvars all)
 trace mpit 2 none "$build/tests/mpit_counts" 100 20
 # The clock moved behind the tracer's back needs a preload of its own before the tracer's.

@@ -61,7 +61,8 @@ class Context:
 
 
 def events_by_rank(archive):
-    """Per rank: (its number of MPI_Iprobe enters, its last event's time in ns since the start)."""
+    """Per rank: (the MPI_Iprobe calls its Leaves stand for, polls folded or not, its last
+    event's time in ns since the start)."""
     import otf2
     probes, last = {}, {}
     with otf2.reader.open(archive) as trace:
@@ -69,8 +70,10 @@ def events_by_rank(archive):
         for location, event in trace.events:
             rank = int(location.group.name.split()[-1])
             last[rank] = max(last.get(rank, 0), event.time - offset)
-            if isinstance(event, otf2.events.Enter) and event.region.name == "MPI_Iprobe":
-                probes[rank] = probes.get(rank, 0) + 1
+            if isinstance(event, otf2.events.Leave) and event.region.name == "MPI_Iprobe":
+                calls = next((int(v) for a, v in (event.attributes or {}).items()
+                              if a.name == "poll_calls"), 1)
+                probes[rank] = probes.get(rank, 0) + calls
     return probes, last
 
 

@@ -77,6 +77,28 @@ TEST_CASE("Peruse analysis: without Peruse events it names the setting that enab
   }
 }
 
+TEST_CASE("polls folded: each test and probe function's calls as each rank counted them") {
+  const Report r = analysed("polls");
+  std::ifstream in(data("polls/truth.txt"));
+  int rank = 0, lines = 0;
+  std::string name;
+  std::uint64_t calls = 0;
+  double ns = 0;
+  while (in >> rank >> name >> calls >> ns) {
+    INFO("rank " << rank << " " << name << ": " << calls << " calls, " << ns << " ns");
+    ++lines;
+    const auto& functions = r.ranks.at(static_cast<std::size_t>(rank)).functions;
+    const auto it = functions.find(name);
+    CHECK((it == functions.end() ? 0 : it->second.calls) == calls);
+    if (calls == 0 || it == functions.end()) continue;
+    // Inside the calls, not the folds' spans (2 us of computing after each call): at most what
+    // the program's own clock around the calls says, and most of it.
+    CHECK(static_cast<double>(it->second.ns) <= ns);
+    CHECK(static_cast<double>(it->second.ns) >= ns / 2);
+  }
+  CHECK(lines == 4 * 7);
+}
+
 TEST_CASE("clock condition: rank 1's clock moved 50 ms back") {
   const Report r = analysed("broken_clock");
   CHECK(r.clock.messages >= 1);
