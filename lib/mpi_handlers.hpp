@@ -39,32 +39,27 @@ inline void record_region(RecordKind kind, std::uint16_t region) noexcept {
 // record itself (Record::event names its kind): one slot, one clock read and one OTF2 timestamp
 // fewer per event, at the moment OTF2 readers expect it anyway.
 //
-// Polls folded (MPITRACE_FOLD_POLLS): a test or probe that finds nothing (Call(fn, kPoll),
-// then polled(false)) leaves its call open: its Leave is not written, and the next unsuccessful
-// calls of the same function on the thread, each made within kFoldGapNs of the previous one's
-// exit (a polling loop, not computation that tests now and then, whose time would show as
-// MPI's), write nothing at all; the buffer's head counts them
-// and adds up their time inside MPI (fold_calls, fold_inside), and notes the last one's exit.
-// Any other call, an annotation, or a call of the function that finds something closes the
-// fold: a PollFold record (the count and time inside) and the Leave, at the last exit, or, when
-// the closing call is the function finding something, at its exit, carrying what it found. The
-// first Enter is committed as the fold opens, and the head lives in the buffer's file: a rank
-// killed while polling keeps the fold so far. Peruse events inside keep their own records.
-enum PollTag { kPoll };
-
+// Polls folded (MPITRACE_FOLD_POLLS): a test or probe (PollCall, below) that finds nothing
+// leaves its call open: its Leave is not written, and the next unsuccessful calls of the same
+// function on the thread, each made within kFoldGapNs of the previous one's exit (a polling
+// loop, not computation that tests now and then, whose time would show as MPI's), write nothing
+// at all; the buffer's head counts them and adds up their time inside MPI (fold_calls,
+// fold_inside), and notes the last one's exit. Any other call, an annotation, or a call of the
+// function that finds something closes the fold: a PollFold record (the count and time inside)
+// and the Leave, at the last exit, or, when the closing call is the function finding something,
+// at its exit, carrying what it found. The first Enter is committed as the fold opens, and the
+// head lives in the buffer's file: a rank killed while polling keeps the fold so far. Peruse
+// events inside keep their own records.
 class Call {
  public:
-  explicit Call(Fn fn) noexcept : fn_(fn) { begin(false); }
-  Call(Fn fn, PollTag) noexcept : fn_(fn) { begin(g_fold_polls); }
+  explicit Call(Fn fn) noexcept : fn_(fn) {
+    if (start(false)) write_enter();
+  }
   ~Call() {
     if (traced_) {
-      if (polls_) {
-        end_poll();
-      } else {
-        // Before the Leave: what the call caused.
-        if (mpit::g_reading.load(std::memory_order_relaxed)) mpit::at_call_leave();
-        end_call();
-      }
+      // Before the Leave: what the call caused.
+      if (mpit::g_reading.load(std::memory_order_relaxed)) mpit::at_call_leave();
+      end_call();
     }
     --detail::t_mpi_depth;
   }
@@ -72,8 +67,6 @@ class Call {
   Call& operator=(const Call&) = delete;
   bool traced() const noexcept { return traced_; }
   Fn fn() const noexcept { return fn_; }
-  // A test or probe (Call(fn, kPoll)) says whether it found something.
-  void polled(bool found) noexcept { found_ = found; }
 
   // Records `payload` (its kind and fields; time and region are the call's) at the call's start.
   // Only while the Enter is the thread's latest record (which pack_ahead leaves unpacked for
@@ -94,10 +87,15 @@ class Call {
     carry(leave_, payload);
   }
 
- private:
+ protected:
+  // For PollCall, which writes the Enter itself, or not.
+  Call(Fn fn, bool polls) noexcept : fn_(fn) { (void)start(polls); }
+
   std::uint16_t index() const noexcept { return static_cast<std::uint16_t>(fn_); }
 
-  void begin(bool polls) noexcept {
+  // The thread's state and depth; whether the call is traced. A fold of another function, or
+  // (`polls` false) any fold, ends here.
+  [[gnu::always_inline]] bool start(bool polls) noexcept {
     const bool outermost = detail::t_mpi_depth == 0;
     if (outermost) {
       state::enter(fn_);
@@ -114,30 +112,24 @@ class Call {
     ++detail::t_mpi_depth;
     traced_ = outermost && g_state.load(std::memory_order_relaxed) == TraceState::On &&
               (g_group_mask >> static_cast<unsigned>(kMpiFunctions[index()].group) & 1u);
-    if (!traced_) return;
-    leave_.event = 0;
-    leave_.region = index();
-    polls_ = polls;
-    if (polls) {
-      const ThreadBuffer* b = detail::t_buffer;
-      if (b != nullptr && b->fold_calls != 0) {  // this function's fold
-        const std::uint64_t now = now_ticks();
-        if (now - b->fold_last <= g_fold_gap_ticks) {  // nothing to write now
-          folded_ = true;
-          entered_ = now;
-          return;
-        }
-        close_fold(Record{0, RecordKind::Leave, 0, 0, 0, 0, 0, 0, 0, 0});
-      }
+    if (traced_) {
+      leave_.event = 0;
+      leave_.region = index();
     }
+    return traced_;
+  }
+
+  // The Enter, after the MPI_T values read before it; its time (0: none written).
+  [[gnu::always_inline]] std::uint64_t write_enter() noexcept {
     // MPI_T values before the Enter: what changed outside MPI since the last read.
     if (mpit::g_reading.load(std::memory_order_relaxed)) mpit::at_call_enter(now_ticks());
-    if (Record* r = reserve()) {
-      entered_ = now_ticks();
-      *r = Record{entered_, RecordKind::Enter, 0, index(), 0, 0, 0, 0, 0, 0};
-      commit();
-      enter_ = r;
-    }
+    Record* r = reserve();
+    if (r == nullptr) return 0;
+    const std::uint64_t t = now_ticks();
+    *r = Record{t, RecordKind::Enter, 0, index(), 0, 0, 0, 0, 0, 0};
+    commit();
+    enter_ = r;
+    return t;
   }
 
   void end_call() noexcept {
@@ -149,6 +141,37 @@ class Call {
     }
   }
 
+  Fn fn_;
+  bool traced_;
+  Record* enter_ = nullptr;  // the Enter slot, until a payload was put into it
+  Record leave_;             // traced: the Leave to write (event != 0: it carries a payload)
+};
+
+// A test or probe: a Call that folds (above). The wrapper says what the call found.
+class PollCall : public Call {
+ public:
+  explicit PollCall(Fn fn) noexcept : Call(fn, g_fold_polls) {
+    if (!traced_) return;
+    if (const ThreadBuffer* b = detail::t_buffer; b != nullptr && b->fold_calls != 0) {
+      // This function's fold (start() ended any other), or MPITRACE_FOLD_POLLS is off.
+      const std::uint64_t now = now_ticks();
+      if (now - b->fold_last <= g_fold_gap_ticks) {  // nothing to write now
+        folded_ = true;
+        entered_ = now;
+        return;
+      }
+      close_fold(Record{0, RecordKind::Leave, 0, 0, 0, 0, 0, 0, 0, 0});
+    }
+    entered_ = write_enter();
+  }
+  ~PollCall() {
+    if (!traced_) return;
+    traced_ = false;  // ~Call has nothing left to write
+    end_poll();
+  }
+  void polled(bool found) noexcept { found_ = found; }
+
+ private:
   void end_poll() noexcept {
     ThreadBuffer* b = detail::t_buffer;
     const std::uint64_t exit = now_ticks();
@@ -166,7 +189,7 @@ class Call {
       close_fold(leave_);
       return;
     }
-    if (!found_ && leave_.event == 0 && entered_ != 0 && b != nullptr) {  // a fold opens
+    if (!found_ && leave_.event == 0 && entered_ != 0 && g_fold_polls) {  // a fold opens
       b->fold_region = index();
       b->fold_last = exit;
       b->fold_inside = exit - entered_;
@@ -178,14 +201,9 @@ class Call {
     end_call();
   }
 
-  Fn fn_;
-  bool traced_;
-  bool polls_ = false;   // a test or probe that may fold
-  bool folded_ = false;  // ... whose fold was open when it began: no Enter written
-  bool found_ = true;
-  std::uint64_t entered_ = 0;  // polls: the call's entry (ticks); 0: no Enter was written
-  Record* enter_ = nullptr;    // the Enter slot, until a payload was put into it
-  Record leave_;               // traced: the Leave to write (event != 0: it carries a payload)
+  bool folded_ = false;        // the fold was open when it began: no Enter written
+  bool found_ = true;          // (the wrapper's polled())
+  std::uint64_t entered_ = 0;  // the call's entry (ticks); 0: no Enter was written
 };
 
 // MPI_Init has no Call (tracing starts inside it) but is MPI all the same for the thread's state

@@ -567,7 +567,7 @@ def polled_body(f):
 
 def traced_wrapper(f):
     if f.name in POLLS:
-        return [f"perusetrace::Call call(perusetrace::Fn::{f.name}, perusetrace::kPoll);",
+        return [f"perusetrace::PollCall call(perusetrace::Fn::{f.name});",
                 f"if (!call.traced()) return {call_of(f)};"] + polled_body(f)
     return [f"perusetrace::Call call(perusetrace::Fn::{f.name});",
             f"if (!call.traced()) return {call_of(f)};"] + body(f)
