@@ -19,6 +19,7 @@ sys.path[:0] = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", d
                 for d in ("common", "analysis", "converters")]
 import case_result  # noqa: E402
 import mpi_launch  # noqa: E402
+import recovery  # noqa: E402
 import trace_checks  # noqa: E402
 
 MESSAGES = 3000
@@ -66,15 +67,8 @@ def run_to_death(c, out, np, program, ranks=None, job="ranks that never finalize
 
 
 def recover(c, out):
-    """`perusetrace recover OUT`, which must succeed, making an archive otf2-print reads without
-    a word: (recover's run, the archive)."""
-    recovered = launcher(c, "recover", out)
-    expect(recovered.returncode == 0, f"recover failed (exit {recovered.returncode})", recovered)
-    anchor = os.path.join(out, "traces.otf2")
-    printed = subprocess.run(["otf2-print", anchor], capture_output=True, text=True)
-    expect(printed.returncode == 0 and not printed.stderr.strip(),
-           f"otf2-print rejects the recovered archive: {printed.stderr[:2000]}")
-    return recovered, anchor
+    """`perusetrace recover OUT` (tests/common/recovery.py): (recover's run, the archive)."""
+    return recovery.recover(os.path.join(c.build, "tools", "perusetrace"), out)
 
 
 def expect_check(check_name, anchor, run):

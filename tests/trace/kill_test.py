@@ -31,7 +31,6 @@ import random
 import re
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -39,6 +38,7 @@ import time
 sys.path[:0] = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", d)
                 for d in ("common", "analysis", "converters")]
 import mpi_launch  # noqa: E402
+import recovery  # noqa: E402
 import trace_checks  # noqa: E402
 
 SKIP = 77
@@ -60,22 +60,11 @@ def expect(condition, message, run=None):
         raise Failed(message + detail)
 
 
-def tool(opts, *args):
-    return subprocess.run([os.path.join(opts.build, "tools", "perusetrace")] + list(args),
-                          capture_output=True, text=True, timeout=300)
-
-
 def recover(opts, out):
-    """`perusetrace recover OUT`: its output; the archive must read in otf2-print without a
-    word, and in `perusetrace report`."""
-    recovered = tool(opts, "recover", out)
-    expect(recovered.returncode == 0, f"recover failed (exit {recovered.returncode})", recovered)
-    anchor = os.path.join(out, "traces.otf2")
-    printed = subprocess.run(["otf2-print", anchor], capture_output=True, text=True)
-    expect(printed.returncode == 0 and not printed.stderr.strip(),
-           f"otf2-print rejects the recovered archive: {printed.stderr[:2000]}")
-    report = tool(opts, "report", anchor)
-    expect(report.returncode == 0, "report cannot read the recovered archive", report)
+    """`perusetrace recover OUT` (tests/common/recovery.py), the archive read by `perusetrace
+    report` too: (recover's output, the archive)."""
+    recovered, anchor = recovery.recover(os.path.join(opts.build, "tools", "perusetrace"), out,
+                                         report=True)
     print(recovered.stdout)
     return recovered.stdout, anchor
 
@@ -215,13 +204,19 @@ def sends(trace, rank):
     return sum(1 for e in trace.rank_events(rank) if e.kind == "MpiSend")
 
 
-def case_torn_record(opts):
-    drains = 10
-    out, run = run_dies(opts, f"1:record:{drains}")
-    stdout, _ = recover(opts, out)
+def killed_by_hook(opts, hook):
+    """tests/apps/dies under PERUSETRACE_TEST_KILL=HOOK (rank 1), recovered: rank 1's records
+    kept, of them from its buffer, dropped; and the archive."""
+    out, run = run_dies(opts, hook)
+    stdout, anchor = recover(opts, out)
     line = rank_line(stdout, 1)
     expect("no word from the rank" in line, f"rank 1 did not die by the hook: {line}", run)
-    kept, buffered, dropped = kept_and_dropped(line)
+    return (*kept_and_dropped(line), anchor)
+
+
+def case_torn_record(opts):
+    drains = 10
+    kept, buffered, dropped, _ = killed_by_hook(opts, f"1:record:{drains}")
     expected = drains * CAPACITY + 2  # the buffers written out, then the flush region's two
     expect(kept == expected and buffered == 2 and dropped == 0,
            f"rank 1: {kept} records kept ({buffered} from its buffer), {dropped} dropped; "
@@ -231,11 +226,7 @@ def case_torn_record(opts):
 
 def case_torn_block(opts):
     blocks = 10
-    out, run = run_dies(opts, f"1:block:{blocks}")
-    stdout, anchor = recover(opts, out)
-    line = rank_line(stdout, 1)
-    expect("no word from the rank" in line, f"rank 1 did not die by the hook: {line}", run)
-    kept, buffered, dropped = kept_and_dropped(line)
+    kept, buffered, dropped, anchor = killed_by_hook(opts, f"1:block:{blocks}")
     # Killed while writing a full buffer out: the records file holds whole buffers and half a
     # block, the buffer file the whole of the buffer being written.
     expect(dropped == 0 and kept % CAPACITY == 0 and kept >= blocks // 2 * CAPACITY and
@@ -311,7 +302,7 @@ def main():
         opts.work = work
         try:
             CASES[opts.case](opts)
-        except Failed as e:
+        except (Failed, recovery.RecoveryFailed) as e:
             print(f"FAILED: {e}")
             sys.exit(1)
     print(f"{opts.case} passed")

@@ -16,7 +16,9 @@ CASE:
           holds one Enter per fold (one per round and kind, two for MPI_Test; a few more where a rank
           lost its core for longer than the 50 us a fold bridges), whose Leave's
           poll_calls add up to the program's count; every probe's Peruse queue search is kept;
-          the archive's settings say MPITRACE_FOLD_POLLS=on.
+          the archive's settings say MPITRACE_FOLD_POLLS=on. `perusetrace prv` passes the strict
+          reader and writes a type-64000120 event (calls folded) at the end of each folded call,
+          whose values add up to the archive's poll_calls.
   off     MPITRACE_FOLD_POLLS=off: one Enter per call, no poll_calls, the same counts and bounds.
   killed  rank 0 killed with SIGKILL while it polls with MPI_Test (its partner sleeps 4 s):
           `perusetrace recover` closes the fold the rank had open, with its count so far (more
@@ -31,8 +33,11 @@ import time
 sys.path[:0] = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common")]
 import case_result  # noqa: E402
 import mpi_launch  # noqa: E402
+import prv_check  # noqa: E402
+import recovery  # noqa: E402
 
 NP, ROUNDS, POLLS = 4, 2, 100
+PRV_POLL_CALLS = 64000120  # tools/prv/prv_codes.hpp
 KINDS = ["MPI_Test", "MPI_Testany", "MPI_Testall", "MPI_Testsome", "MPI_Iprobe", "MPI_Improbe",
          "MPI_Request_get_status"]
 RUN_TIMEOUT = 120
@@ -103,7 +108,7 @@ def archive_polls(anchor):
     """Per rank and poll function: (Enters, the calls their Leaves stand for, Leaves that carry
     poll_calls); per rank: Peruse unexpected-queue searches."""
     import otf2
-    enters, stands, folded, searches = {}, {}, {}, {}
+    enters, stands, folded, searches, folded_calls = {}, {}, {}, {}, 0
     with otf2.reader.open(anchor) as trace:
         for location, event in trace.events:
             rank = int(location.group.name.split()[-1])
@@ -121,8 +126,27 @@ def archive_polls(anchor):
                     if attribute.name == "poll_calls":
                         calls = int(value)
                         folded[key] = folded.get(key, 0) + 1
+                        folded_calls += calls
                 stands[key] = stands.get(key, 0) + calls
-    return enters, stands, folded, searches
+    return enters, stands, folded, searches, folded_calls
+
+
+def prv_poll_calls(c):
+    """`perusetrace prv` of the archive, strictly read: (events of type PRV_POLL_CALLS, the sum
+    of their values)."""
+    prefix = os.path.join(c.work, "polls")
+    c.perusetrace("prv", "-q", c.out, "-o", prefix)
+    seen = [0, 0]
+
+    def on_record(v):
+        if v[0] == 2:
+            for kind, value in zip(v[6::2], v[7::2]):
+                if kind == PRV_POLL_CALLS:
+                    seen[0] += 1
+                    seen[1] += value
+    failures, _ = prv_check.check(prefix, on_record)
+    expect(not failures, f"the .prv of folded polls fails the strict reader: {failures}")
+    return seen[0], seen[1]
 
 
 def settings_line(c):
@@ -133,7 +157,8 @@ def settings_line(c):
 def case_folded(c):
     c.run({})
     check_report(c, c.report())
-    enters, stands, folded, searches = archive_polls(os.path.join(c.out, "traces.otf2"))
+    enters, stands, folded, searches, folded_calls = archive_polls(
+        os.path.join(c.out, "traces.otf2"))
     for rank in range(0, NP, 2):
         own = own_counts(c.work, rank)
         for name in KINDS:
@@ -155,12 +180,17 @@ def case_folded(c):
                " Peruse events inside folds were lost")
     expect("MPITRACE_FOLD_POLLS=on" in settings_line(c), "the report does not say polls were "
            "folded")
+    events, calls = prv_poll_calls(c)
+    print(f"prv: {events} folded calls ending, standing for {calls} calls")
+    expect(events == sum(folded.values()) and calls == folded_calls,
+           f"the .prv has {events} folded-call events for {calls} calls, the archive "
+           f"{sum(folded.values())} folded Leaves for {folded_calls} calls")
 
 
 def case_off(c):
     c.run({"MPITRACE_FOLD_POLLS": "off"})
     check_report(c, c.report())
-    enters, stands, folded, _ = archive_polls(os.path.join(c.out, "traces.otf2"))
+    enters, stands, folded, _, _ = archive_polls(os.path.join(c.out, "traces.otf2"))
     for rank in range(0, NP, 2):
         own = own_counts(c.work, rank)
         for name in KINDS:
@@ -199,7 +229,7 @@ def case_killed(c):
     os.kill(pid, signal.SIGKILL)
     run = mpi_launch.finish(program)
     expect(run.returncode != 0, "mpirun reported success for a killed job", run)
-    recovered = c.perusetrace("recover", c.out)
+    recovered, _ = recovery.recover(os.path.join(c.build, "tools", "perusetrace"), c.out)
     print(recovered.stdout)
     data = c.report()
     tests = [f for f in data["ranks"][0]["functions"] if f["name"] == "MPI_Test"]
