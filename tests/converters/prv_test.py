@@ -330,6 +330,57 @@ with otf2.writer.open({foreign!r}, timer_resolution=1000000000) as trace:
     return f
 
 
+def shorten_trace_length(defs_path):
+    """Halves the trace length in the ClockProperties of an OTF2 3.0 global definitions file,
+    in place: as an archive damaged there says its events end before they do. OTF2 writes the
+    record as type 5, its length, then compressed integers (a byte count, then as many bytes,
+    little-endian): timer resolution (10^9 here), global offset, trace length."""
+    with open(defs_path, "r+b") as f:
+        data = bytearray(f.read())
+        at = data.find(bytes([4, 0x00, 0xca, 0x9a, 0x3b]))  # 10^9 in 4 bytes
+        if at < 2 or data[at - 2] != 5:
+            return None
+        at += 5
+        at += 1 + data[at]  # the global offset
+        n = data[at]
+        length = int.from_bytes(data[at + 1:at + 1 + n], "little")
+        data[at + 1:at + 1 + n] = (length // 2).to_bytes(n, "little")
+        f.seek(0)
+        f.write(data)
+    return length
+
+
+def case_damaged_end(run, _command):
+    """An archive whose clock properties end at half its events (tests/data/polls, damaged in a
+    copy): converted all the same, its header's end after every record, the records those of
+    the intact archive but the threads' last states, which run to the trace's (damaged) end."""
+    f = []
+    work = run.work
+    intact = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "polls")
+    damaged = os.path.join(work, "damaged")
+    shutil.copytree(intact, damaged)
+    length = shorten_trace_length(os.path.join(damaged, "traces.def"))
+    if length is None:
+        return ["could not find the clock properties in tests/data/polls/traces.def"]
+    run.converted(os.path.join(intact, "traces.otf2"), os.path.join(work, "intact"))
+    rc, stderr, _, _ = run.convert(os.path.join(damaged, "traces.otf2"),
+                                   os.path.join(work, "damaged"))
+    print(f"trace length {length} ns halved: exit {rc} {stderr.strip()[-300:]}")
+    if rc != 0:
+        return [f"the archive whose clock properties end early was not converted: exit {rc}, "
+                f"{stderr.strip()[-500:]}"]
+    f += strict(os.path.join(work, "damaged"))[0]
+    with open(os.path.join(work, "intact.prv")) as a, open(os.path.join(work, "damaged.prv")) as b:
+        intact_lines = collections.Counter(a.read().splitlines()[1:])
+        damaged_lines = collections.Counter(b.read().splitlines()[1:])
+    extra = damaged_lines - intact_lines
+    missing = intact_lines - damaged_lines
+    if extra or sum(missing.values()) > 4 or any(not m.startswith("1:") for m in missing):
+        f.append(f"the damaged archive's records are not the intact one's: {sum(extra.values())} "
+                 f"more ({list(extra)[:3]}), {sum(missing.values())} fewer ({list(missing)[:5]})")
+    return f
+
+
 def events_of(stderr):
     return int(re.search(r"from (\d+) events", stderr).group(1))
 
@@ -488,7 +539,7 @@ def case_rma(run, command):
     return f
 
 
-CASES = {"mpit": case_mpit, "rma": case_rma, "late_sender": case_late_sender, "messages": case_messages,
+CASES = {"damaged_end": case_damaged_end, "mpit": case_mpit, "rma": case_rma, "late_sender": case_late_sender, "messages": case_messages,
          "bad_input": case_bad_input, "scaling": case_scaling}
 
 

@@ -140,13 +140,13 @@ TEST_CASE("records come out sorted, ties in the order they came, on every path")
   }
 }
 
-TEST_CASE("a record after the end the streamed header gave is an error, not a wrong trace") {
+TEST_CASE("a record after the end the streamed header gave is an overrun, not a wrong trace") {
   TempDir dir;
   PrvWriter w(dir.path + "/late.prv", 64u << 10);
   w.stream("#header\n", 100, [] { return std::uint64_t{0}; });
   w.state(PrvObject{}, 0, 150, 1);
   CHECK_THROWS_AS(w.finish([](std::uint64_t) { return std::string(); }, nullptr),
-                  perusetrace::prv::ConvertError);
+                  perusetrace::prv::StreamOverrun);
 }
 
 TEST_CASE("a conversion that stops half-way leaves no .prv behind") {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <string>
 
 #include "lib/settings.hpp"
@@ -109,27 +110,47 @@ int convert(const std::string& archive, std::string prefix, bool quiet, std::siz
     });
     repair.finish();
   }
-  // zlib's fastest level: the .prv's repetitive text compresses well at it, and the slower
-  // levels would make the conversion wait on the compressor.
-  PrvWriter prv(prefix + (gzip ? ".prv.gz" : ".prv"), sort_memory, gzip ? 1 : 0);
-  Translator translator(defs, prv, layout.objects);
   // Without clock repair, events come in time order and the trace's end is known: records go
   // out as soon as nothing still to come can sort before them, and the .prv is written once.
   // Repair moves events later, past what the reader has handed over: those runs sort at the end.
-  if (repair.repaired() == 0)
-    prv.stream(prv_header(defs, layout, defs.trace_length), defs.trace_length,
-               [&translator] { return translator.settled_before(); });
-  perusetrace::archive::RepairedSink repaired(repair.shifts(), translator);
-  EventSink& sink = repair.repaired() > 0 ? static_cast<EventSink&>(repaired) : translator;
-  reader.read_events(sink, [&](std::uint64_t done, std::uint64_t total) {
-    progress.show("reading", done, total);
-  });
-  translator.finish(defs.trace_length);
-  const std::uint64_t end = std::max(defs.trace_length, prv.latest_time());
-  prv.finish(
-      [&](std::uint64_t) { return prv_header(defs, layout, end); },
-      [&](std::uint64_t done, std::uint64_t total) { progress.show("sorting", done, total); });
+  // An archive whose clock properties end before its last event (damaged) overruns the streamed
+  // header's end: it is converted again, through sorted runs, with the end it really has.
+  std::optional<PrvWriter> writer;
+  std::optional<Translator> translating;
+  bool first = true;
+  for (bool stream = repair.repaired() == 0;; stream = false) {
+    translating.reset();
+    writer.reset();  // removes an overrun attempt's output
+    // zlib's fastest level: the .prv's repetitive text compresses well at it, and the slower
+    // levels would make the conversion wait on the compressor.
+    PrvWriter& prv =
+        writer.emplace(prefix + (gzip ? ".prv.gz" : ".prv"), sort_memory, gzip ? 1 : 0);
+    Translator& translator = translating.emplace(defs, prv, layout.objects);
+    if (stream)
+      prv.stream(prv_header(defs, layout, defs.trace_length), defs.trace_length,
+                 [&translator] { return translator.settled_before(); });
+    perusetrace::archive::RepairedSink repaired(repair.shifts(), translator);
+    EventSink& sink = repair.repaired() > 0 ? static_cast<EventSink&>(repaired) : translator;
+    std::optional<ArchiveReader> again;  // a reader reads its events once
+    ArchiveReader& source = first ? reader : again.emplace(archive);
+    first = false;
+    source.read_events(sink, [&](std::uint64_t done, std::uint64_t total) {
+      progress.show("reading", done, total);
+    });
+    translator.finish(defs.trace_length);
+    const std::uint64_t end = std::max(defs.trace_length, prv.latest_time());
+    try {
+      prv.finish(
+          [&](std::uint64_t) { return prv_header(defs, layout, end); },
+          [&](std::uint64_t done, std::uint64_t total) { progress.show("sorting", done, total); });
+      break;
+    } catch (const StreamOverrun&) {
+      if (!stream) throw;
+    }
+  }
   progress.done();
+  const PrvWriter& prv = *writer;
+  const Translator& translator = *translating;
   write_pcf(prefix + ".pcf", defs);
   write_row(prefix + ".row", defs, layout);
 

@@ -274,7 +274,7 @@ std::string PrvWriter::merge(const std::vector<std::string>& inputs, std::FILE* 
 void PrvWriter::finish(const std::function<std::string(std::uint64_t)>& header,
                        const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
   if (out_ != nullptr && latest_ > streamed_end_)
-    throw ConvertError(fmt::format(
+    throw StreamOverrun(fmt::format(
         "a record at {} ns lies after the trace's end ({} ns) written in the header; the "
         "archive's clock properties do not cover its events",
         latest_, streamed_end_));

@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "tools/prv/prv_archive.hpp"
+
 namespace perusetrace::prv {
 
 class ChunkWriter;
@@ -25,6 +27,14 @@ struct PrvObject {
   std::uint32_t cpu = 0;
   std::uint32_t task = 1;
   std::uint32_t thread = 1;
+};
+
+// finish() of a streamed conversion found a record after the end its header gave (an archive
+// whose clock properties end before its last event): the conversion must be made again without
+// streaming (convert.cpp does).
+class StreamOverrun : public ConvertError {
+ public:
+  using ConvertError::ConvertError;
 };
 
 class PrvWriter {
