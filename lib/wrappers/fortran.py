@@ -31,6 +31,9 @@ CREATING = {"isend", "irecv", "send_init", "recv_init", "icoll", "comm_new", "wi
             "file_open", "mprobe", "file_iread", "file_iwrite", "rma_op", "imrecv"}
 WEIGHTS = {"weights", "sourceweights", "destweights"}
 NS = "perusetrace::fortran"
+# Polls timed around the MPI's own Fortran entry (the others call the C wrappers, which fold):
+# their LOGICAL flag, by parameter name, says whether the call found something.
+POLL_FLAGS = {"MPI_Iprobe": "flag", "MPI_Request_get_status": "flag"}
 
 
 class Unsupported(Exception):
@@ -294,11 +297,21 @@ class Generated:
             fail = (f"return {NS}::missing(\"{target}\", static_cast<MPI_Fint*>(ierr));"
                     if not function else f"{NS}::missing(\"{target}\", nullptr); return 0;")
             call = f"{target}({forwarded})"
-            self.shims.append(
-                f"{ret} {shim}({', '.join(params)}) {{\n"
-                f"  perusetrace::Call call(perusetrace::Fn::{f.name});\n"
-                f"  if ({target} == nullptr) {{ {fail} }}\n"
-                f"  {'return ' if function else ''}{call};\n}}\n")
+            if f.name in POLL_FLAGS and not function:
+                flag = [p.name for p in f.params].index(POLL_FLAGS[f.name])
+                found = (f"call.polled((ierr != nullptr && *static_cast<MPI_Fint*>(ierr) != 0) "
+                         f"|| *static_cast<MPI_Fint*>(a{flag}) != 0);")
+                self.shims.append(
+                    f"{ret} {shim}({', '.join(params)}) {{\n"
+                    f"  perusetrace::PollCall call(perusetrace::Fn::{f.name});\n"
+                    f"  if ({target} == nullptr) {{ {fail} }}\n"
+                    f"  {call};\n  {found}\n}}\n")
+            else:
+                self.shims.append(
+                    f"{ret} {shim}({', '.join(params)}) {{\n"
+                    f"  perusetrace::Call call(perusetrace::Fn::{f.name});\n"
+                    f"  if ({target} == nullptr) {{ {fail} }}\n"
+                    f"  {'return ' if function else ''}{call};\n}}\n")
             self.alias(ret, ", ".join(params), shim, manglings(f.name + suffix))
 
     def add(self, f):

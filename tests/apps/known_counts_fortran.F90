@@ -53,7 +53,7 @@ module binding
   integer :: sends = 0, recvs = 0, isends = 0, irecvs = 0, colls = 0, nbcs = 0, made_comms = 0
   ! Calls counted one by one (expect_call lines), per rank.
   integer :: n_comm_rank = 0, n_comm_size = 0, n_wtime = 0, n_type_commit = 0
-  integer :: n_waitall = 0, n_get_address = 0, n_comm_set_name = 0
+  integer :: n_waitall = 0, n_get_address = 0, n_comm_set_name = 0, n_iprobe = 0
 contains
   subroutine fail(what)
     character(len=*), intent(in) :: what
@@ -305,6 +305,18 @@ contains
     made_comms = made_comms + 1
   end subroutine neighbours
 
+  ! Probes for a message never sent: each finds nothing, and the tracer folds them into one call
+  ! that counts them.
+  subroutine polls()
+    integer :: i, ierr
+    logical :: flag
+    do i = 1, 50
+      call MPI_Iprobe(MPI_ANY_SOURCE, 777, MPI_COMM_WORLD, flag, MPI_STATUS_IGNORE, ierr)
+      if (flag) call fail('MPI_Iprobe found a message never sent')
+      n_iprobe = n_iprobe + 1
+    end do
+  end subroutine polls
+
   ! A derived datatype over absolute addresses, sent from MPI_BOTTOM.
   subroutine datatypes()
     integer :: pair(2), got(2), ierr, partner
@@ -396,7 +408,7 @@ end module phases
 program known_counts_fortran
   use phases
   implicit none
-  integer :: ierr, i, comms, mine(13), total(13)
+  integer :: ierr, i, comms, mine(14), total(14)
 #if defined(MIXED)
   interface
     ! known_counts_mixed.c: C's own calls on the communicator Fortran gives it
@@ -421,14 +433,15 @@ program known_counts_fortran
   call misc_p2p()
   call world_collectives()
   call datatypes()
+  call polls()
   call communicators(comms)
 #if defined(MIXED)
   call c_exchange(MPI_COMM_WORLD, sends, recvs, colls)
   n_comm_rank = n_comm_rank + 1
 #endif
   mine = [sends, recvs, isends, irecvs, colls, nbcs, n_comm_rank, n_comm_size, n_wtime, &
-          n_type_commit, n_waitall, n_get_address, n_comm_set_name]
-  call MPI_Reduce(mine, total, 13, MPI_INTEGER, MPI_SUM, 0, MPI_COMM_WORLD, ierr)
+          n_type_commit, n_waitall, n_get_address, n_comm_set_name, n_iprobe]
+  call MPI_Reduce(mine, total, 14, MPI_INTEGER, MPI_SUM, 0, MPI_COMM_WORLD, ierr)
   if (rank == 0) then
     print '(a, i0)', 'expect MpiSend ', total(1)
     print '(a, i0)', 'expect MpiRecv ', total(2)
@@ -450,6 +463,7 @@ program known_counts_fortran
     print '(a, i0)', 'expect_call MPI_Waitall ', total(11)
     print '(a, i0)', 'expect_call MPI_Get_address ', total(12)
     print '(a, i0)', 'expect_call MPI_Comm_set_name ', total(13)
+    print '(a, i0)', 'expect_call MPI_Iprobe ', total(14)
     print '(a, i0)', 'expect_call MPI_Reduce ', 2 * nranks
     print '(a, i0)', 'expect_call MPI_Init ', nranks
   end if
