@@ -653,7 +653,9 @@
       if (call >= 0) {
         return r.name + ': ' + D.regions[S.region[call]] + '\n' + timeText(S.t[call], 6) +
           ' \u2013 ' + timeText(S.t[call] + S.dur[call], 6) + ' (' + timeText(S.dur[call]) +
-          (S.open[call] ? ', goes on past the kept detail' : '') + ')';
+          (S.open[call] ? ', goes on past the kept detail' : '') + ')' +
+          (S.calls[call] > 1 ? '\n' + S.calls[call] + ' unsuccessful polls folded, ' +
+            timeText(S.inside[call]) + ' of it inside MPI' : '');
       }
       if (SPAN / F > nspp) return r.name + ': outside MPI at ' + timeText(t, 6);
     }

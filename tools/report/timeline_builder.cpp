@@ -101,11 +101,16 @@ void TimelineBuilder::leave(std::uint32_t loc, std::uint64_t t, std::uint32_t re
     const Call c = r.calls.back();
     r.calls.pop_back();
     Item item = call_item(c, loc, std::max(t, c.since), r.calls.size());
+    if (r.fold.calls > 1 && r.fold.region == c.region) {  // polls folded into this state
+      item.x = r.fold.calls;
+      item.y = r.fold.inside_ns;
+    }
     add(item);
     if (defs_.regions[c.region].kind == archive::RegionKind::MpiFunction && r.mpi_depth > 0 &&
         --r.mpi_depth == 0)
       matcher_.call_leave(loc);
   }
+  r.fold = archive::PollFold{};
   summary_.state(loc, t,
                  r.calls.empty() ? archive::CallKind::OutsideMpi : kind_[r.calls.back().region]);
 }

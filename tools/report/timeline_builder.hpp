@@ -33,6 +33,9 @@ class TimelineBuilder : public PassObserver, private archive::MessageSink {
 
   void enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
   void leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) override;
+  void polls_folded(std::uint32_t loc, std::uint64_t, const archive::PollFold& f) override {
+    rows_[loc].fold = f;
+  }
   void peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region,
               const archive::PeruseFields& f) override;
   void point_to_point(std::uint32_t loc, std::uint64_t t, const archive::PointToPoint& e) override;
@@ -58,6 +61,7 @@ class TimelineBuilder : public PassObserver, private archive::MessageSink {
     std::vector<Call> calls;  // MPI calls and tracer regions, innermost last
     std::uint32_t mpi_depth = 0;
     std::array<std::int64_t, kCounters> counters{};
+    archive::PollFold fold;  // for the next leave(): the calls its state stands for
   };
   // A window kept for one listed occurrence.
   template <class Case>

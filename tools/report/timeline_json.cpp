@@ -112,6 +112,9 @@ std::string detail(const Timeline& tl) {
     c.add("region", &Item::what);
     c.add("depth", [](const Item& i) { return static_cast<unsigned>(i.depth); });
     c.add("open", [](const Item& i) { return i.open ? 1 : 0; });
+    // Polls folded into the call (MPITRACE_FOLD_POLLS): how many, and their time inside MPI.
+    c.add("calls", [](const Item& i) { return i.x > 1 ? i.x : std::uint64_t{1}; });
+    c.add("inside", &Item::y);
   }
   out += "},\"markers\":{";
   {
