@@ -153,7 +153,8 @@ class PollCall : public Call {
   explicit PollCall(Fn fn) noexcept : Call(fn, g_fold_polls) {
     if (!traced_) return;
     if (const ThreadBuffer* b = detail::t_buffer; b != nullptr && b->fold_calls != 0) {
-      // This function's fold (start() ended any other), or MPITRACE_FOLD_POLLS is off.
+      // This function's fold: start() ended any other (and every fold when MPITRACE_FOLD_POLLS
+      // is off, so none is open then).
       const std::uint64_t now = now_ticks();
       if (now - b->fold_last <= g_fold_gap_ticks) {  // nothing to write now
         folded_ = true;

@@ -151,7 +151,7 @@ void close(std::uint32_t index) noexcept {
   // A thread that ends, or is still polling at MPI_Finalize, closes its fold here.
   if (b->fold_calls != 0 && b->begin != nullptr && g_state.load() != TraceState::Stopped) {
     if (b->end - b->next < 2) write_out(b, false);
-    put_fold_close(b, Record{});
+    if (b->end - b->next >= 2) put_fold_close(b, Record{});  // (unless a crash handler has it)
   }
   if (g_state.load() != TraceState::Stopped) write_out(b, false);
   ::close(b->fd);
