@@ -147,6 +147,13 @@ bool RecordFile::next_block() {
 
 bool RecordFile::next_raw(Record& r) {
   while (!in_buffer_) {
+    if (pos_ == end_ && block_cut_ && block_left_ > 0) {
+      // The file ends inside this block between two records: the rest was never written (not
+      // dropped: the buffer file may hold it).
+      torn_end_ = sequence_ + block_left_;
+      counts_.torn_records = block_left_;
+      block_left_ = 0;
+    }
     if (pos_ == end_ && !next_block()) {
       in_buffer_ = true;
       // The slots the records file holds already (the process died while writing them out)
@@ -154,7 +161,8 @@ bool RecordFile::next_raw(Record& r) {
       buffer_pos_ = sequence_ > buffer_first_ ? static_cast<std::size_t>(std::min<std::uint64_t>(
                                                     sequence_ - buffer_first_, buffer_.size()))
                                               : 0;
-      counts_.torn_in_buffer = counts_.torn_bytes > 0 && buffer_first_ <= sequence_ &&
+      counts_.torn_in_buffer = (counts_.torn_bytes > 0 || counts_.torn_records > 0) &&
+                               buffer_first_ <= sequence_ &&
                                buffer_first_ + buffer_.size() >= torn_end_;
       break;
     }
@@ -167,6 +175,7 @@ bool RecordFile::next_raw(Record& r) {
     if (got == packing::Unpacked::End && block_cut_) {
       counts_.torn_bytes += static_cast<std::uint64_t>(end_ - pos_);
       torn_end_ = sequence_ + block_left_;
+      counts_.torn_records = block_left_;
       block_left_ = 0;  // the rest was never written
     } else if (block_left_ == 0) {
       ++counts_.dropped;  // at least the record that is not readable

@@ -25,6 +25,7 @@ class RecordFile {
     std::uint64_t dropped = 0;         // not a record this build writes, or out of order
     std::uint64_t closed_regions = 0;  // Leaves added at the end
     std::uint64_t torn_bytes = 0;      // at the end of the file, not readable as records
+    std::uint64_t torn_records = 0;    // promised by the block the file ends in, not in it
     bool torn_in_buffer = false;       // the torn records are in the buffer file: none lost
     std::uint64_t from_buffer = 0;     // of those kept, read from the thread's buffer file
     std::uint64_t first_time = 0;      // global ns, of the first record kept

@@ -309,6 +309,30 @@ TEST_CASE("a records file is read back whole, and around a torn or damaged end")
     // A region left open by the cut is closed at the last time kept.
     CHECK(out.size() == counts.kept + counts.closed_regions);
   }
+  SECTION("cut between two records inside the last block: torn there, nothing dropped") {
+    // The last block's record boundaries, found by reading its body record by record.
+    std::size_t at = 0, last = 0;
+    packing::BlockHeader h{};
+    while (at < file.size()) {
+      std::memcpy(&h, file.data() + at, sizeof h);
+      last = at;
+      at += sizeof h + h.bytes;
+    }
+    const std::uint8_t* p = file.data() + last + sizeof h;
+    const std::uint8_t* end = p + h.bytes;
+    packing::History history;
+    history.reset();
+    Record r;
+    for (std::uint32_t i = 0; i < h.records / 2; ++i)
+      REQUIRE(packing::unpack_record(p, end, history, r) == packing::Unpacked::Record);
+    const std::vector<std::uint8_t> cut(file.data(), p);  // ends after the (records/2)th record
+    RecordFile::Counts counts;
+    const auto out = read_file(cut, counts);
+    CHECK(counts.dropped == 0);
+    CHECK(counts.torn_records == h.records - h.records / 2);
+    CHECK(counts.kept == in.size() - counts.torn_records);
+    for (std::size_t i = 0; i < counts.kept; ++i) REQUIRE(same(in[i], out[i]));
+  }
   SECTION("cut inside a block header") {
     const std::vector<std::uint8_t> cut(file.begin(), file.begin() + 2048 + 5);
     RecordFile::Counts counts;

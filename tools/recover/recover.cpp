@@ -218,7 +218,8 @@ int recover_main(int argc, char** argv) {
     for (const auto& c : counts[r]) {
       rank_kept += c.kept;
       rank_buffered += c.from_buffer;
-      rank_dropped += c.dropped + (c.torn_bytes > 0 && !c.torn_in_buffer ? 1 : 0);
+      rank_dropped +=
+          c.dropped + ((c.torn_bytes > 0 || c.torn_records > 0) && !c.torn_in_buffer ? 1 : 0);
       rank_closed += c.closed_regions;
       last = std::max(last, c.last_time);
       if (c.kept > 0) first = std::min(first, c.first_time);
