@@ -339,8 +339,9 @@ struct ArchiveReader::Impl {
   // What the events are read with (event_decoder.hpp): attribute ids, datatype strings, metric
   // classes, the locations' indices.
   DecoderSetup setup;
-  unsigned reading_threads = 0;  // 0: as many as the machine has cores
-  unsigned threads_used = 0;     // by the last read_events
+  unsigned reading_threads = 0;     // 0: as many as the machine has cores
+  unsigned threads_used = 0;        // by the last read_events
+  std::vector<std::uint32_t> only;  // set_locations: the locations read_events reads; empty: all
 
   ~Impl() {
     if (reader != nullptr) OTF2_Reader_Close(reader);
@@ -975,6 +976,16 @@ ArchiveReader::ArchiveReader(const std::string& path) : impl_(std::make_unique<I
 
 ArchiveReader::~ArchiveReader() = default;
 
+void ArchiveReader::set_locations(std::vector<std::uint32_t> only) {
+  for (const std::uint32_t i : only)
+    if (i >= defs_.locations.size())
+      throw std::invalid_argument(fmt::format("set_locations: no location {} in {} (it has {})", i,
+                                              anchor_, defs_.locations.size()));
+  std::sort(only.begin(), only.end());
+  only.erase(std::unique(only.begin(), only.end()), only.end());
+  impl_->only = std::move(only);
+}
+
 void ArchiveReader::set_reading_threads(unsigned threads) {
   impl_->reading_threads = threads;
 }
@@ -1005,9 +1016,10 @@ class SequenceInPlace final : public BatchConsumer {
 
 // The locations each reading thread reads, as location indices: the events shared out as evenly
 // as whole locations allow (the largest first, each to the thread with the fewest so far).
-std::vector<std::vector<std::uint32_t>> share_locations(const Definitions& defs, unsigned threads) {
-  std::vector<std::uint32_t> order(defs.locations.size());
-  for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+std::vector<std::vector<std::uint32_t>> share_locations(const Definitions& defs,
+                                                        std::vector<std::uint32_t> order,
+                                                        unsigned threads) {
+  const std::vector<std::uint32_t> all = order;
   std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
     return defs.locations[a].events > defs.locations[b].events;
   });
@@ -1028,7 +1040,7 @@ std::vector<std::vector<std::uint32_t>> share_locations(const Definitions& defs,
   });
   if (out.empty()) out.emplace_back();
   // Every location is read, those without events too (the decoder checks they have none).
-  for (std::uint32_t i = 0; i < defs.locations.size(); ++i)
+  for (const std::uint32_t i : all)
     if (defs.locations[i].events == 0 &&
         std::none_of(out.begin(), out.end(), [&](const std::vector<std::uint32_t>& part) {
           return std::binary_search(part.begin(), part.end(), i);
@@ -1140,8 +1152,12 @@ void ArchiveReader::read_events(EventSink& sink,
   if (OTF2_Reader_GetChunkSize(s.reader, &event_chunk, &definition_chunk) != OTF2_SUCCESS ||
       event_chunk == 0)
     incomplete("the anchor file gives no chunk size for the event files");
+  // The locations read: all, or set_locations' share.
+  std::vector<std::uint32_t> reading = s.only;
+  if (reading.empty())
+    for (std::uint32_t i = 0; i < defs_.locations.size(); ++i) reading.push_back(i);
   std::vector<std::vector<EventRange>> chunks(defs_.locations.size());
-  for (std::size_t i = 0; i < defs_.locations.size(); ++i) {
+  for (const std::uint32_t i : reading) {
     const LocationDef& l = defs_.locations[i];
     check_file(s.event_file(l.id), event_chunk, "events", &chunks[i]);
     check_file(s.local_definitions_file(l.id), 0, "local definitions");
@@ -1160,7 +1176,10 @@ void ArchiveReader::read_events(EventSink& sink,
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   const unsigned threads =
       std::min(s.reading_threads != 0 ? s.reading_threads : cores, kMaxReadingThreads);
-  const std::uint64_t total = defs_.total_events;
+  std::uint64_t total = 0;
+  for (const std::uint32_t i : reading)  // saturates, as Definitions::total_events does
+    total =
+        defs_.locations[i].events > ~total ? ~std::uint64_t{0} : total + defs_.locations[i].events;
   // The events of `locations` read on this thread: in the archive's order already.
   auto read_here = [&](std::vector<std::uint32_t> locations) {
     SequenceInPlace in_place(sequencer, next);
@@ -1177,14 +1196,14 @@ void ArchiveReader::read_events(EventSink& sink,
   // Where one location holds every event (a single rank and thread), threads take its chunks
   // in turn; else each reads a share of the locations.
   std::vector<std::uint32_t> with_events, without_events;
-  for (std::uint32_t i = 0; i < defs_.locations.size(); ++i)
+  for (const std::uint32_t i : reading)
     (defs_.locations[i].events > 0 ? with_events : without_events).push_back(i);
   std::vector<EventRange> ranges;
   if (threads > 1 && with_events.size() == 1)
     ranges = chunk_ranges(chunks[with_events.front()], defs_.locations[with_events.front()].events);
   if (ranges.size() < 2) ranges.clear();
   std::vector<std::vector<std::uint32_t>> parts;
-  if (ranges.empty()) parts = share_locations(defs_, threads);
+  if (ranges.empty()) parts = share_locations(defs_, reading, threads);
   s.threads_used = static_cast<unsigned>(
       ranges.empty() ? parts.size() : std::min<std::size_t>(threads, ranges.size()));
   // With reading threads, this thread hands the records on in order: replayed into the sink

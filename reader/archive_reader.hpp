@@ -432,6 +432,12 @@ class ArchiveReader {
   void read_events(EventSink& sink,
                    const std::function<void(std::uint64_t, std::uint64_t)>& progress);
 
+  // Makes read_events read only these locations (indices into Definitions::locations), in the
+  // same order as it reads them among all: a share of the archive for one process of a parallel
+  // analysis. Empty (the default): every location. Throws std::invalid_argument for an index
+  // the archive has not.
+  void set_locations(std::vector<std::uint32_t> only);
+
   // How many threads decode the events: 0 (the default) as many as the machine has cores, at
   // most 8 and one per location; 1 reads on the calling thread alone.
   void set_reading_threads(unsigned threads);

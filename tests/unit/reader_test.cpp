@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "reader/archive_reader.hpp"
+#include "reader/location_share.hpp"
 
 using namespace perusetrace::archive;
 
@@ -189,6 +191,76 @@ TEST_CASE("the same events in the same order whatever the number of reading thre
     CHECK(transcript(data(archive), 2) == one);
     CHECK(transcript(data(archive), 4) == one);
   }
+}
+
+// The lines of a transcript whose location (the second word) is one of `locations`.
+std::string lines_of(const std::string& transcript, const std::vector<std::uint32_t>& locations) {
+  std::istringstream in(transcript);
+  std::string line, out;
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::string kind;
+    std::uint32_t loc = 0;
+    words >> kind >> loc;
+    if (std::find(locations.begin(), locations.end(), loc) != locations.end()) out += line + '\n';
+  }
+  return out;
+}
+
+TEST_CASE("a parallel analysis' shares: whole ranks, contiguous, every event once, in order") {
+  for (const char* archive : {"known_counts", "late_sender", "rma"}) {
+    INFO(archive);
+    const std::string all = transcript(data(archive), 2);
+    ArchiveReader whole(data(archive));
+    const Definitions& defs = whole.definitions();
+    for (unsigned parts = 1; parts <= defs.ranks.size() + 2; ++parts) {
+      INFO(parts << " parts");
+      std::vector<std::uint32_t> ranks_seen;
+      std::uint64_t events = 0;
+      for (unsigned part = 0; part < parts; ++part) {
+        const std::vector<std::uint32_t> ranks = ranks_of_share(defs, part, parts);
+        // Parts get a rank each while there are ranks enough.
+        CHECK(ranks.empty() == (part >= defs.ranks.size()));
+        ranks_seen.insert(ranks_seen.end(), ranks.begin(), ranks.end());
+        const std::vector<std::uint32_t> locations = location_share(defs, part, parts);
+        for (const std::uint32_t l : locations) {
+          CHECK(std::find(ranks.begin(), ranks.end(), defs.locations[l].rank) != ranks.end());
+          events += defs.locations[l].events;
+        }
+        if (locations.empty()) continue;
+        // The share's events are the whole read's events of its locations, in the same order.
+        ArchiveReader reader(data(archive));
+        reader.set_locations(locations);
+        Transcript t;
+        reader.read_events(t, no_progress);
+        CHECK(t.out.str() == lines_of(all, locations));
+      }
+      std::vector<std::uint32_t> every(defs.ranks.size());
+      for (std::uint32_t r = 0; r < every.size(); ++r) every[r] = r;
+      CHECK(ranks_seen == every);
+      CHECK(events == defs.total_events);
+    }
+  }
+}
+
+TEST_CASE("shares balance the ranks' events") {
+  Definitions defs;
+  // Ranks 0..7 with 1, 1, 1, 1, 10, 10, 1, 1 events (ranks 4 and 5 heavy).
+  const std::uint64_t events[] = {1, 1, 1, 1, 10, 10, 1, 1};
+  for (std::uint32_t r = 0; r < 8; ++r) {
+    defs.ranks.push_back(RankDef{});
+    LocationDef l;
+    l.rank = r;
+    l.events = events[r];
+    defs.locations.push_back(l);
+  }
+  CHECK(ranks_of_share(defs, 0, 2) == std::vector<std::uint32_t>{0, 1, 2, 3, 4});
+  CHECK(ranks_of_share(defs, 1, 2) == std::vector<std::uint32_t>{5, 6, 7});
+  CHECK(ranks_of_share(defs, 0, 3) == std::vector<std::uint32_t>{0, 1, 2, 3});
+  CHECK(ranks_of_share(defs, 1, 3) == std::vector<std::uint32_t>{4});
+  CHECK(ranks_of_share(defs, 2, 3) == std::vector<std::uint32_t>{5, 6, 7});
+  CHECK(ranks_of_share(defs, 3, 3).empty());
+  CHECK_THROWS_AS(ArchiveReader(data("known_counts")).set_locations({999}), std::invalid_argument);
 }
 
 TEST_CASE("an archive of a later format is refused by name, older ones read") {
