@@ -20,7 +20,8 @@
  *               rank 0 at once; rank 0 computes DELAY_MS first and then receives them, one
  *               MPI_Recv per message: (ranks - 1) x COUNT messages wait in the unexpected queue
  *               and are copied twice. With -p 1 rank 0 posts the receives (MPI_Irecv) before
- *               it computes and then waits for them all (the fix: none is unexpected).
+ *               it computes and then waits for them all (the fix: none is unexpected); the
+ *               others send after a barrier that follows the posting.
  *   deep-posted rank 0 posts COUNT (default 200) MPI_Irecv(MPI_ANY_SOURCE, tag i) for tags 0 ..
  *               COUNT - 1, then rank 1 sends one message per tag from the highest down: each
  *               arriving message searches the posted queue past every receive still in it.
@@ -116,6 +117,9 @@ int main(int argc, char** argv) {
       for (int i = 0; i < n; ++i)
         MPI_Irecv(all + (size_t)i * (size_t)bytes, bytes, MPI_BYTE, MPI_ANY_SOURCE, 8,
                   MPI_COMM_WORLD, &requests[i]);
+      // The senders start once the receives are posted: a rank 0 descheduled at its start
+      // (more ranks than cores) would otherwise post after some messages arrived.
+      MPI_Barrier(MPI_COMM_WORLD);
       compute(delay, 0, NULL);
       MPI_Waitall(n, requests, MPI_STATUSES_IGNORE);
       free(requests);
@@ -125,6 +129,7 @@ int main(int argc, char** argv) {
       for (int i = 0; i < (size - 1) * count; ++i)
         MPI_Recv(buf, bytes, MPI_BYTE, MPI_ANY_SOURCE, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     } else {
+      if (opts[4]) MPI_Barrier(MPI_COMM_WORLD);
       for (int i = 0; i < count; ++i) MPI_Send(buf, bytes, MPI_BYTE, 0, 8, MPI_COMM_WORLD);
     }
     free(buf);
