@@ -19,6 +19,14 @@ def finish(what, failures, work, keep=False):
         shutil.rmtree(work, ignore_errors=True)
 
 
+def expect(condition, message, run=None, error=AssertionError):
+    """Raises `error` with `message`, and the stdout and the end of the stderr of `run` (a
+    subprocess result) when given, unless `condition` holds."""
+    if not condition:
+        detail = f"\n--- stdout:\n{run.stdout}\n--- stderr:\n{run.stderr[-3000:]}" if run else ""
+        raise error(message + detail)
+
+
 def run_asserting_case(cases, prefix, make_context):
     """The main of a script whose cases assert: `SCRIPT --build DIR --mpirun MPIRUN CASE` runs
     one case as cases[CASE](make_context(build, mpirun, work)) in a fresh work directory, removed

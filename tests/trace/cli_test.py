@@ -41,10 +41,7 @@ class Context:
         return run
 
 
-def expect(condition, message, run=None):
-    if not condition:
-        detail = f"\n--- stdout:\n{run.stdout}\n--- stderr:\n{run.stderr}" if run else ""
-        raise AssertionError(message + detail)
+expect = case_result.expect
 
 
 def case_launcher_rejects_bad_events(c):

@@ -29,10 +29,7 @@ BUFFER = "64K"  # 1365 records: the journal is written to about 30 times per ran
 RUN_TIMEOUT = 90
 
 
-def expect(condition, message, run=None):
-    if not condition:
-        detail = f"\n--- stdout:\n{run.stdout}\n--- stderr:\n{run.stderr}" if run else ""
-        raise AssertionError(message + detail)
+expect = case_result.expect
 
 
 def run_dying(c, mode, kill=None):

@@ -37,6 +37,7 @@ import time
 
 sys.path[:0] = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", d)
                 for d in ("common", "analysis", "converters")]
+import case_result  # noqa: E402
 import mpi_launch  # noqa: E402
 import recovery  # noqa: E402
 import trace_checks  # noqa: E402
@@ -55,9 +56,7 @@ class Failed(Exception):
 
 
 def expect(condition, message, run=None):
-    if not condition:
-        detail = f"\n--- stdout:\n{run.stdout}\n--- stderr:\n{run.stderr}" if run else ""
-        raise Failed(message + detail)
+    case_result.expect(condition, message, run, Failed)
 
 
 def recover(opts, out):

@@ -43,10 +43,7 @@ KINDS = ["MPI_Test", "MPI_Testany", "MPI_Testall", "MPI_Testsome", "MPI_Iprobe",
 RUN_TIMEOUT = 120
 
 
-def expect(condition, message, run=None):
-    if not condition:
-        detail = f"\n--- stdout:\n{run.stdout}\n--- stderr:\n{run.stderr[-3000:]}" if run else ""
-        raise AssertionError(message + detail)
+expect = case_result.expect
 
 
 class Context:

@@ -32,10 +32,7 @@ STEPS, EXTRA, HEAVY = 3000, 200, 2
 RUN_TIMEOUT = 120
 
 
-def expect(condition, message, run=None):
-    if not condition:
-        detail = f"\n--- stdout:\n{run.stdout}\n--- stderr:\n{run.stderr[-3000:]}" if run else ""
-        raise AssertionError(message + detail)
+expect = case_result.expect
 
 
 class Context:
