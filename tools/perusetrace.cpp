@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "tools/common/parallel_launch.hpp"
 #include "tools/diff/diff_main.hpp"
 #include "tools/export/export_main.hpp"
 #include "tools/info/info_main.hpp"
@@ -51,7 +52,8 @@ struct Command {
   const char* name;
   const char* summary;
   int (*main)(int, char**);
-  bool reads_archive;  // refused with a word about `recover` on a journal without an archive
+  bool reads_archive;     // refused with a word about `recover` on a journal without an archive
+  bool parallel = false;  // runs as an MPI job with --np N (tools/analyze)
 };
 
 constexpr Command kCommands[] = {
@@ -60,7 +62,7 @@ constexpr Command kCommands[] = {
      report_main, true},
     {"prv", "convert a trace to Paraver (.prv, .pcf, .row)", prv_main, true},
     {"profile", "time per call path and MPI state from a sampled trace (MPITRACE_SAMPLING)",
-     profile_main, true},
+     profile_main, true, true},
     {"export", "write a trace in another tool's format (Perfetto JSON, HDTrace XML)", export_main,
      true},
     {"diff", "compare two traces' reports (before and after a change)", diff_main, true},
@@ -98,6 +100,9 @@ int main(int argc, char** argv) {
   for (const Command& c : kCommands) {
     if (std::strcmp(argv[1], c.name) != 0) continue;
     if (c.reads_archive && needs_recovery(c.name, argc - 2, argv + 2)) return 1;
+    if (c.parallel)
+      if (const int rc = perusetrace::tools::launch_parallel(c.name, argc - 2, argv + 2); rc >= 0)
+        return rc;
     return c.main(argc - 2, argv + 2);
   }
   return usage_error(fmt::format("unknown command '{}'", argv[1]));

@@ -14,6 +14,10 @@ CASE:
               its root frame (scripts/setup installs chromium).
   no_samples  an archive traced without MPITRACE_SAMPLING: a message naming the setting, exit 2;
               a path that does not exist: exit 1.
+  parallel    state_phases on 4 ranks, profiled by one process and with --np 1, 2, 3, 4, 8
+              (case_parallel says what is compared).
+  parallel_unreadable_share  --np 3 and 4 with the last rank's event file removed: one
+              message naming it, exit 1, no output files.
 """
 import html.parser
 import json
@@ -41,12 +45,12 @@ VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "met
         "track", "wbr"}
 
 
-def trace(opts, work, sampling, args):
+def trace(opts, work, sampling, args, ranks=2):
     out = os.path.join(work, "trace")
     env = {"MPITRACE_OUTPUT": out, "MPITRACE_PERUSE_EVENTS": "all"}
     if sampling:
         env["MPITRACE_SAMPLING"] = sampling
-    command = mpi_launch.command(opts.mpirun, 2, env, opts.preload)
+    command = mpi_launch.command(opts.mpirun, ranks, env, opts.preload)
     run = mpi_launch.run(command + [os.path.join(opts.build, "tests", "state_phases")] + args,
                          timeout=RUN_TIMEOUT, env=mpi_launch.launcher_env(env), cwd=work)
     return out, run
@@ -195,6 +199,134 @@ def case_no_samples(opts, work):
     if missing.returncode != 1 or "does not exist" not in missing.stderr:
         failures.append(f"a missing archive: exit {missing.returncode}, expected 1: "
                         f"{missing.stderr!r}")
+    return failures
+
+
+def profile_files(opts, work, archive, name, extra=(), env=None):
+    """`perusetrace profile ARCHIVE --json --folded [EXTRA]`: the run and its files' paths."""
+    files = {k: os.path.join(work, f"{name}.{k}") for k in ("json", "folded", "stats")}
+    run = subprocess.run([opts.perusetrace, "profile", "-q", archive, "--json", files["json"],
+                          "--folded", files["folded"], *extra], capture_output=True, text=True,
+                         timeout=300, env=env)
+    return run, files
+
+
+def share_bytes(archive, locations):
+    """The bytes of the archive every analysis rank reads (anchor, global definitions) and
+    those of the given location ids' event and local definition files."""
+    size = lambda name: os.path.getsize(os.path.join(archive, name))  # noqa: E731
+    common = size("traces.otf2") + size("traces.def")
+    own = sum(size(f"traces/{loc}.{kind}") for loc in locations for kind in ("evt", "def"))
+    return common, own
+
+
+def case_parallel(opts, work):
+    """`profile --np N` for N = 1, 2, 3, 4 and 8 analysis ranks on a 4-rank archive: the JSON is
+    the single process's but for analysis_ranks, the folded file and the text are the same but
+    for the header's word on the ranks; each analysis rank read whole traced ranks, together
+    every event once, and no more bytes than its share's (x1.3) besides the definitions
+    every rank reads (the reader opens them, its decoding threads the anchor again); a libperusetrace
+    preloaded into the launching shell traces nothing of the analysis."""
+    failures = []
+    out, run = trace(opts, work, "1ms", ["100", "2", "200"], ranks=4)
+    if run.returncode != 0:
+        return [f"the traced run failed (exit {run.returncode}): {run.stderr[-1500:]}"]
+    single, base = profile_files(opts, work, out, "single")
+    if single.returncode != 0:
+        return [f"perusetrace profile failed (exit {single.returncode}): {single.stderr[-1500:]}"]
+    with open(base["json"], encoding="utf-8") as f:
+        want = json.load(f)
+    with open(base["folded"], encoding="utf-8") as f:
+        want_folded = f.read()
+    total = sum(1 for _ in os.listdir(os.path.join(out, "traces")) if _.endswith(".evt"))
+    import otf2
+    with otf2.reader.open(os.path.join(out, "traces.otf2")) as t:
+        rank_of = {loc._ref: int(loc.group.name.split()[-1]) for loc in t.definitions.locations}
+        events = {loc._ref: loc.number_of_events for loc in t.definitions.locations}
+    if want.get("analysis_ranks") != 1 or len(rank_of) != total or len(set(rank_of.values())) != 4:
+        failures.append(f"single process: analysis_ranks {want.get('analysis_ranks')}, "
+                        f"{len(rank_of)} locations of {len(set(rank_of.values()))} ranks")
+    # A preloaded tracer in the caller's environment must not trace the analysis job.
+    env = dict(os.environ, LD_PRELOAD=opts.preload, MPITRACE_OUTPUT=os.path.join(work, "traced"))
+    for n in (1, 2, 3, 4, 8):
+        run, files = profile_files(opts, work, out, f"np{n}",
+                                   ["--np", str(n), "--analysis-stats", os.path.join(
+                                       work, f"np{n}.stats")], env=env if n == 3 else None)
+        if run.returncode != 0:
+            failures.append(f"--np {n}: exit {run.returncode}: {run.stderr[-1500:]}")
+            continue
+        with open(files["json"], encoding="utf-8") as f:
+            got = json.load(f)
+        if got.pop("analysis_ranks", None) != n:
+            failures.append(f"--np {n}: the JSON does not say analysis_ranks {n}")
+        if got != {k: v for k, v in want.items() if k != "analysis_ranks"}:
+            diff = [k for k in want if k != "analysis_ranks" and want[k] != got.get(k)]
+            failures.append(f"--np {n}: the JSON differs from the single process's in {diff}")
+        with open(files["folded"], encoding="utf-8") as f:
+            if f.read() != want_folded:
+                failures.append(f"--np {n}: the folded stacks differ")
+        head, _, rest = run.stdout.partition("\n")
+        want_head, _, want_rest = single.stdout.partition("\n")
+        word = "rank" if n == 1 else "ranks"
+        if rest != want_rest or head != f"{want_head} (computed by {n} analysis {word})":
+            failures.append(f"--np {n}: the text differs: '{head}'")
+        with open(os.path.join(work, f"np{n}.stats"), encoding="utf-8") as f:
+            stats = json.load(f)
+        ranks = stats["ranks"]
+        print(f"--np {n}: " + "; ".join(
+            f"rank {r['rank']}: {r['traced_ranks']} ranks {r['events']} events "
+            f"{r['bytes_read']} B read {r['bytes_sent']} B sent" for r in ranks))
+        if stats["analysis_ranks"] != n or [r["rank"] for r in ranks] != list(range(n)):
+            failures.append(f"--np {n}: the stats name {len(ranks)} ranks")
+            continue
+        if sum(r["events"] for r in ranks) != sum(events.values()) or \
+                sum(r["traced_ranks"] for r in ranks) != 4:
+            failures.append(f"--np {n}: the shares hold {sum(r['events'] for r in ranks)} "
+                            f"events of {sum(r['traced_ranks'] for r in ranks)} ranks, the "
+                            f"archive {sum(events.values())} of 4")
+        first = 0
+        for r in ranks:
+            owned = [loc for loc, rank in rank_of.items()
+                     if first <= rank < first + r["traced_ranks"]]
+            first += r["traced_ranks"]
+            if r["events"] != sum(events[loc] for loc in owned):
+                failures.append(f"--np {n}: rank {r['rank']} read {r['events']} events, its "
+                                f"traced ranks hold {sum(events[loc] for loc in owned)}")
+            common, own = share_bytes(out, owned)
+            # The reader opens the anchor and the definitions, and each decoding thread the
+            # anchor again: one thread per rank where the ranks share the cores.
+            threads = min(8, len(owned), max(1, (os.cpu_count() or 1) // n))
+            if r["bytes_read"] > 1.3 * own + (2 + threads) * common:
+                failures.append(f"--np {n}: rank {r['rank']} read {r['bytes_read']} bytes, its "
+                                f"share is {own} and the definitions {common}")
+    if os.path.exists(os.path.join(work, "traced")):
+        failures.append("the analysis job was traced by the preloaded libperusetrace")
+    return failures
+
+
+def case_parallel_unreadable_share(opts, work):
+    """An analysis rank whose share cannot be read (the last traced rank's event file is gone)
+    fails the whole run: exit 1, one message naming the file, no output file written."""
+    failures = []
+    out, run = trace(opts, work, "1ms", ["20", "1", "50"], ranks=4)
+    if run.returncode != 0:
+        return [f"the traced run failed (exit {run.returncode}): {run.stderr[-1500:]}"]
+    import otf2
+    with otf2.reader.open(os.path.join(out, "traces.otf2")) as t:
+        last = max(t.definitions.locations, key=lambda loc: int(loc.group.name.split()[-1]))._ref
+    missing = os.path.join("traces", f"{last}.evt")
+    os.remove(os.path.join(out, missing))
+    for n in (3, 4):
+        run, files = profile_files(opts, work, out, f"np{n}", ["--np", str(n)])
+        said = [line for line in run.stderr.splitlines() if line.startswith("perusetrace")]
+        print(f"--np {n}: exit {run.returncode}: {run.stderr.strip()}")
+        if run.returncode != 1 or len(said) != 1 or missing not in said[0]:
+            failures.append(f"--np {n}: exit {run.returncode} (expected 1) with "
+                            f"{len(said)} messages (expected one naming {missing}): "
+                            f"{run.stderr[-1500:]!r}")
+        left = [k for k in ("json", "folded") if os.path.exists(files[k])]
+        if left:
+            failures.append(f"--np {n}: a failed run left its {', '.join(left)} output behind")
     return failures
 
 

@@ -13,6 +13,8 @@ header ("..." or <...>) names it from the project's root. The matrix (README.md,
     tools/common/  tools/common/, reader/, record/, events/
     tools/NAME/    tools/NAME/, tools/common/, analysis/, reader/, record/, events/
     tools/*.cpp    the commands' entry headers (the front end dispatches)
+    tools/analyze/ tools/analyze/, tools/common/, the commands' entry headers (it runs them
+                   as an MPI job)
     tests/, bench/, examples/                                         anything
 
 No command includes another command. A few includes cross on purpose, each with its reason
@@ -76,6 +78,8 @@ def allowed(source_layer, header):
         return to in LAYERS[source_layer]
     if source_layer == "tools":  # the front end: the commands' entry points
         return bool(ENTRY.match(header)) or to == "tools/common"
+    if source_layer == "tools/analyze":  # the MPI job runs commands as the front end does
+        return bool(ENTRY.match(header)) or to in ("tools/common", "tools/analyze")
     if source_layer.startswith("tools/"):
         return to == source_layer or to in COMMAND_ALLOWED
     return True

@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "tools/common/analysis_group.hpp"
+
 namespace perusetrace::tools {
 
 struct Option {
@@ -22,14 +24,16 @@ struct Option {
 // the exit code: 0 after --help, 2 after a usage error (printed with the usage text).
 inline int parse_command_line(std::string_view command, const char* usage, int argc, char** argv,
                               std::span<const Option> options, std::string& archive) {
+  // In a parallel analysis every rank parses the same line; rank 0 speaks for them.
+  const bool speaks = analysis_group().rank() == 0;
   auto fail = [&](const std::string& why) {
-    fmt::print(stderr, "perusetrace {}: {}\n\n{}", command, why, usage);
+    if (speaks) fmt::print(stderr, "perusetrace {}: {}\n\n{}", command, why, usage);
     return 2;
   };
   for (int i = 0; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "-h" || arg == "--help") {
-      fmt::print("{}", usage);
+      if (speaks) fmt::print("{}", usage);
       return 0;
     }
     const Option* match = nullptr;

@@ -11,21 +11,25 @@
 
 #include "reader/archive_reader.hpp"
 #include "reader/progress_bar.hpp"
+#include "tools/common/analysis_group.hpp"
 #include "tools/common/command_line.hpp"
 
 namespace perusetrace::tools {
 
 // Runs `work` (returning the exit code); an archive it cannot read, or any other failure,
-// becomes one line "perusetrace TOOL: ..." and exit code 1.
+// becomes one line "perusetrace TOOL: ..." and exit code 1. In a parallel analysis the ranks
+// agree on their failures first (AnalysisGroup::agree), so rank 0 alone says it, once.
 template <typename Work>
 int run_tool(const char* tool, Work&& work) {
+  std::string message;
   try {
     return work();
   } catch (const archive::ArchiveError& e) {
-    fmt::print(stderr, "perusetrace {}: {}\n", tool, e.what());
+    message = fmt::format("perusetrace {}: {}\n", tool, e.what());
   } catch (const std::exception& e) {
-    fmt::print(stderr, "perusetrace {}: the {} failed: {}\n", tool, tool, e.what());
+    message = fmt::format("perusetrace {}: the {} failed: {}\n", tool, tool, e.what());
   }
+  if (analysis_group().rank() == 0) fmt::print(stderr, "{}", message);
   return 1;
 }
 

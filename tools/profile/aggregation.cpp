@@ -1,6 +1,8 @@
 #include "tools/profile/aggregation.hpp"
 
 #include <algorithm>
+#include <cstring>
+#include <stdexcept>
 #include <map>
 #include <set>
 #include <tuple>
@@ -16,6 +18,53 @@ void Aggregation::sample(std::uint32_t loc, std::uint64_t, const archive::Sample
   if (location_samples_.size() <= loc) location_samples_.resize(defs_.locations.size(), 0);
   location_samples_[loc] += s.weight;
   samples_ += s.weight;
+}
+
+// As 64-bit words in the machine's order (the processes of one analysis share it): the samples,
+// the locations' samples (count, then each), the (rank, context) entries (count, then each key
+// and its categories' counts), keys in order.
+std::string Aggregation::partial() const {
+  std::vector<std::uint64_t> words = {samples_, location_samples_.size()};
+  words.insert(words.end(), location_samples_.begin(), location_samples_.end());
+  std::vector<std::uint64_t> keys;
+  keys.reserve(counts_.size());
+  for (const auto& entry : counts_) keys.push_back(entry.first);
+  std::sort(keys.begin(), keys.end());
+  words.push_back(keys.size());
+  for (const std::uint64_t key : keys) {
+    words.push_back(key);
+    const Counts& c = counts_.at(key);
+    words.insert(words.end(), c.n.begin(), c.n.end());
+  }
+  return {reinterpret_cast<const char*>(words.data()), words.size() * sizeof(std::uint64_t)};
+}
+
+void Aggregation::add_partial(const std::string& bytes) {
+  std::vector<std::uint64_t> words(bytes.size() / sizeof(std::uint64_t));
+  if (bytes.size() % sizeof(std::uint64_t) != 0 || words.size() < 3)
+    throw std::runtime_error("a partial profile of " + std::to_string(bytes.size()) + " bytes");
+  std::memcpy(words.data(), bytes.data(), bytes.size());
+  std::size_t at = 0;
+  auto next = [&] {
+    if (at >= words.size()) throw std::runtime_error("a partial profile cut short");
+    return words[at++];
+  };
+  const std::uint64_t samples = next();
+  const std::uint64_t locations = next();
+  if (locations > defs_.locations.size())
+    throw std::runtime_error("a partial profile of another archive (more locations)");
+  if (location_samples_.size() < locations) location_samples_.resize(defs_.locations.size(), 0);
+  for (std::uint64_t l = 0; l < locations; ++l) location_samples_[l] += next();
+  const std::uint64_t entries = next();
+  for (std::uint64_t e = 0; e < entries; ++e) {
+    const std::uint64_t key = next();
+    if ((key >> 32) >= defs_.ranks.size() || (key & 0xffffffffu) >= defs_.contexts.size())
+      throw std::runtime_error("a partial profile of another archive (a rank or context it lacks)");
+    Counts& c = counts_[key];
+    for (std::uint64_t& n : c.n) n += next();
+  }
+  if (at != words.size()) throw std::runtime_error("a partial profile with bytes left over");
+  samples_ += samples;
 }
 
 namespace {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <unordered_map>
 
 #include "reader/archive_reader.hpp"
@@ -18,6 +19,11 @@ class Aggregation : public archive::EventSink {
   void sample(std::uint32_t loc, std::uint64_t t, const archive::Sample& s) override;
 
   std::uint64_t samples() const { return samples_; }
+  // The counts so far as bytes, for another process of a parallel profile to add to its own
+  // (add_partial): the same profile whichever process read which locations.
+  std::string partial() const;
+  // Throws std::runtime_error for bytes partial() did not write for this archive.
+  void add_partial(const std::string& bytes);
   // After the last event: the profile (archive, creator and settings are the caller's to fill).
   Profile finish() const;
 

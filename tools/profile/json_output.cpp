@@ -69,8 +69,8 @@ std::string to_json(const Profile& p) {
   std::string out = "{\"schema_version\":1";
   out += fmt::format(R"(,"archive":{},"creator":{},"settings":{})", json_string(p.archive),
                      json_string(p.creator), json_string(p.settings));
-  out += fmt::format(R"(,"period_ns":{},"samples":{},"trace_ns":{})", p.period_ns, p.samples,
-                     p.trace_ns);
+  out += fmt::format(R"(,"period_ns":{},"samples":{},"trace_ns":{},"analysis_ranks":{})",
+                     p.period_ns, p.samples, p.trace_ns, p.analysis_ranks);
   out += ",\"categories\":[";
   for (int k = 0; k < kCategories; ++k)
     out += fmt::format("{}{}", k ? "," : "", json_string(kCategoryKeys[k]));

@@ -115,8 +115,11 @@ struct Profile {
   std::uint64_t period_ns = 0;  // a sample stands for this much of its thread's time
   std::uint64_t samples = 0;
   std::uint64_t trace_ns = 0;
-  Counts counts;                        // all ranks
-  std::vector<Node> nodes;              // the tree, node 0 the root
+  // The processes that computed it: 1, or the ranks of a parallel analysis (`--np`).
+  unsigned analysis_ranks = 1;
+  bool parallel = false;    // computed by perusetrace-analyze (an MPI job, of one rank or more)
+  Counts counts;            // all ranks
+  std::vector<Node> nodes;  // the tree, node 0 the root
   std::vector<FunctionStat> functions;  // by self time, most first
   std::vector<Site> sites;              // by stall time, most first
   std::vector<RankStat> ranks;          // by world rank, every rank of the archive

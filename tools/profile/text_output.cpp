@@ -84,7 +84,11 @@ std::string path_text(const Profile& p, std::uint32_t node, std::size_t frames) 
 void write_text(std::FILE* out, const Profile& p) {
   std::uint32_t threads = 0;
   for (const RankStat& r : p.ranks) threads += r.threads;
-  fmt::print(out, "perusetrace profile: {}\n", p.archive);
+  fmt::print(out, "perusetrace profile: {}", p.archive);
+  if (p.parallel)
+    fmt::print(out, " (computed by {} analysis rank{})", p.analysis_ranks,
+               p.analysis_ranks == 1 ? "" : "s");
+  fmt::print(out, "\n");
   fmt::print(out,
              "{} samples, one every {:.3f} ms per thread, on {} ranks ({} threads): {:.3f} s of "
              "thread time\n\n",
