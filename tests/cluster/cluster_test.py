@@ -27,6 +27,8 @@ fake-cluster's reason where this machine cannot run it (`fake-cluster --check` e
                  which hosts cannot see the directory and what to set
   wait_states    tests/apps/wait_states' late sender, late receiver and barrier on 4 ranks
                  round-robin over 2 hosts 5000 s apart: the wait states of one host's answers
+  parallel_profile  `perusetrace-analyze profile` as 4 analysis ranks on 2 hosts: the profile
+                 of one process, each rank on its host
 """
 import argparse
 import json
@@ -453,7 +455,47 @@ def case_wait_states(c):
     return f
 
 
+def case_parallel_profile(c):
+    """A ring sampled at 1 kHz on 4 ranks, then `perusetrace-analyze profile` as 4 analysis
+    ranks on 2 hosts (2 each): the same JSON as one process, every analysis rank on the host
+    its slot is on, every event read once."""
+    hosts = {"h1": 0.0, "h2": 0.0}
+    _, trace_dir, _, f = c.traced("ring", hosts, 2, 4, [c.opts.ring],
+                                  {"MPITRACE_SAMPLING": "1ms"})
+    single = subprocess.run([c.opts.perusetrace, "profile", "-q", trace_dir, "--json",
+                             trace_dir + ".single.json"], capture_output=True, text=True)
+    if single.returncode != 0:
+        return f + [f"perusetrace profile failed: {single.stderr}"]
+    analyzer = os.path.join(os.path.dirname(c.opts.perusetrace), "analyze", "perusetrace-analyze")
+    stats = trace_dir + ".stats.json"
+    run = mpi_launch.run([c.opts.fake_cluster, "--hosts", "h1:0,h2:0", "--slots", "2",
+                          "--mpirun", c.opts.mpirun, "--", "-np", "4", analyzer, "profile", "-q",
+                          trace_dir, "--json", trace_dir + ".np4.json", "--analysis-stats",
+                          stats], timeout=RUN_TIMEOUT, cwd=c.work)
+    print(run.stdout, run.stderr)
+    if run.returncode != 0:
+        return f + [f"the analysis job failed ({run.returncode}): {run.stderr[-1500:]}"]
+    with open(trace_dir + ".single.json") as a, open(trace_dir + ".np4.json") as b:
+        want, got = json.load(a), json.load(b)
+    if got.pop("analysis_ranks") != 4 or want.pop("analysis_ranks") != 1 or got != want:
+        f.append("the profile of 4 analysis ranks on 2 hosts differs from one process's")
+    with open(stats) as s:
+        ranks = json.load(s)["ranks"]
+    print("analysis ranks: " + "; ".join(f"{r['rank']} on {r['host']}: {r['events']} events, "
+                                         f"{r['bytes_read']} B read" for r in ranks))
+    if [r["host"] for r in ranks] != ["h1", "h1", "h2", "h2"]:
+        f.append(f"the analysis ranks ran on {[r['host'] for r in ranks]}, not h1 h1 h2 h2")
+    import otf2
+    with otf2.reader.open(os.path.join(trace_dir, "traces.otf2")) as t:
+        total = sum(loc.number_of_events for loc in t.definitions.locations)
+    if sum(r["events"] for r in ranks) != total:
+        f.append(f"the analysis ranks read {sum(r['events'] for r in ranks)} events, the "
+                 f"archive holds {total}")
+    return f
+
+
 CASES = {
+    "parallel_profile": case_parallel_profile,
     "wait_states": case_wait_states,
     "clock_repair": case_clock_repair,
     "known_counts": case_known_counts,

@@ -5,8 +5,10 @@
 
 #include <fmt/core.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
@@ -38,7 +40,16 @@ struct ShareStats {
   // Read by this process from the archive's opening to the pass's end (/proc/self/io's rchar):
   // the definitions, which every rank reads, and its share's events.
   std::uint64_t bytes_read = 0;
+  double pass_cpu_s = 0;  // user and system CPU time at the pass's end
 };
+
+// This process's user and system CPU time so far, in s.
+inline double cpu_seconds() {
+  rusage u{};
+  ::getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+}
 
 // This process's bytes read so far (0 where /proc does not tell).
 inline std::uint64_t bytes_read_so_far() {
@@ -63,6 +74,7 @@ inline ShareStats read_share(archive::ArchiveReader& reader, archive::EventSink&
     // An empty share (more analysis ranks than traced ranks) reads no events.
     if (share.empty()) {
       s.bytes_read = bytes_read_so_far() - read_before;
+      s.pass_cpu_s = cpu_seconds();
       return s;
     }
     reader.set_locations(share);
@@ -79,19 +91,26 @@ inline ShareStats read_share(archive::ArchiveReader& reader, archive::EventSink&
   reader.read_events(sink, [&](std::uint64_t done, std::uint64_t total) { progress(done, total); });
   progress.clear();
   s.bytes_read = bytes_read_so_far() - read_before;
+  s.pass_cpu_s = cpu_seconds();
   return s;
 }
 
-// One rank's line of --analysis-stats: its share and what the analysis cost it so far.
+// One rank's line of --analysis-stats: its share and what the analysis cost it so far (cpu_s
+// includes the time MPI spent waiting for the other ranks, which Open MPI spends polling).
 inline std::string stats_json(const ShareStats& s, AnalysisGroup& group) {
   rusage u{};
   ::getrusage(RUSAGE_SELF, &u);
-  const double cpu = static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-                     static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
-  return fmt::format(R"({{"rank":{},"traced_ranks":{},"locations":{},"events":{},"bytes_read":{},)"
-                     R"("bytes_sent":{},"peak_rss_kb":{},"cpu_s":{:.3f}}})",
-                     group.rank(), s.ranks, s.locations, s.events, s.bytes_read, group.bytes_sent(),
-                     u.ru_maxrss, cpu);
+  char name[256] = {0};
+  ::gethostname(name, sizeof name - 1);
+  std::string host;  // a host name's characters need no JSON escape; others are left out
+  for (const char* c = name; *c != '\0'; ++c)
+    if (std::isalnum(static_cast<unsigned char>(*c)) || *c == '.' || *c == '-' || *c == '_')
+      host += *c;
+  return fmt::format(
+      R"({{"rank":{},"host":{},"traced_ranks":{},"locations":{},"events":{},"bytes_read":{},)"
+      R"("bytes_sent":{},"peak_rss_kb":{},"pass_cpu_s":{:.3f},"cpu_s":{:.3f}}})",
+      group.rank(), "\"" + host + "\"", s.ranks, s.locations, s.events, s.bytes_read,
+      group.bytes_sent(), u.ru_maxrss, s.pass_cpu_s, cpu_seconds());
 }
 
 // The --analysis-stats file: every rank's line (gather_stats' array).
