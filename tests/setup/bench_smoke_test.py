@@ -1,5 +1,5 @@
 """The benchmarks (bench/run_*.py: ping-pong, stream, hot path, instructions, export, the
-report's HTML timeline) run end to
+report's HTML timeline, the parallel analysis) run end to
 end on a tiny load and print what docs/performance.md says they print: a benchmark that broke
 would otherwise be found only by the next person measuring. Timings are not checked (tests never
 judge speed); the shape of the output and the figures that do not depend on timing are.
@@ -147,6 +147,16 @@ expect("run_timeline.py", out, r"^\d+ events; page \d+\.\d\d MiB; .* \(whole tra
 expect("run_timeline.py", out, r"^Chromium: timeline drawn \d+ ms after navigation", "load line")
 if "JavaScript errors" in out:
     failures.append(f"run_timeline.py: the page had JavaScript errors:\n{out}")
+
+out = run("run_parallel_analysis.py", "--mpirun", mpirun, "--poll-us", "20000", "--np", "2")
+expect("run_parallel_analysis.py", out, r"^\| --np 2 \| \d+\.\d\d \| 0 \| 2 \| [\d,]+ \| ",
+       "--np 2 row")
+# Two analysis ranks of two traced ranks each read their shares: together every event once.
+rows = re.findall(r"^\| (?:one process|--np 2|) \| [\d.]* \| (\d) \| \d \| ([\d,]+) \|", out,
+                  re.MULTILINE)
+if out and (len(rows) != 3 or int(rows[0][1].replace(",", "")) !=
+            sum(int(n.replace(",", "")) for _, n in rows[1:])):
+    failures.append(f"run_parallel_analysis.py: the shares do not add up to the archive:\n{out}")
 
 if failures:
     print("\n\n".join(failures))
