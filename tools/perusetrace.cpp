@@ -100,9 +100,19 @@ int main(int argc, char** argv) {
   for (const Command& c : kCommands) {
     if (std::strcmp(argv[1], c.name) != 0) continue;
     if (c.reads_archive && needs_recovery(c.name, argc - 2, argv + 2)) return 1;
-    if (c.parallel)
+    if (c.parallel) {
       if (const int rc = perusetrace::tools::launch_parallel(c.name, argc - 2, argv + 2); rc >= 0)
         return rc;
+    } else if (c.reads_archive) {
+      for (int i = 2; i < argc; ++i)
+        if (std::strcmp(argv[i], "--np") == 0) {
+          fmt::print(stderr,
+                     "perusetrace {}: --np: only `perusetrace profile` runs as a parallel analysis "
+                     "so far (docs/parallel-analysis.md); run `perusetrace {}` without --np\n",
+                     c.name, c.name);
+          return 2;
+        }
+    }
     return c.main(argc - 2, argv + 2);
   }
   return usage_error(fmt::format("unknown command '{}'", argv[1]));

@@ -226,7 +226,8 @@ def case_parallel(opts, work):
     for the header's word on the ranks; each analysis rank read whole traced ranks, together
     every event once, and no more bytes than its share's (x1.3) besides the definitions
     every rank reads (the reader opens them, its decoding threads the anchor again); a libperusetrace
-    preloaded into the launching shell traces nothing of the analysis."""
+    preloaded into the launching shell traces nothing of the analysis; `report --np` says it
+    does not run in parallel yet."""
     failures = []
     out, run = trace(opts, work, "1ms", ["100", "2", "200"], ranks=4)
     if run.returncode != 0:
@@ -301,6 +302,12 @@ def case_parallel(opts, work):
                                 f"share is {own} and the definitions {common}")
     if os.path.exists(os.path.join(work, "traced")):
         failures.append("the analysis job was traced by the preloaded libperusetrace")
+    # The commands that do not run in parallel yet say so.
+    report = subprocess.run([opts.perusetrace, "report", out, "--np", "2"], capture_output=True,
+                            text=True, timeout=60)
+    if report.returncode != 2 or "only `perusetrace profile`" not in report.stderr:
+        failures.append(f"report --np 2: exit {report.returncode}, expected 2 saying only "
+                        f"profile runs in parallel: {report.stderr!r}")
     return failures
 
 
