@@ -366,6 +366,9 @@ struct Report {
   std::string archive, creator, settings;
   std::uint64_t events = 0;
   std::uint64_t trace_ns = 0;
+  // The processes that computed the report (docs/parallel-analysis.md); 1 until the report runs
+  // as a parallel analysis.
+  unsigned analysis_ranks = 1;
   // Ranks whose recording stopped early (MPITRACE_MAX_SIZE) -> when (ns since the start); the
   // analyses read the events up to the earliest, `analysed_until_ns` (0: all of them).
   // trace_ns is then that time, what every share of the run is of, and archive_ns the archive's

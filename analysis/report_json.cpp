@@ -223,7 +223,8 @@ std::string to_json(const Report& r) {
   std::string j = "{";
   j += fmt::format(R"("schema_version":1,"archive":{},"creator":{},"settings":{},"events":{},)",
                    quote(r.archive), quote(r.creator), quote(r.settings), r.events);
-  j += fmt::format(R"("trace_ns":{},"bin_ns":{},)", r.trace_ns, r.bin_ns);
+  j += fmt::format(R"("trace_ns":{},"bin_ns":{},"analysis_ranks":{},)", r.trace_ns, r.bin_ns,
+                   r.analysis_ranks);
   j += R"("recording_cuts":[)";
   for (auto it = r.recording_cuts.begin(); it != r.recording_cuts.end(); ++it)
     j += fmt::format(R"({}{{"rank":{},"at_ns":{}}})", it == r.recording_cuts.begin() ? "" : ",",
