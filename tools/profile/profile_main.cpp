@@ -40,7 +40,7 @@ period of its thread's time.
   -q, --quiet      no progress bar
   --np N           run as an MPI job of N analysis ranks (perusetrace-analyze, started with
                    the mpirun perusetrace was built with), each reading a share of the
-                   archive's ranks: the same profile, with memory and reading shared out
+                   archive's ranks: the same profile, the reading shared out
   --mpirun-arg ARG with --np: one more argument for mpirun (repeatable), e.g. --host
   --analysis-stats FILE  write what each analysis rank read, sent, used (JSON)
 )";
