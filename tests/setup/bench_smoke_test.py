@@ -149,7 +149,8 @@ if "JavaScript errors" in out:
     failures.append(f"run_timeline.py: the page had JavaScript errors:\n{out}")
 
 out = run("run_parallel_analysis.py", "--mpirun", mpirun, "--poll-us", "20000", "--np", "2")
-expect("run_parallel_analysis.py", out, r"^\| --np 2 \| \d+\.\d\d \| 0 \| 2 \| [\d,]+ \| ",
+# How the traced ranks split depends on their events (Open MPI 4 and 5 differ): any whole ranks.
+expect("run_parallel_analysis.py", out, r"^\| --np 2 \| \d+\.\d\d \| 0 \| \d \| [\d,]+ \| ",
        "--np 2 row")
 # Two analysis ranks of two traced ranks each read their shares: together every event once.
 rows = re.findall(r"^\| (?:one process|--np 2|) \| [\d.]* \| (\d) \| \d \| ([\d,]+) \|", out,
