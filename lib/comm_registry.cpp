@@ -147,6 +147,9 @@ const CommEntry* CommRegistry::add(MPI_Comm comm, const char* creator, MPI_Comm 
   info.inter = e->inter;
   const std::uint32_t parent_id = parent == MPI_COMM_NULL ? kCommUnknown : id_of(parent);
   info.parent = parent_id == kCommUnknown ? trace::kNoParent : parent_id;
+  const std::vector<int>& peers = e->inter ? e->remote_world : e->world;
+  e->peer_world = peers.data();
+  e->peer_count = static_cast<std::uint32_t>(peers.size());
   e->local_id = static_cast<std::uint32_t>(infos_.size());
   info.local_id = e->local_id;
   info.name =

@@ -40,10 +40,16 @@ struct CommEntry {  // immutable once published
   // first (this job's group, for one to another job), then the other. A remote rank r is member
   // peer_offset + r of that union.
   int peer_offset = 0;
+  // The group Peruse's peers are ranks of (the remote one of an intercommunicator), as a bare
+  // array: a Peruse callback translates every event's peer, and the vectors' begin/end and the
+  // `inter` test cost it more than the lookup. Set once both vectors are final.
+  const int* peer_world = nullptr;
+  std::uint32_t peer_count = 0;
   int otf2_rank(int peer) const noexcept { return peer < 0 ? peer : peer + peer_offset; }
+  // Negative peers (MPI_ANY_SOURCE, MPI_PROC_NULL) wrap to large unsigned values and stay as
+  // they are.
   int world_rank_of(int peer) const noexcept {
-    const auto& ranks = inter ? remote_world : world;
-    return peer >= 0 && static_cast<std::size_t>(peer) < ranks.size() ? ranks[peer] : peer;
+    return static_cast<std::uint32_t>(peer) < peer_count ? peer_world[peer] : peer;
   }
 };
 

@@ -53,15 +53,12 @@ inline void record_region(RecordKind kind, std::uint16_t region) noexcept {
 class Call {
  public:
   explicit Call(Fn fn) noexcept : fn_(fn) {
-    if (start(false)) write_enter();
+    if (!enter_fast()) [[unlikely]]
+      enter_general();
   }
   ~Call() {
-    if (traced_) {
-      // Before the Leave: what the call caused.
-      if (mpit::g_reading.load(std::memory_order_relaxed)) mpit::at_call_leave();
-      end_call();
-    }
-    --detail::t_mpi_depth;
+    if (!traced_ || !leave_fast()) [[unlikely]]
+      leave_general();
   }
   Call(const Call&) = delete;
   Call& operator=(const Call&) = delete;
@@ -117,6 +114,61 @@ class Call {
       leave_.region = index();
     }
     return traced_;
+  }
+
+  // The outermost call of a thread that records, with room in its buffer, no fold open, no MPI_T
+  // values to read and the TSC for a clock: nearly every call. It makes no call, so that the
+  // compiler saves no register for it; anything else is enter_general's (start and write_enter),
+  // a tail call away. Checks everything before it changes anything.
+  [[gnu::always_inline]] bool enter_fast() noexcept {
+    ThreadBuffer* b = detail::t_buffer;
+    if (detail::t_mpi_depth != 0 || b == nullptr || b->fold_calls != 0 || b->next == b->end ||
+        g_state.load(std::memory_order_relaxed) != TraceState::On ||
+        mpit::g_reading.load(std::memory_order_relaxed) || !tsc_ticks() ||
+        (g_group_mask >> static_cast<unsigned>(kMpiFunctions[index()].group) & 1u) == 0)
+      return false;
+    state::enter(fn_);
+    std::atomic_signal_fence(std::memory_order_release);  // as in start()
+    detail::t_mpi_depth = 1;
+    traced_ = true;
+    leave_.event = 0;
+    leave_.region = index();
+    Record* r = b->next;
+    *r = Record{read_tsc(), RecordKind::Enter, 0, index(), 0, 0, 0, 0, 0, 0};
+    commit();
+    enter_ = r;
+    return true;
+  }
+  [[gnu::noinline]] void enter_general() noexcept {
+    if (start(false)) write_enter();
+  }
+  // The Leave, on the same conditions as enter_fast (a fold cannot open in a Call).
+  [[gnu::always_inline]] bool leave_fast() noexcept {
+    // No buffer: the thread's could not be made (its Enter was not written either).
+    ThreadBuffer* b = detail::t_buffer;
+    if (b == nullptr || b->next == b->end ||
+        g_state.load(std::memory_order_relaxed) != TraceState::On ||
+        mpit::g_reading.load(std::memory_order_relaxed) || !tsc_ticks())
+      return false;
+    Record* r = b->next;
+    if (leave_.event == 0) {
+      *r = Record{read_tsc(), RecordKind::Leave, 0, index(), 0, 0, 0, 0, 0, 0};
+    } else {
+      leave_.kind = RecordKind::Leave;
+      leave_.time = read_tsc();
+      *r = leave_;
+    }
+    commit();
+    --detail::t_mpi_depth;
+    return true;
+  }
+  [[gnu::noinline]] void leave_general() noexcept {
+    if (traced_) {
+      // Before the Leave: what the call caused.
+      if (mpit::g_reading.load(std::memory_order_relaxed)) mpit::at_call_leave();
+      end_call();
+    }
+    --detail::t_mpi_depth;
   }
 
   // The Enter, after the MPI_T values read before it; its time (0: none written).

@@ -53,10 +53,11 @@ thread_local MPI_Datatype t_last_type __attribute__((tls_model("initial-exec")))
     MPI_DATATYPE_NULL;
 constinit thread_local int t_last_size __attribute__((tls_model("initial-exec"))) = 0;
 
-std::uint64_t bytes_of(const peruse_comm_spec_t* spec) noexcept {
+[[gnu::always_inline]] inline std::uint64_t bytes_of(const peruse_comm_spec_t* spec) noexcept {
   if (spec->count <= 0 || spec->datatype == MPI_DATATYPE_NULL) return 0;
   if (spec->datatype != t_last_type) {
     PMPI_Type_size(spec->datatype, &t_last_size);
+    if (t_last_size < 0) t_last_size = 0;  // MPI_UNDEFINED: the size does not fit an int
     t_last_type = spec->datatype;
   }
   return static_cast<std::uint64_t>(spec->count) * static_cast<std::uint64_t>(t_last_size);
@@ -72,38 +73,66 @@ PeruseArgs args_of(MPI_Aint unique_id, const peruse_comm_spec_t* spec, const voi
                     spec->operation};
 }
 
+// The clock a record path reads. `Fast`: the caller saw that the records' clock is the TSC, so
+// the read is one instruction and no call (now_ticks may call clock_gettime).
+template <bool Fast>
+[[gnu::always_inline]] inline std::uint64_t ticks() noexcept {
+  if constexpr (Fast) return read_tsc();
+  return now_ticks();
+}
+
 // The time of the record before `r` when the last event it holds is one `r` follows back to back
 // (back_to_back.hpp), on the same communicator and request; otherwise the clock's. After a drain
 // the record before is the flush region's Leave.
-std::uint64_t follower_time(const Record* r, std::uint32_t sources) noexcept {
+template <bool Fast>
+[[gnu::always_inline]] inline std::uint64_t follower_time(const Record* r,
+                                                          std::uint32_t sources) noexcept {
   if (sources != 0 && r != detail::t_buffer->begin) {
     const Record& before = r[-1];
-    if (before.kind != RecordKind::Peruse) return now_ticks();
+    if (before.kind != RecordKind::Peruse) return ticks<Fast>();
     const CarriedPeruse last = last_peruse_event(before);
     const std::uint64_t request = last.without_request ? 0 : before.request;
     if ((sources >> last.event & 1u) != 0 && before.comm == r->comm &&
         (request == 0 || r->request == 0 || request == r->request))
       return before.time;
   }
-  return now_ticks();
+  return ticks<Fast>();
 }
 
 // One callback per event, so the event is known at compile time and costs no lookup. The slot
-// is reserved and stamped first and the fields are written straight into it: nothing computed
-// before reserve() must survive its (rare) call into the drain, so the callback spills nothing.
-// An event that may follow another back to back is stamped last, once its fields tell whether
-// the record before it is that event.
-template <std::size_t E>
-inline int record_event(MPI_Aint unique_id, const peruse_comm_spec_t* spec, void* param) {
+// is stamped first and the fields are written straight into it. An event that may follow
+// another back to back is stamped last, once its fields tell whether the record before it is
+// that event.
+//
+// Two instantiations: `Fast` is the path of nearly every event, taken once the caller has seen
+// that tracing is on, the thread's buffer has room, the clock is the TSC and the event carries
+// no data or data of the type whose size this thread looked up last. It makes no call (but
+// pack_ahead's, last), so the compiler saves no register for it; the general path (reserve, which
+// may drain, clock_gettime, PMPI_Type_size) is a tail call away. The two write the same record.
+template <std::size_t E, bool Fast>
+[[gnu::always_inline]] inline int record_event(MPI_Aint unique_id, const peruse_comm_spec_t* spec,
+                                               void* param) {
   constexpr auto event = static_cast<PeruseEvent>(E);
-  Record* r = reserve();
-  if (r == nullptr) return MPI_SUCCESS;  // tracing is off, or this thread is not traced
+  Record* r;
+  if constexpr (Fast) {
+    r = detail::t_buffer->next;
+  } else {
+    r = reserve();
+    if (r == nullptr) return MPI_SUCCESS;  // tracing is off, or this thread is not traced
+  }
   constexpr bool follower = may_follow_back_to_back(event);
-  if constexpr (!follower) r->time = now_ticks();
-  const CommEntry* comm = static_cast<const CommEntry*>(param)->acquire();
-  if (comm == nullptr) return MPI_SUCCESS;  // cannot happen: attached after it was published
+  if constexpr (!follower) r->time = ticks<Fast>();
+  const auto* comm = static_cast<const CommEntry*>(param);
+  // Cannot fail: a communicator is attached after its entry was published.
+  if (!comm->published.load(std::memory_order_acquire)) return MPI_SUCCESS;
   const auto address = static_cast<std::uintptr_t>(unique_id);
-  const std::uint64_t bytes = bytes_of(spec);
+  std::uint64_t bytes;
+  if constexpr (Fast)
+    bytes = spec->count > 0 ? static_cast<std::uint64_t>(spec->count) *
+                                  static_cast<std::uint64_t>(static_cast<unsigned>(t_last_size))
+                            : 0;
+  else
+    bytes = bytes_of(spec);
 
   std::uint64_t request = 0;
   if constexpr (event == PeruseEvent::REQ_ACTIVATE) {
@@ -127,7 +156,7 @@ inline int record_event(MPI_Aint unique_id, const peruse_comm_spec_t* spec, void
   r->bytes = bytes;
   r->request = request;
   r->aux = static_cast<std::uint64_t>(aux);
-  if constexpr (follower) r->time = follower_time(r, g_time_sources[E]);
+  if constexpr (follower) r->time = follower_time<Fast>(r, g_time_sources[E]);
   commit();
   state::progress(r->time);
   if constexpr (event == PeruseEvent::REQ_XFER_BEGIN) state::transfer_begins();
@@ -143,9 +172,26 @@ inline int record_event(MPI_Aint unique_id, const peruse_comm_spec_t* spec, void
 }
 
 template <std::size_t E>
+[[gnu::noinline]] int record_event_general(MPI_Aint unique_id, const peruse_comm_spec_t* spec,
+                                           void* param) {
+  return record_event<E, false>(unique_id, spec, param);
+}
+
+template <std::size_t E>
+[[gnu::always_inline]] inline int record_event_any(MPI_Aint unique_id,
+                                                   const peruse_comm_spec_t* spec, void* param) {
+  const ThreadBuffer* b = detail::t_buffer;
+  if (g_state.load(std::memory_order_relaxed) != TraceState::On || b == nullptr ||
+      b->next == b->end || !tsc_ticks() || (spec->count > 0 && spec->datatype != t_last_type))
+      [[unlikely]]
+    return record_event_general<E>(unique_id, spec, param);
+  return record_event<E, true>(unique_id, spec, param);
+}
+
+template <std::size_t E>
 [[gnu::noinline]] int record_event_apart(MPI_Aint unique_id, const peruse_comm_spec_t* spec,
                                          void* param) {
-  return record_event<E>(unique_id, spec, param);
+  return record_event_any<E>(unique_id, spec, param);
 }
 
 // An event that only repeats the record before it rides in that record (carried_followers.hpp)
@@ -169,7 +215,7 @@ int on_event(peruse_event_h, MPI_Aint unique_id, peruse_comm_spec_t* spec, void*
     }
     return record_event_apart<E>(unique_id, spec, param);
   } else {
-    return record_event<E>(unique_id, spec, param);
+    return record_event_any<E>(unique_id, spec, param);
   }
 }
 

@@ -43,6 +43,23 @@ inline std::uint64_t now_ticks() noexcept {
   return now_ns();
 }
 
+// For hot paths that test the clock once and then read it without a branch or a call.
+inline bool tsc_ticks() noexcept {
+#ifdef PERUSETRACE_HAVE_TSC
+  return detail::g_use_tsc;
+#else
+  return false;
+#endif
+}
+// Only after tsc_ticks() said true.
+inline std::uint64_t read_tsc() noexcept {
+#ifdef PERUSETRACE_HAVE_TSC
+  return __rdtsc();
+#else
+  return now_ns();
+#endif
+}
+
 // A moment read on both clocks.
 struct TickPoint {
   std::uint64_t ticks = 0, ns = 0;
