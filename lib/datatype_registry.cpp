@@ -139,6 +139,7 @@ void DatatypeRegistry::forget(MPI_Datatype type) noexcept {
   if (type == MPI_DATATYPE_NULL) return;
   if (Slot* s = table_.find(handle_key(type), false))
     s->id.store(trace::kNoDatatype, std::memory_order_release);
+  generation_.fetch_add(1, std::memory_order_release);
 }
 
 void DatatypeRegistry::renamed(MPI_Datatype type) noexcept {

@@ -38,6 +38,9 @@ class DatatypeRegistry {
   void renamed(MPI_Datatype type) noexcept;
   // Every definition so far, inner ones before those using them, for the archive.
   std::vector<trace::DatatypeInfo> snapshot() const;
+  // Moves whenever a handle's id may change (forget): what a thread cached of a type before
+  // holds while this says the same.
+  std::uint64_t generation() const noexcept { return generation_.load(std::memory_order_relaxed); }
 
  private:
   struct Slot {
@@ -49,6 +52,7 @@ class DatatypeRegistry {
   std::uint32_t define(trace::DatatypeInfo info);      // the registration lock held
 
   HandleTable<Slot, kCapacity> table_;
+  std::atomic<std::uint64_t> generation_{0};
   std::vector<trace::DatatypeInfo> infos_;        // guarded by the registration lock
   std::map<std::string, std::uint32_t> by_text_;  // a definition's fields -> its local id
 };

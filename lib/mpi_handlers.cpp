@@ -21,6 +21,8 @@ namespace detail {
 constinit thread_local int t_mpi_depth __attribute__((tls_model("initial-exec"))) = 0;
 constinit thread_local Activation t_activations[kActivationLog]
     __attribute__((tls_model("initial-exec"))) = {};
+constinit thread_local LastActivation t_last_activation
+    __attribute__((tls_model("initial-exec"))) = {0, 0, 0};
 constinit thread_local std::uint64_t t_activation_count __attribute__((tls_model("initial-exec"))) =
     0;
 }  // namespace detail
@@ -40,6 +42,41 @@ std::uint64_t type_size(MPI_Datatype type) noexcept {
 
 std::uint64_t bytes(int count, MPI_Datatype type) noexcept {
   return count > 0 ? static_cast<std::uint64_t>(count) * type_size(type) : 0;
+}
+
+// What a message's wrapper needs of its datatype, for the type this thread's last message used:
+// programs send the same type over and over, and the size (a call into the MPI) and the id (the
+// registry's probe) then cost a comparison. Valid while the registry's generation stays.
+struct TypeFacts {
+  std::uint64_t size = 0;
+  std::uint32_t id = trace::kNoDatatype;
+};
+struct TypeCache {
+  std::uintptr_t key;
+  std::uint64_t generation;
+  TypeFacts facts;
+};
+constinit thread_local TypeCache t_type_cache
+    __attribute__((tls_model("initial-exec"))) = {0, 0, {}};
+
+[[gnu::noinline]] TypeFacts look_up_type(MPI_Datatype type, std::uintptr_t key,
+                                         std::uint64_t generation) noexcept {
+  const TypeFacts facts{type_size(type), g_datatypes.id_of(type)};
+  if (facts.id != trace::kNoDatatype) t_type_cache = {key, generation, facts};
+  return facts;
+}
+
+[[gnu::always_inline]] inline TypeFacts type_facts(MPI_Datatype type) noexcept {
+  const TypeCache& c = t_type_cache;
+  const std::uintptr_t key = handle_key(type);
+  const std::uint64_t generation = g_datatypes.generation();
+  if (c.key == key && c.generation == generation && key != 0) [[likely]]
+    return c.facts;
+  return look_up_type(type, key, generation);
+}
+
+std::uint64_t bytes_of(int count, const TypeFacts& t) noexcept {
+  return count > 0 ? static_cast<std::uint64_t>(count) * t.size : 0;
 }
 
 // One side of a w collective, whose peers each have a type: every type that moved bytes is
@@ -102,8 +139,9 @@ CompletionScratch* scratch() noexcept {
 void on_send(Call& call, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) noexcept {
   const CommRef c = comm_ref(comm);
   if (dest == MPI_PROC_NULL || c.id == kCommUnknown) return;  // no message, or unattributable
-  call.at_enter(Record{0, RecordKind::MpiSend, 0, 0, c.id, c.rank(dest), tag, bytes(count, type), 0,
-                       g_datatypes.id_of(type)});
+  const TypeFacts t = type_facts(type);
+  call.at_enter(
+      Record{0, RecordKind::MpiSend, 0, 0, c.id, c.rank(dest), tag, bytes_of(count, t), 0, t.id});
 }
 
 void on_recv(Call& call, int rc, MPI_Datatype type, MPI_Comm comm,
@@ -111,7 +149,7 @@ void on_recv(Call& call, int rc, MPI_Datatype type, MPI_Comm comm,
   const CommRef c = comm_ref(comm);
   if (rc != MPI_SUCCESS || status->MPI_SOURCE == MPI_PROC_NULL || c.id == kCommUnknown) return;
   call.at_leave(Record{0, RecordKind::MpiRecv, 0, 0, c.id, c.rank(status->MPI_SOURCE),
-                       status->MPI_TAG, status_bytes(status), 0, g_datatypes.id_of(type)});
+                       status->MPI_TAG, status_bytes(status), 0, type_facts(type).id});
 }
 
 void on_post(Call& call, int rc, std::uint64_t mark, RequestKind kind, int count, MPI_Datatype type,
@@ -140,8 +178,9 @@ void on_post(Call& call, int rc, std::uint64_t mark, RequestKind kind, int count
   info.peer = peer;
   info.peer_offset = c.offset;
   info.tag = tag;
-  info.bytes = bytes(count, type);
-  info.datatype = g_datatypes.id_of(type);
+  const TypeFacts t = type_facts(type);
+  info.bytes = bytes_of(count, t);
+  info.datatype = t.id;
   // Open MPI activates a persistent request once, here at init, not at each start: the
   // request keeps this id for all its starts. The id is set before the slot is published.
   const std::uint64_t id = g_requests.activated_since(mark, key);
