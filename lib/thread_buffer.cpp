@@ -78,8 +78,45 @@ void empty(ThreadBuffer* b) noexcept {
   packing::block_start(*b->history, b->fill);
 }
 
+// Packs the records from `cursor` to `end` into b's blocks and appends them to its journal file.
+bool pack_and_append(ThreadBuffer* b, const Record*& cursor, const Record* end,
+                     bool from_signal) noexcept {
+  bool ok = true;
+  for (bool all = false; !all && ok;) {
+    all = packing::block_add(cursor, end, b->packed, b->packed_capacity, *b->history, b->fill);
+    if (b->fill.records > 0) {
+      const std::size_t bytes = packing::block_finish(b->packed, b->fill);
+      test_hooks::before_block(b->thread_index, b->fd, b->packed, bytes);
+      ok = journal::append(b->fd, b->packed, bytes, from_signal);
+    }
+    packing::block_start(*b->history, b->fill);
+  }
+  return ok;
+}
+
+// A dying process's buffer in memory (MPITRACE_BUFFERS=memory) keeps its fold's head where no
+// reader finds it: the fold's PollFold and Leave, as put_fold_close would write them, follow the
+// buffer's records in the journal. They are made from the head and never written into the
+// buffer, which its thread may still be filling while the handler runs on another; a poll that
+// thread finishes meanwhile is counted or not.
+bool append_fold_close(ThreadBuffer* b, std::uint64_t latest) noexcept {
+  const std::uint64_t calls = b->fold_calls;
+  if (calls == 0) return true;
+  std::atomic_signal_fence(std::memory_order_acquire);  // the head's other fields, for its count
+  const std::uint64_t t = b->fold_last > latest ? b->fold_last : latest;
+  const auto region = static_cast<std::uint16_t>(b->fold_region);
+  Record close[2];
+  Record* r = close;
+  if (calls > 1)
+    *r++ = Record{t, RecordKind::PollFold, 0, region, 0, 0, 0, calls, 0, b->fold_inside};
+  *r++ = Record{t, RecordKind::Leave, 0, region, 0, 0, 0, 0, 0, 0};
+  const Record* cursor = close;
+  return pack_and_append(b, cursor, r, true);
+}
+
 // Packs what is not packed yet and writes it out, unless someone else has the buffer; either
-// way the buffer is empty after.
+// way the buffer is empty after. From a crash handler, a buffer in memory has its open fold
+// closed after its records (append_fold_close).
 bool write_out(ThreadBuffer* b, bool from_signal) noexcept {
   BufferUse was = BufferUse::Free;
   if (!b->busy.compare_exchange_strong(was, BufferUse::Writing, std::memory_order_acquire)) {
@@ -88,17 +125,9 @@ bool write_out(ThreadBuffer* b, bool from_signal) noexcept {
     const bool own = from_signal && was == BufferUse::PackingAhead && b == detail::t_buffer;
     if (!own) return from_signal;
   }
-  bool ok = true;
-  for (bool all = false; !all && ok;) {
-    all = packing::block_add(b->packed_upto, b->next, b->packed, b->packed_capacity, *b->history,
-                             b->fill);
-    if (b->fill.records > 0) {
-      const std::size_t bytes = packing::block_finish(b->packed, b->fill);
-      test_hooks::before_block(b->thread_index, b->fd, b->packed, bytes);
-      ok = journal::append(b->fd, b->packed, bytes, from_signal);
-    }
-    packing::block_start(*b->history, b->fill);
-  }
+  const std::uint64_t latest = b->next != b->begin ? b->next[-1].time : 0;
+  bool ok = pack_and_append(b, b->packed_upto, b->next, from_signal);
+  if (ok && from_signal && b->buffer_fd < 0) ok = append_fold_close(b, latest);
   empty(b);
   if (!from_signal) b->busy.store(BufferUse::Free, std::memory_order_release);
   return ok;

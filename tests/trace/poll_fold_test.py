@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/ usr / bin / python3
 """Polls folded (MPITRACE_FOLD_POLLS): unsuccessful tests and probes in a row are one call.
 
     poll_fold_test.py --build BUILD_DIR --mpirun MPIRUN CASE
@@ -16,13 +16,16 @@ CASE:
           holds one Enter per fold (one per round and kind, two for MPI_Test; a few more where a rank
           lost its core for longer than the 50 us a fold bridges), whose Leave's
           poll_calls add up to the program's count; every probe's Peruse queue search is kept;
-          the archive's settings say MPITRACE_FOLD_POLLS=on. `perusetrace prv` passes the strict
+the archive's settings say MPITRACE_FOLD_POLLS=on. `perusetrace prv` passes the strict
           reader and writes a type-64000120 event (calls folded) at the end of each folded call,
           whose values add up to the archive's poll_calls.
   off     MPITRACE_FOLD_POLLS=off: one Enter per call, no poll_calls, the same counts and bounds.
   killed  rank 0 killed with SIGKILL while it polls with MPI_Test (its partner sleeps 4 s):
           `perusetrace recover` closes the fold the rank had open, with its count so far (more
           than 1 000 calls) and time inside, at the last poll's exit.
+  killed_memory  the same with MPITRACE_BUFFERS=memory and SIGTERM: the crash handler writes the
+          buffer out with the fold's close after it (the head is not in a file there), so the
+          count and time inside are kept as well.
 """
 import os
 import signal
@@ -160,8 +163,8 @@ def case_folded(c):
         own = own_counts(c.work, rank)
         for name in KINDS:
             key = (rank, name)
-            # One per fold, and one more where the rank lost its core for more than the 50 us
-            # a fold bridges (4 ranks on the 2 cores of CI): a few in thousands of calls.
+#One per fold, and one more where the rank lost its core for more than the 50 us
+#a fold bridges(4 ranks on the 2 cores of CI) : a few in thousands of calls.
             folds = ROUNDS * (2 if name == "MPI_Test" else 1)
             expect(folds <= enters.get(key, 0) <= folds + own[name][0] // 20,
                    f"rank {rank}: {enters.get(key, 0)} Enters of {name} for {own[name][0]} calls, "
@@ -214,7 +217,15 @@ def rank_pid(rank, program):
 
 
 def case_killed(c):
-    command, env = c.command({}, "-d", "4000000", "-r", "1")
+    kill_while_polling(c, {}, signal.SIGKILL)
+
+
+def case_killed_memory(c):
+    kill_while_polling(c, {"MPITRACE_BUFFERS": "memory"}, signal.SIGTERM)
+
+
+def kill_while_polling(c, settings, signum):
+    command, env = c.command(settings, "-d", "4000000", "-r", "1")
     program = mpi_launch.start(command, RUN_TIMEOUT, env=mpi_launch.launcher_env(env), cwd=c.work)
     binary = os.path.join(c.build, "tests", "poll_kinds")
     deadline, pid = time.monotonic() + 30, None
@@ -223,7 +234,7 @@ def case_killed(c):
         time.sleep(0.05)
     expect(pid is not None, "rank 0 never started")
     time.sleep(2.0)  # MPI_Init done, well inside the first fold of MPI_Test
-    os.kill(pid, signal.SIGKILL)
+    os.kill(pid, signum)
     run = mpi_launch.finish(program)
     expect(run.returncode != 0, "mpirun reported success for a killed job", run)
     recovered, _ = recovery.recover(os.path.join(c.build, "tools", "perusetrace"), c.out)
@@ -234,6 +245,38 @@ def case_killed(c):
            f"rank 0's fold of MPI_Test was not kept: {tests}")
     expect(0 < tests[0]["ns"], "rank 0's folded MPI_Test has no time inside")
     print(f"rank 0: {tests[0]['calls']} MPI_Test calls kept, {tests[0]['ns'] / 1e6:.1f} ms inside")
+#Folds end where the rank lost its core for more than the fold's gap, so the count above
+#holds the closed ones too : the fold open at the kill must be closed at its last poll's
+#exit(a fold not kept ends at its Enter, the rank's last record), with its count (almost
+#always more than one : a fold holds hundreds of polls here, the first alone only between
+#the end of one and its next poll).
+    enter, leave, calls = last_poll(os.path.join(c.out, "traces.otf2"), 0, "MPI_Test")
+    expect(leave > enter,
+           f"rank 0's last MPI_Test (the fold open when it was killed) stands for {calls} "
+           f"call(s) from {enter} to {leave}: its count was not kept")
+    print(f"rank 0: the fold open at the kill stands for {calls} calls")
+
+
+def last_poll(anchor, rank, name):
+    """The last call of `name` on `rank`: its Enter's and Leave's times and the calls it stands
+    for (its Leave's poll_calls, or 1)."""
+    import otf2
+    last = (0, 0, 0)
+    with otf2.reader.open(anchor) as trace:
+        for location, event in trace.events:
+            if int(location.group.name.split()[-1]) != rank:
+                continue
+            if getattr(getattr(event, "region", None), "name", None) != name:
+                continue
+            if isinstance(event, otf2.events.Enter):
+                last = (event.time, 0, 0)
+            elif isinstance(event, otf2.events.Leave):
+                calls = 1
+                for attribute, value in (event.attributes or {}).items():
+                    if attribute.name == "poll_calls":
+                        calls = int(value)
+                last = (last[0], event.time, calls)
+    return last
 
 
 CASES = case_result.cases_of(globals())
