@@ -25,11 +25,8 @@ struct OtherJob {
 
 struct CommEntry {  // immutable once published
   // Set last: a Peruse callback gets the entry through the MPI's own (to us invisible)
-  // synchronisation, so it acquires this before reading the rest.
+  // synchronisation, so it loads this (acquire) before reading the rest.
   std::atomic<bool> published{false};
-  const CommEntry* acquire() const noexcept {
-    return published.load(std::memory_order_acquire) ? this : nullptr;
-  }
   std::uint32_t local_id;
   // local rank -> world rank; a process of another job is trace::other_job_member(its rank
   // there), which is also how Peruse events name it.

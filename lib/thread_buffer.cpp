@@ -94,24 +94,35 @@ bool pack_and_append(ThreadBuffer* b, const Record*& cursor, const Record* end,
   return ok;
 }
 
+// The records that close b's fold after a record at `latest` (0: none): its PollFold (more than
+// one call) and `leave`, at the last poll's exit or at `latest` if later (the journal stays in
+// time order). Written to `out`, which has room for two; returns how many.
+int fold_close(const ThreadBuffer* b, Record leave, std::uint64_t latest, Record* out) noexcept {
+  const std::uint64_t t = b->fold_last > latest ? b->fold_last : latest;
+  const auto region = static_cast<std::uint16_t>(b->fold_region);
+  int n = 0;
+  if (b->fold_calls > 1)
+    out[n++] =
+        Record{t, RecordKind::PollFold, 0, region, 0, 0, 0, b->fold_calls, 0, b->fold_inside};
+  leave.time = t;
+  leave.kind = RecordKind::Leave;
+  leave.region = region;
+  out[n++] = leave;
+  return n;
+}
+
 // A dying process's buffer in memory (MPITRACE_BUFFERS=memory) keeps its fold's head where no
-// reader finds it: the fold's PollFold and Leave, as put_fold_close would write them, follow the
-// buffer's records in the journal. They are made from the head and never written into the
+// reader finds it: the records that close the fold (fold_close) follow the buffer's records in
+// the journal. They are made from the head and never written into the
 // buffer, which its thread may still be filling while the handler runs on another; a poll that
 // thread finishes meanwhile is counted or not.
 bool append_fold_close(ThreadBuffer* b, std::uint64_t latest) noexcept {
-  const std::uint64_t calls = b->fold_calls;
-  if (calls == 0) return true;
+  if (b->fold_calls == 0) return true;
   std::atomic_signal_fence(std::memory_order_acquire);  // the head's other fields, for its count
-  const std::uint64_t t = b->fold_last > latest ? b->fold_last : latest;
-  const auto region = static_cast<std::uint16_t>(b->fold_region);
   Record close[2];
-  Record* r = close;
-  if (calls > 1)
-    *r++ = Record{t, RecordKind::PollFold, 0, region, 0, 0, 0, calls, 0, b->fold_inside};
-  *r++ = Record{t, RecordKind::Leave, 0, region, 0, 0, 0, 0, 0, 0};
+  const int n = fold_close(b, Record{}, latest, close);
   const Record* cursor = close;
-  return pack_and_append(b, cursor, r, true);
+  return pack_and_append(b, cursor, close + n, true);
 }
 
 // Packs what is not packed yet and writes it out, unless someone else has the buffer; either
@@ -158,17 +169,9 @@ void drain(ThreadBuffer* b) noexcept {
 // the fold is closed by that Leave (the region is no longer open).
 void put_fold_close(ThreadBuffer* b, Record leave) noexcept {
   Record* r = b->next;
-  std::uint64_t t = b->fold_last;
-  if (r != b->begin && r[-1].time > t) t = r[-1].time;
-  const auto region = static_cast<std::uint16_t>(b->fold_region);
-  if (b->fold_calls > 1)
-    *r++ = Record{t, RecordKind::PollFold, 0, region, 0, 0, 0, b->fold_calls, 0, b->fold_inside};
-  leave.time = t;
-  leave.kind = RecordKind::Leave;
-  leave.region = region;
-  *r++ = leave;
+  const int n = fold_close(b, leave, r != b->begin ? r[-1].time : 0, r);
   std::atomic_signal_fence(std::memory_order_release);  // as commit()
-  b->next = r;
+  b->next = r + n;
   std::atomic_signal_fence(std::memory_order_release);
   b->fold_calls = 0;
 }

@@ -1,4 +1,4 @@
-#!/ usr / bin / python3
+#!/usr/bin/python3
 """Polls folded (MPITRACE_FOLD_POLLS): unsuccessful tests and probes in a row are one call.
 
     poll_fold_test.py --build BUILD_DIR --mpirun MPIRUN CASE
@@ -16,7 +16,7 @@ CASE:
           holds one Enter per fold (one per round and kind, two for MPI_Test; a few more where a rank
           lost its core for longer than the 50 us a fold bridges), whose Leave's
           poll_calls add up to the program's count; every probe's Peruse queue search is kept;
-the archive's settings say MPITRACE_FOLD_POLLS=on. `perusetrace prv` passes the strict
+          the archive's settings say MPITRACE_FOLD_POLLS=on. `perusetrace prv` passes the strict
           reader and writes a type-64000120 event (calls folded) at the end of each folded call,
           whose values add up to the archive's poll_calls.
   off     MPITRACE_FOLD_POLLS=off: one Enter per call, no poll_calls, the same counts and bounds.
@@ -163,8 +163,8 @@ def case_folded(c):
         own = own_counts(c.work, rank)
         for name in KINDS:
             key = (rank, name)
-#One per fold, and one more where the rank lost its core for more than the 50 us
-#a fold bridges(4 ranks on the 2 cores of CI) : a few in thousands of calls.
+            # One per fold, and one more where the rank lost its core for more than the 50 us
+            # a fold bridges (4 ranks on the 2 cores of CI): a few in thousands of calls.
             folds = ROUNDS * (2 if name == "MPI_Test" else 1)
             expect(folds <= enters.get(key, 0) <= folds + own[name][0] // 20,
                    f"rank {rank}: {enters.get(key, 0)} Enters of {name} for {own[name][0]} calls, "
@@ -245,11 +245,11 @@ def kill_while_polling(c, settings, signum):
            f"rank 0's fold of MPI_Test was not kept: {tests}")
     expect(0 < tests[0]["ns"], "rank 0's folded MPI_Test has no time inside")
     print(f"rank 0: {tests[0]['calls']} MPI_Test calls kept, {tests[0]['ns'] / 1e6:.1f} ms inside")
-#Folds end where the rank lost its core for more than the fold's gap, so the count above
-#holds the closed ones too : the fold open at the kill must be closed at its last poll's
-#exit(a fold not kept ends at its Enter, the rank's last record), with its count (almost
-#always more than one : a fold holds hundreds of polls here, the first alone only between
-#the end of one and its next poll).
+    # Folds end where the rank lost its core for more than the fold's gap, so the count above
+    # holds the closed ones too: the fold open at the kill must be closed at its last poll's
+    # exit (a fold not kept ends at its Enter, the rank's last record), with its count (almost
+    # always more than one: a fold holds hundreds of polls here, the first alone only between
+    # the end of one and its next poll).
     enter, leave, calls = last_poll(os.path.join(c.out, "traces.otf2"), 0, "MPI_Test")
     expect(leave > enter,
            f"rank 0's last MPI_Test (the fold open when it was killed) stands for {calls} "
