@@ -1,6 +1,7 @@
 #include "reader/message_matcher.hpp"
 
 #include <algorithm>
+#include <tuple>
 
 namespace perusetrace::archive {
 
@@ -80,10 +81,11 @@ void MessageMatcher::peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t pe
   }
 }
 
-void MessageMatcher::point_to_point(std::uint32_t loc, std::uint64_t t, const PointToPoint& e) {
+void MessageMatcher::point_to_point(std::uint32_t loc, std::uint64_t t, const PointToPoint& e,
+                                    std::uint64_t began) {
   switch (e.kind) {
     case P2pKind::Send:
-      return send(loc, t, e);
+      return send(loc, t, e, began == ~std::uint64_t{0} ? t : began);
     case P2pKind::SendComplete:
       return send_complete(loc, e.request);
     case P2pKind::RecvRequest:
@@ -95,7 +97,8 @@ void MessageMatcher::point_to_point(std::uint32_t loc, std::uint64_t t, const Po
   }
 }
 
-void MessageMatcher::send(std::uint32_t loc, std::uint64_t t, const PointToPoint& e) {
+void MessageMatcher::send(std::uint32_t loc, std::uint64_t t, const PointToPoint& e,
+                          std::uint64_t began) {
   const std::uint32_t peer = e.peer, comm = e.comm, tag = e.tag;
   const std::uint64_t bytes = e.bytes, request = e.request;
   const bool blocking = e.blocking;
@@ -106,7 +109,7 @@ void MessageMatcher::send(std::uint32_t loc, std::uint64_t t, const PointToPoint
     return;
   }
   const std::uint64_t id = next_id_++;
-  Send s{loc, t, std::nullopt, bytes, tag, false, std::nullopt};
+  Send s{loc, t, std::nullopt, bytes, tag, false, std::nullopt, began};
   Thread& th = threads_[loc];
   if (blocking) {
     if (th.blocking_send) complete(*th.blocking_send);  // a second send in one call
@@ -183,6 +186,7 @@ void MessageMatcher::set_physical_send(std::uint64_t id, std::uint64_t t) {
   auto it = sends_.find(id);
   if (it == sends_.end() || it->second.physical) return;
   it->second.physical = t;
+  if (it->second.remote) return ship(it);
   if (it->second.partner) {
     emit(it->second, *it->second.partner);
     sends_.erase(it);
@@ -193,6 +197,7 @@ void MessageMatcher::complete(std::uint64_t id) {
   auto it = sends_.find(id);
   if (it == sends_.end()) return;
   it->second.complete = true;
+  if (it->second.remote) return ship(it);
   if (it->second.partner) {
     emit(it->second, *it->second.partner);
     sends_.erase(it);
@@ -210,6 +215,14 @@ void MessageMatcher::sweep(Map& waiting, std::size_t& sweep_at) {
 }
 
 void MessageMatcher::match(const Key& key, std::uint64_t send_id) {
+  if (!owned(key.to)) {
+    auto it = sends_.find(send_id);
+    it->second.remote = true;
+    it->second.key = key;
+    it->second.seq = remote_send_seq_[key]++;
+    if (it->second.physical || it->second.complete) ship(it);
+    return;
+  }
   auto w = waiting_recvs_.find(key);
   if (w == waiting_recvs_.end() || w->second.empty()) {
     waiting_sends_[key].push_back(send_id);
@@ -228,6 +241,10 @@ void MessageMatcher::match(const Key& key, std::uint64_t send_id) {
 }
 
 void MessageMatcher::match(const Key& key, const Recv& r) {
+  if (!owned(key.from)) {
+    remote_recvs_[key].push_back(r);
+    return;
+  }
   auto w = waiting_sends_.find(key);
   if (w == waiting_sends_.end() || w->second.empty()) {
     waiting_recvs_[key].push_back(r);
@@ -258,20 +275,63 @@ void MessageMatcher::emit(const Send& s, const Recv& r) {
     physical_send = s.logical;
     ++late_physical_sends_;
   }
+  if (r.logical <= s.began) ++clock_breaks_;
   out_.message({s.loc, r.loc, s.logical, physical_send, r.logical, physical_recv, s.bytes, s.tag});
 }
 
 void MessageMatcher::finish() {
-  for (auto& [id, s] : sends_) {
-    if (s.partner) {
-      emit(s, *s.partner);
+  for (auto it = sends_.begin(); it != sends_.end();) {
+    if (it->second.remote) {
+      ship(it++);  // as it is: nothing more will come
+      continue;
     }
+    if (it->second.partner) emit(it->second, *it->second.partner);
+    ++it;
   }
   for (const auto& [key, q] : waiting_sends_) unmatched_sends_ += q.size();
   for (const auto& [key, q] : waiting_recvs_) unmatched_recvs_ += q.size();
   sends_.clear();
   waiting_sends_.clear();
   waiting_recvs_.clear();
+}
+
+void MessageMatcher::share(std::vector<bool> owned) {
+  owned_ = std::move(owned);
+}
+
+void MessageMatcher::ship(std::unordered_map<std::uint64_t, Send>::iterator it) {
+  const Send& s = it->second;
+  remote_sends_.push_back(SendHalf{s.key, s.seq, s.logical, s.physical.value_or(0), s.bytes,
+                                   s.began, s.loc, s.tag, s.physical ? 1u : 0u});
+  sends_.erase(it);
+}
+
+void MessageMatcher::pair_remote(std::vector<SendHalf> sends) {
+  // Channel by channel in order: what the halves' arrival order was does not matter.
+  std::sort(sends.begin(), sends.end(), [](const SendHalf& a, const SendHalf& b) {
+    const auto ka = std::tie(a.key.from, a.key.to, a.key.comm, a.key.tag, a.seq);
+    const auto kb = std::tie(b.key.from, b.key.to, b.key.comm, b.key.tag, b.seq);
+    return ka < kb;
+  });
+  std::unordered_map<Key, std::uint64_t, KeyHash> sends_of;
+  for (const SendHalf& h : sends) {
+    ++sends_of[h.key];
+    auto w = remote_recvs_.find(h.key);
+    if (w == remote_recvs_.end() || h.seq >= w->second.size()) {
+      ++unmatched_sends_;
+      continue;
+    }
+    Send s{h.loc,        h.logical, std::nullopt, h.bytes, h.tag, true,
+           std::nullopt, h.began,   true,         h.key,   h.seq};
+    if (h.has_physical != 0) s.physical = h.physical;
+    emit(s, w->second[h.seq]);
+  }
+  for (const auto& [key, recvs] : remote_recvs_) {
+    const auto it = sends_of.find(key);
+    const std::uint64_t paired = it == sends_of.end() ? 0 : it->second;
+    if (recvs.size() > paired) unmatched_recvs_ += recvs.size() - paired;
+  }
+  remote_recvs_.clear();
 }
 
 std::uint64_t MessageMatcher::earliest_pending_send() const {

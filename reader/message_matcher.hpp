@@ -14,6 +14,7 @@
 #include <deque>
 #include <optional>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "reader/archive_reader.hpp"
@@ -28,6 +29,20 @@ struct MatchedMessage {
   std::uint64_t send_logical, send_physical, recv_logical, recv_physical;
   std::uint64_t bytes;
   std::uint32_t tag;
+};
+
+// The sender's half of a message whose receiver another process reads (a parallel conversion,
+// MessageMatcher::share): shipped to that process, which pairs it with its receive
+// (pair_remote). Fixed size and trivially copyable: it travels as bytes between processes of one
+// build.
+struct SendHalf {
+  MessageKey key;
+  std::uint64_t seq;  // its place among the sends of its channel (key), from 0
+  std::uint64_t logical, physical, bytes;
+  std::uint64_t began;  // when the send's call began
+  std::uint32_t loc, tag;
+  std::uint32_t has_physical;
+  std::uint32_t unused = 0;
 };
 
 class MessageSink {
@@ -46,10 +61,28 @@ class MessageMatcher {
 
   void peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t peruse_index,
               const PeruseFields& f);
-  void point_to_point(std::uint32_t loc, std::uint64_t t, const PointToPoint& e);
+  // `began`: when the innermost region open at a send began (the send's call; the clock
+  // condition compares receives with it), ~0 for `t`.
+  void point_to_point(std::uint32_t loc, std::uint64_t t, const PointToPoint& e,
+                      std::uint64_t began = ~std::uint64_t{0});
 
   // Writes what waits for a sender's completion; counts what never found a partner.
   void finish();
+
+  // A parallel conversion: this process reads the world ranks `owned` says (by world rank; a
+  // rank past its end counts as owned). A send to a rank it does not read becomes a SendHalf
+  // (take_remote_sends) once its physical time is known or it completed, as a local one is
+  // written then; a receive from such a rank waits, in channel order, for pair_remote.
+  void share(std::vector<bool> owned);
+  // The halves of sends to ranks read elsewhere, made so far (finish() adds the rest).
+  std::vector<SendHalf> take_remote_sends() { return std::exchange(remote_sends_, {}); }
+  // After finish(): pairs the sends to this process's ranks that others read with the
+  // receives waiting for them, n-th send of a channel with its n-th receive, and writes the
+  // messages; counts the rest as unmatched.
+  void pair_remote(std::vector<SendHalf> sends);
+  // Messages whose receive is not after the send's call began: with ranks on several clocks,
+  // what the controlled logical clock repairs (clock_repair.hpp).
+  std::uint64_t clock_breaks() const { return clock_breaks_; }
 
   std::uint64_t matched() const { return matched_; }
   std::uint64_t unmatched_sends() const { return unmatched_sends_; }
@@ -66,7 +99,7 @@ class MessageMatcher {
   std::uint64_t earliest_pending_send() const;
 
  private:
-  void send(std::uint32_t loc, std::uint64_t t, const PointToPoint& e);
+  void send(std::uint32_t loc, std::uint64_t t, const PointToPoint& e, std::uint64_t began);
   void send_complete(std::uint32_t loc, std::uint64_t request);
   void recv_request(std::uint32_t loc, std::uint64_t request);
   void recv(std::uint32_t loc, std::uint64_t t, const PointToPoint& e);
@@ -87,6 +120,10 @@ class MessageMatcher {
     std::uint32_t tag;
     bool complete = false;
     std::optional<Recv> partner;  // matched, waiting for the physical send time
+    std::uint64_t began = 0;
+    bool remote = false;  // its receiver is read elsewhere: shipped, never matched here
+    MessageKey key{};
+    std::uint64_t seq = 0;
   };
   struct RankRequest {
     std::uint32_t rank;
@@ -117,6 +154,9 @@ class MessageMatcher {
   void set_physical_send(std::uint64_t id, std::uint64_t t);
   void complete(std::uint64_t id);
   void emit(const Send& s, const Recv& r);
+  bool owned(std::uint32_t rank) const { return rank >= owned_.size() || owned_[rank]; }
+  // Ships a remote send once it is what a local one is when written.
+  void ship(std::unordered_map<std::uint64_t, Send>::iterator it);
   void match(const Key& key, std::uint64_t send_id);  // a new send
   void match(const Key& key, const Recv& r);          // a new receive
   template <class Map>
@@ -137,6 +177,11 @@ class MessageMatcher {
       recv_by_request_;  // posted receive -> its physical receive time, once seen
   std::uint64_t matched_ = 0, unmatched_sends_ = 0, unmatched_recvs_ = 0, late_physical_sends_ = 0;
   std::uint64_t with_other_jobs_ = 0;
+  std::uint64_t clock_breaks_ = 0;
+  std::vector<bool> owned_;  // empty: every rank is read here
+  std::unordered_map<Key, std::uint64_t, KeyHash> remote_send_seq_;
+  std::unordered_map<Key, std::vector<Recv>, KeyHash> remote_recvs_;
+  std::vector<SendHalf> remote_sends_;
 };
 
 }  // namespace perusetrace::archive

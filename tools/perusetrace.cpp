@@ -60,7 +60,7 @@ constexpr Command kCommands[] = {
     {"run", "trace a program: run it on N ranks with libperusetrace preloaded", run_main, false},
     {"report", "analyse a trace: time in MPI, messages, wait patterns, queues, protocols",
      report_main, true},
-    {"prv", "convert a trace to Paraver (.prv, .pcf, .row)", prv_main, true},
+    {"prv", "convert a trace to Paraver (.prv, .pcf, .row)", prv_main, true, true},
     {"profile", "time per call path and MPI state from a sampled trace (MPITRACE_SAMPLING)",
      profile_main, true, true},
     {"export", "write a trace in another tool's format (Perfetto JSON, HDTrace XML)", export_main,
@@ -106,10 +106,11 @@ int main(int argc, char** argv) {
     } else if (c.reads_archive) {
       for (int i = 2; i < argc; ++i)
         if (std::strcmp(argv[i], "--np") == 0) {
-          fmt::print(stderr,
-                     "perusetrace {}: --np: only `perusetrace profile` runs as a parallel analysis "
-                     "so far (docs/parallel-analysis.md); run `perusetrace {}` without --np\n",
-                     c.name, c.name);
+          fmt::print(
+              stderr,
+              "perusetrace {}: --np: only `perusetrace profile` and `prv` run as parallel "
+              "analyses so far (docs/parallel-analysis.md); run `perusetrace {}` without --np\n",
+              c.name, c.name);
           return 2;
         }
     }

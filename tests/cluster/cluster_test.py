@@ -44,6 +44,7 @@ import case_result  # noqa: E402
 import export_test  # noqa: E402  (the Perfetto export's structural checks)
 import mpi_launch  # noqa: E402
 import prv_check  # noqa: E402
+import prv_parallel_test  # noqa: E402  (parallel against single conversion)
 import trace_checks  # noqa: E402
 import wait_checks  # noqa: E402
 import wait_state_test  # noqa: E402
@@ -384,6 +385,18 @@ def case_clock_repair(c):
     if not said or int(said.group(1)) != backwards or int(said.group(3)) != cc["repaired"]:
         f.append(f"perusetrace prv did not say it found {backwards} backwards receives and moved "
                  f"{cc['repaired']}")
+    # In parallel the conversion cannot move receives (a replay over every rank): it says so,
+    # and leaves no file behind.
+    prefix_np = trace_dir + "-prv-np2"
+    parallel = subprocess.run([c.opts.perusetrace, "prv", trace_dir, "-o", prefix_np, "--np",
+                               "2"], capture_output=True, text=True)
+    print(f"prv --np 2: exit {parallel.returncode}: {parallel.stderr.strip()}")
+    left = [x for x in os.listdir(os.path.dirname(prefix_np))
+            if x.startswith(os.path.basename(prefix_np))]
+    if parallel.returncode != 1 or "Convert without --np" not in parallel.stderr or left:
+        f.append(f"prv --np 2 on an archive that needs the clock repair: exit "
+                 f"{parallel.returncode} (expected 1, saying to convert without --np), left "
+                 f"{left}: {parallel.stderr[-800:]!r}")
     late = []
 
     def collect(v):
@@ -458,7 +471,9 @@ def case_wait_states(c):
 def case_parallel_profile(c):
     """A ring sampled at 1 kHz on 4 ranks, then `perusetrace-analyze profile` as 4 analysis
     ranks on 2 hosts (2 each): the same JSON as one process, every analysis rank on the host
-    its slot is on, every event read once."""
+    its slot is on, every event read once. `perusetrace-analyze prv` the same way: the records
+    of one process's conversion (prv_parallel_test's comparison), the messages between the
+    hosts' ranks included."""
     hosts = {"h1": 0.0, "h2": 0.0}
     _, trace_dir, _, f = c.traced("ring", hosts, 2, 4, [c.opts.ring],
                                   {"MPITRACE_SAMPLING": "1ms"})
@@ -491,6 +506,25 @@ def case_parallel_profile(c):
     if sum(r["events"] for r in ranks) != total:
         f.append(f"the analysis ranks read {sum(r['events'] for r in ranks)} events, the "
                  f"archive holds {total}")
+
+    single = subprocess.run([c.opts.perusetrace, "prv", "-q", trace_dir, "-o",
+                             trace_dir + "-single"], capture_output=True, text=True)
+    if single.returncode != 0:
+        return f + [f"perusetrace prv failed: {single.stderr}"]
+    run = mpi_launch.run([c.opts.fake_cluster, "--hosts", "h1:0,h2:0", "--slots", "2",
+                          "--mpirun", c.opts.mpirun, "--", "-np", "4", analyzer, "prv", "-q",
+                          trace_dir, "-o", trace_dir + "-np4", "--analysis-stats", stats],
+                         timeout=RUN_TIMEOUT, cwd=c.work)
+    if run.returncode != 0:
+        return f + [f"the prv job failed ({run.returncode}): {run.stderr[-1500:]}"]
+    f += [f"prv on 2 hosts: {x}" for x in
+          prv_parallel_test.compare("4 ranks", trace_dir + "-single", (trace_dir + "-np4", ".prv"))]
+    with open(stats) as s:
+        ranks = json.load(s)["ranks"]
+    print("prv analysis ranks: " + "; ".join(f"{r['rank']} on {r['host']}: {r['events']} "
+                                             f"events, {r['bytes_sent']} B sent" for r in ranks))
+    if [r["host"] for r in ranks] != ["h1", "h1", "h2", "h2"]:
+        f.append(f"the prv ranks ran on {[r['host'] for r in ranks]}, not h1 h1 h2 h2")
     return f
 
 

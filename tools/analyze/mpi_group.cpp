@@ -91,6 +91,47 @@ void MpiGroup::reduce(std::string& part, const Merge& merge) {
   }
 }
 
+void MpiGroup::broadcast(std::string& text) {
+  unsigned long long length = text.size();
+  MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+  if (rank_ == 0) sent_ += (size_ - 1) * (sizeof length + length);
+  text.resize(length);
+  for (std::uint64_t at = 0; at < length; at += kPiece) {
+    const auto n = static_cast<int>(std::min<std::uint64_t>(kPiece, length - at));
+    MPI_Bcast(text.data() + at, n, MPI_CHAR, 0, MPI_COMM_WORLD);
+  }
+}
+
+// In size()-1 rounds, rank r sends to r+k and receives from r-k (mod size): every pair once,
+// one part in flight each way, in pieces MPI's int counts can hold.
+std::vector<std::string> MpiGroup::exchange(std::vector<std::string> outgoing) {
+  outgoing.resize(size_);
+  std::vector<std::string> incoming(size_);
+  incoming[rank_] = std::move(outgoing[rank_]);
+  for (unsigned k = 1; k < size_; ++k) {
+    const int to = static_cast<int>((rank_ + k) % size_);
+    const int from = static_cast<int>((rank_ + size_ - k) % size_);
+    const std::string& mine = outgoing[static_cast<unsigned>(to)];
+    unsigned long long length = mine.size(), theirs = 0;
+    MPI_Sendrecv(&length, 1, MPI_UNSIGNED_LONG_LONG, to, kLengthTag, &theirs, 1,
+                 MPI_UNSIGNED_LONG_LONG, from, kLengthTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    std::string& got = incoming[static_cast<unsigned>(from)];
+    got.resize(theirs);
+    std::vector<MPI_Request> pieces;
+    for (std::uint64_t at = 0; at < theirs; at += kPiece)
+      MPI_Irecv(got.data() + at, static_cast<int>(std::min<std::uint64_t>(kPiece, theirs - at)),
+                MPI_BYTE, from, kPieceTag, MPI_COMM_WORLD, &pieces.emplace_back());
+    for (std::uint64_t at = 0; at < length; at += kPiece)
+      MPI_Isend(mine.data() + at, static_cast<int>(std::min<std::uint64_t>(kPiece, length - at)),
+                MPI_BYTE, to, kPieceTag, MPI_COMM_WORLD, &pieces.emplace_back());
+    MPI_Waitall(static_cast<int>(pieces.size()), pieces.data(), MPI_STATUSES_IGNORE);
+    sent_ += sizeof length + length;
+    outgoing[static_cast<unsigned>(to)].clear();
+    outgoing[static_cast<unsigned>(to)].shrink_to_fit();
+  }
+  return incoming;
+}
+
 std::string MpiGroup::gather_stats(const std::string& mine) {
   int length = static_cast<int>(mine.size());
   std::vector<int> lengths(rank_ == 0 ? size_ : 0), at(rank_ == 0 ? size_ : 0);

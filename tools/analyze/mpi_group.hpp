@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "tools/common/analysis_group.hpp"
 
@@ -19,6 +20,8 @@ class MpiGroup final : public tools::AnalysisGroup {
   unsigned ranks_on_host() const override { return on_host_; }
   std::string agree(const std::string& failure) override;
   void reduce(std::string& part, const Merge& merge) override;
+  void broadcast(std::string& text) override;
+  std::vector<std::string> exchange(std::vector<std::string> outgoing) override;
   std::string gather_stats(const std::string& mine) override;
   std::uint64_t bytes_sent() const override { return sent_; }
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace perusetrace::tools {
 
@@ -28,6 +29,11 @@ class AnalysisGroup {
   // elsewhere.
   using Merge = std::function<void(std::string& into, const std::string& from)>;
   virtual void reduce(std::string& part, const Merge& merge) = 0;
+  // Collective: rank 0's `text` on every rank.
+  virtual void broadcast(std::string& text) = 0;
+  // Collective: every rank hands one part per rank (`outgoing[r]` for rank r, size() of them)
+  // and gets what each rank had for it, in rank order (its own part included, not sent).
+  virtual std::vector<std::string> exchange(std::vector<std::string> outgoing) = 0;
   // Collective: what this rank did (a JSON object), for --analysis-stats; rank 0 gets every
   // rank's as a JSON array, in rank order; the others get "".
   virtual std::string gather_stats(const std::string& mine) = 0;
@@ -43,6 +49,8 @@ class SingleProcess final : public AnalysisGroup {
   unsigned ranks_on_host() const override { return 1; }
   std::string agree(const std::string& failure) override { return failure; }
   void reduce(std::string&, const Merge&) override {}
+  void broadcast(std::string&) override {}
+  std::vector<std::string> exchange(std::vector<std::string> outgoing) override { return outgoing; }
   std::string gather_stats(const std::string& mine) override { return "[" + mine + "]"; }
   std::uint64_t bytes_sent() const override { return 0; }
 };

@@ -10,10 +10,12 @@
 
 #include "lib/settings.hpp"
 #include "reader/clock_repair.hpp"
-#include "reader/other_jobs.hpp"
 #include "reader/trace_paths.hpp"
+#include "tools/common/analysis_group.hpp"
 #include "tools/common/command_line.hpp"
+#include "tools/prv/conversion_summary.hpp"
 #include "tools/prv/metric_types.hpp"
+#include "tools/prv/parallel_convert.hpp"
 #include "tools/prv/paraver_objects.hpp"
 #include "tools/prv/pcf_row.hpp"
 #include "tools/prv/prv_archive.hpp"
@@ -24,7 +26,7 @@
 namespace {
 
 constexpr const char* kUsage =
-    R"(usage: perusetrace prv ARCHIVE [-o PREFIX] [--gzip] [--sort-memory SIZE]
+    R"(usage: perusetrace prv ARCHIVE [-o PREFIX] [--gzip] [--sort-memory SIZE] [--np N]
 
 Converts an OTF2 trace written by perusetrace to Paraver: PREFIX.prv (records sorted by
 time), PREFIX.pcf (state and event labels) and PREFIX.row (node, CPU and thread names).
@@ -39,7 +41,12 @@ time), PREFIX.pcf (state and event labels) and PREFIX.row (node, CPU and thread 
                  those no later record can precede are written out; when too few can (a
                  state that stays open, clocks repaired), the buffer is spilled to a
                  temporary file beside the output and merged at the end. Peak memory is
-                 about 1.6 times this plus 20 MiB
+                 about 1.6 times this plus 20 MiB (per analysis rank with --np)
+  --np N         run as an MPI job of N analysis ranks (perusetrace-analyze, started with the
+                 mpirun perusetrace was built with), each converting a share of the archive's
+                 ranks; rank 0 merges their sorted parts into the one .prv: the same records
+  --mpirun-arg ARG with --np: one more argument for mpirun (repeatable), e.g. --host
+  --analysis-stats FILE  with --np: write what each analysis rank read, sent, used (JSON)
 )";
 
 constexpr std::size_t kDefaultSortMemory = 16u << 20;
@@ -71,26 +78,6 @@ class Progress {
   int last_ = -1;
   const char* phase_ = nullptr;
 };
-
-// Each MPI job of a run with dynamic processes is an archive, and a Paraver trace, of its own.
-void tell_other_jobs(const Definitions& defs, const std::string& anchor,
-                     const perusetrace::archive::MessageMatcher& m) {
-  if (defs.jobs.empty()) return;
-  std::string jobs;
-  for (const perusetrace::archive::JobDef& job : defs.jobs) {
-    const std::string path = perusetrace::archive::job_archive(anchor, job);
-    jobs += fmt::format("\n  {} ({}): {}", job.name,
-                        perusetrace::archive::job_relation_text(job.relation),
-                        path.empty()                                     ? "archive not known"
-                        : perusetrace::archive::job_archive_exists(path) ? path
-                                                                         : path + " (not found)");
-  }
-  fmt::print(stderr,
-             "perusetrace prv: this trace is one MPI job of several; {} sends and receives with "
-             "the others have their partner in those jobs' own archives and no communication "
-             "record here. Convert them on their own:{}\n",
-             m.with_other_jobs(), jobs);
-}
 
 int convert(const std::string& archive, std::string prefix, bool quiet, std::size_t sort_memory,
             bool gzip) {
@@ -154,19 +141,6 @@ int convert(const std::string& archive, std::string prefix, bool quiet, std::siz
   write_pcf(prefix + ".pcf", defs);
   write_row(prefix + ".row", defs, layout);
 
-  if (const std::size_t dropped = mpit_metrics_dropped(defs); dropped > 0)
-    fmt::print(stderr,
-               "perusetrace prv: the trace has {} more MPI_T values than the {} event types "
-               "set aside for them; the last ones are left out. Trace fewer (MPITRACE_PVARS).\n",
-               dropped, kTypeMpitLast - kTypeMpitFirst + 1);
-  const auto& m = translator.messages();
-  if (m.unmatched_sends() + m.unmatched_recvs() > 0)
-    fmt::print(stderr,
-               "perusetrace prv: {} sends and {} receives found no partner in the trace "
-               "(cancelled, or the program stopped before they completed); they have no "
-               "communication record.\n",
-               m.unmatched_sends(), m.unmatched_recvs());
-  if (!quiet || m.with_other_jobs() > 0) tell_other_jobs(defs, reader.anchor(), m);
   if (repair.repaired() > 0)
     fmt::print(stderr,
                "perusetrace prv: {} of {} messages were received before they were sent (by up "
@@ -176,12 +150,8 @@ int convert(const std::string& archive, std::string prefix, bool quiet, std::siz
                repair.backwards(), repair.messages(), static_cast<double>(repair.worst_gap()) / 1e3,
                repair.worst_sender(), repair.worst_receiver(), repair.repaired(),
                static_cast<double>(repair.max_shift()) / 1e3);
-  if (m.late_physical_sends() > 0)
-    fmt::print(stderr,
-               "perusetrace prv: {} sends reported REQ_XFER_BEGIN after their message was "
-               "received (Open MPI reports an eager send's when the send completes, which a "
-               "descheduled sender reaches late); their physical send is the logical one.\n",
-               m.late_physical_sends());
+  const auto& m = translator.messages();
+  tell_about_messages(defs, reader.anchor(), counts_of(prv, m), quiet);
   if (!quiet) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -197,14 +167,15 @@ int convert(const std::string& archive, std::string prefix, bool quiet, std::siz
 }  // namespace
 
 int prv_main(int argc, char** argv) {
-  std::string archive, prefix, sort_memory_text;
+  std::string archive, prefix, sort_memory_text, stats;
   bool quiet = false, gzip = false;
   const int rc =
       perusetrace::tools::parse_command_line("prv", kUsage, argc, argv,
                                              {{"-o", "--output", &prefix, nullptr},
                                               {"-q", "--quiet", nullptr, &quiet},
                                               {"", "--gzip", nullptr, &gzip},
-                                              {"", "--sort-memory", &sort_memory_text, nullptr}},
+                                              {"", "--sort-memory", &sort_memory_text, nullptr},
+                                              {"", "--analysis-stats", &stats, nullptr}},
                                              archive);
   if (rc >= 0) return rc;
   std::size_t sort_memory = kDefaultSortMemory;
@@ -223,13 +194,21 @@ int prv_main(int argc, char** argv) {
                prefix);
     return 2;
   }
+  // In a parallel conversion the ranks have agreed on a failure: rank 0 alone says it.
+  const bool speaks = perusetrace::tools::analysis_group().rank() == 0;
   try {
+    if (perusetrace::tools::analysis_group().parallel())
+      return perusetrace::prv::convert_in_group(archive, prefix, quiet, sort_memory, gzip, stats);
+    if (!stats.empty()) {
+      fmt::print(stderr, "perusetrace prv: --analysis-stats goes with --np N\n");
+      return 2;
+    }
     return convert(archive, prefix, quiet, sort_memory, gzip);
   } catch (const ConvertError& e) {
-    fmt::print(stderr, "perusetrace prv: {}\n", e.what());
+    if (speaks) fmt::print(stderr, "perusetrace prv: {}\n", e.what());
     return 1;
   } catch (const std::exception& e) {
-    fmt::print(stderr, "perusetrace prv: conversion failed: {}\n", e.what());
+    if (speaks) fmt::print(stderr, "perusetrace prv: conversion failed: {}\n", e.what());
     return 1;
   }
 }

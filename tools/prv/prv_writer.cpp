@@ -271,6 +271,10 @@ std::string PrvWriter::merge(const std::vector<std::string>& inputs, std::FILE* 
   return target;
 }
 
+void PrvWriter::add_sorted_run(const std::string& path) {
+  runs_.push_back(path);
+}
+
 void PrvWriter::finish(const std::function<std::string(std::uint64_t)>& header,
                        const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
   if (out_ != nullptr && latest_ > streamed_end_)

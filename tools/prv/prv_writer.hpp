@@ -63,6 +63,12 @@ class PrvWriter {
   std::uint64_t latest_time() const { return latest_; }  // the largest time of any record
   std::size_t runs() const { return runs_.size(); }
 
+  // A parallel conversion: a file of records sorted by time that another process wrote (its
+  // share, finish()ed with an empty header), merged in by finish() and removed by it (or by the
+  // destructor). At equal times its records come after those of the files added before it.
+  // The header's end and the counts are the caller's to add up.
+  void add_sorted_run(const std::string& path);
+
   // Writes header(END) and then every record in time order. progress(done, total).
   void finish(const std::function<std::string(std::uint64_t)>& header,
               const std::function<void(std::uint64_t, std::uint64_t)>& progress);

@@ -121,6 +121,7 @@ void Translator::enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region)
   touch(loc, t);
   Thread& th = threads_[loc];
   th.stack.push_back(region);
+  th.began.push_back(t);
   if (const std::uint32_t a = annotations_.attribute_of_region[region]; a != AnnotationTypes::kNone)
     annotation_event(loc, t, a);
   if (defs_.regions[region].kind == RegionKind::MpiFunction && th.mpi_depth++ == 0)
@@ -131,6 +132,7 @@ void Translator::enter(std::uint32_t loc, std::uint64_t t, std::uint32_t region)
 void Translator::leave(std::uint32_t loc, std::uint64_t t, std::uint32_t region) {
   touch(loc, t);
   Thread& th = threads_[loc];
+  if (!th.began.empty()) th.began.pop_back();
   // Unwind to the region left (a missing Leave must not leave the thread stuck inside).
   auto it = std::find(th.stack.rbegin(), th.stack.rend(), region);
   if (it == th.stack.rend()) return;
@@ -184,7 +186,8 @@ void Translator::peruse(std::uint32_t loc, std::uint64_t t, std::uint32_t region
 void Translator::point_to_point(std::uint32_t loc, std::uint64_t t,
                                 const archive::PointToPoint& e) {
   touch(loc, t);
-  messages_.point_to_point(loc, t, e);
+  const std::vector<std::uint64_t>& began = threads_[loc].began;
+  messages_.point_to_point(loc, t, e, began.empty() ? t : began.back());
 }
 
 void Translator::metric(std::uint32_t loc, std::uint64_t t, std::uint32_t metric,
@@ -230,9 +233,20 @@ std::uint64_t Translator::settled_before() const {
   return earliest;
 }
 
+void Translator::share(const std::vector<std::uint32_t>& locations) {
+  converted_.assign(threads_.size(), false);
+  std::vector<bool> ranks(defs_.ranks.size(), false);
+  for (const std::uint32_t loc : locations) {
+    converted_[loc] = true;
+    if (defs_.locations[loc].rank < ranks.size()) ranks[defs_.locations[loc].rank] = true;
+  }
+  messages_.share(std::move(ranks));
+}
+
 void Translator::finish(std::uint64_t end) {
   messages_.finish();
   for (std::uint32_t loc = 0; loc < threads_.size(); ++loc) {
+    if (!converted_.empty() && !converted_[loc]) continue;
     Thread& th = threads_[loc];
     const std::uint64_t last = std::max(end, th.since);
     if (last > th.since) out_.state(objects_[loc], th.since, last, th.state);

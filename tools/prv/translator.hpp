@@ -34,7 +34,13 @@ class Translator : public EventSink, private archive::MessageSink {
   // Closes every thread's last state at `end` (or later, if a thread went on longer).
   void finish(std::uint64_t end);
 
+  // A parallel conversion: this process converts the locations `locations` (indices into
+  // Definitions::locations) and no others; `finish` closes only theirs. The messages they send
+  // to, and receive from, ranks read elsewhere go through MessageMatcher::share.
+  void share(const std::vector<std::uint32_t>& locations);
+
   const archive::MessageMatcher& messages() const { return messages_; }
+  archive::MessageMatcher& messages() { return messages_; }
   // No record still to come sorts before this time: every thread's current state began at or
   // after it (a thread not yet seen at 0), and so did every message not yet written. Events are
   // read in time order, so later ones come at or after it too (without clock repair's moves).
@@ -43,6 +49,9 @@ class Translator : public EventSink, private archive::MessageSink {
  private:
   struct Thread {
     std::vector<std::uint32_t> stack;  // regions entered, innermost last
+    // When each open region began, as the clock repair's replay sees them (clock_repair.cpp):
+    // every Enter pushes, every Leave pops.
+    std::vector<std::uint64_t> began;
     std::uint32_t state;
     std::uint64_t since = 0;
     std::uint64_t mpi_call = 0;     // value of the MPI call event in effect
@@ -62,6 +71,7 @@ class Translator : public EventSink, private archive::MessageSink {
   PrvWriter& out_;
   const std::vector<PrvObject>& objects_;
   std::vector<Thread> threads_;
+  std::vector<bool> converted_;  // by location; empty: all
   std::vector<std::uint32_t> region_state_;
   // By region: Extrae's MPI type and value of the call (type 0: Extrae has none).
   std::vector<std::pair<std::uint64_t, std::uint64_t>> region_extrae_;

@@ -1,0 +1,180 @@
+#!/usr/bin/python3
+"""`perusetrace prv --np N` (an MPI job of analysis ranks) against the conversion in one process.
+
+    prv_parallel_test.py --perusetrace EXE --data DIR CASE
+
+CASE:
+  equal      every archive of tests/data (DIR) converted in one process and with --np 1, 2, 3
+             and 4 (and 8 on one, more analysis ranks than traced ranks; --gzip on one): the
+             .pcf and .row are byte-identical, the .prv's header too, and its records are the
+             same (equal after sorting the lines), in time order, and in the same order for
+             each thread: they differ, if at all, in the order of records of different threads
+             at one time. Messages between ranks of different shares are written (by the rank
+             converting the receiver) as often as in one process, and what crossed ranks
+             (--analysis-stats' bytes_sent) is the message halves, a few dozen bytes each.
+  unreadable_share  an archive whose last rank's event file is gone fails with --np 3 and 4,
+             with one message naming the file, and leaves no .prv, .pcf, .row or part behind.
+(Ranks on several clocks whose messages need the clock repair: tests/cluster's clock_repair.)
+Exits non-zero, saying why, on failure.
+"""
+import gzip
+import json
+import re
+import os
+import shutil
+import subprocess
+import sys
+
+sys.path[:0] = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common")]
+import case_result  # noqa: E402
+import prv_check  # noqa: E402
+
+HALF_BYTES = 72  # sizeof(reader/message_matcher.hpp's SendHalf)
+
+
+def archives(data):
+    out = []
+    for root, _dirs, files in os.walk(data):
+        if "traces.otf2" in files:
+            out.append(root)
+    return sorted(out)
+
+
+def convert(opts, archive, prefix, extra=()):
+    return subprocess.run([opts.perusetrace, "prv", "-q", archive, "-o", prefix, *extra],
+                          capture_output=True, text=True, timeout=300)
+
+
+def read_prv(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", encoding="ascii") as f:
+        text = f.read()
+    header, _, body = text.partition("\n")
+    # "#Paraver (dd/mm/yyyy at hh:mm):...": the minute of the conversion is no difference.
+    header = re.sub(r"^#Paraver \([^)]*\)", "#Paraver (DATE)", header)
+    # The header's communicator lines ("c:...") come before the records.
+    lines = body.splitlines()
+    head = [header] + [x for x in lines if x.startswith("c:")]
+    records = [x for x in lines if not x.startswith("c:")]
+    return head, records
+
+
+def thread_sequences(records):
+    """{cpu:appl:task:thread: its state and event records in file order}."""
+    out = {}
+    for r in records:
+        f = r.split(":")
+        if f[0] in ("1", "2"):
+            out.setdefault(":".join(f[1:5]), []).append(r)
+    return out
+
+
+def compare(name, want, got):
+    """The failures of `got` (prefix) against `want` (prefix), as this file's docstring says."""
+    failures = []
+    for ext in (".pcf", ".row"):
+        with open(want + ext, "rb") as a, open(got[0] + ext, "rb") as b:
+            if a.read() != b.read():
+                failures.append(f"{name}: the {ext} differs from the single process's")
+    want_head, want_records = read_prv(want + ".prv")
+    got_head, got_records = read_prv(got[0] + got[1])
+    if got_head != want_head:
+        failures.append(f"{name}: the header differs: {got_head[0]!r} vs {want_head[0]!r}")
+    if sorted(got_records) != sorted(want_records):
+        extra = set(got_records) - set(want_records)
+        missing = set(want_records) - set(got_records)
+        failures.append(f"{name}: {len(got_records)} records vs {len(want_records)}; not in "
+                        f"the single process's: {sorted(extra)[:3]}, missing: "
+                        f"{sorted(missing)[:3]}")
+    times = [int(r.split(":")[5]) for r in got_records]
+    if any(a > b for a, b in zip(times, times[1:])):
+        failures.append(f"{name}: the records are not in time order")
+    if thread_sequences(got_records) != thread_sequences(want_records):
+        failures.append(f"{name}: a thread's records come in another order")
+    return failures
+
+
+def case_equal(opts, work):
+    failures = []
+    found = archives(opts.data)
+    if len(found) < 10:
+        return [f"{opts.data} holds {len(found)} archives, expected the 15 of make_archives.sh"]
+    for archive in found:
+        name = os.path.relpath(archive, opts.data)
+        base = os.path.join(work, name.replace("/", "_"))
+        single = convert(opts, archive, base + "-single")
+        if single.returncode != 0:
+            failures.append(f"{name}: prv failed (exit {single.returncode}): {single.stderr}")
+            continue
+        failures += [f"{name}: single: {e}" for e in prv_check.check(base + "-single")[0]]
+        _, records = read_prv(base + "-single.prv")
+        comms = sum(1 for r in records if r.startswith("3:"))
+        ns = [1, 2, 3, 4] + ([8] if name == "wait_states/chain" else [])
+        for n in ns:
+            prefix = f"{base}-np{n}"
+            gz = name == "late_sender" and n == 2
+            stats = prefix + ".stats"
+            run = convert(opts, archive, prefix, ["--np", str(n), "--analysis-stats", stats] +
+                          (["--gzip"] if gz else []))
+            if run.returncode != 0:
+                failures.append(f"{name} --np {n}: exit {run.returncode}: {run.stderr[-1500:]}")
+                continue
+            if not gz:
+                failures += [f"{name} --np {n}: {e}" for e in prv_check.check(prefix)[0]]
+            failures += compare(f"{name} --np {n}", base + "-single",
+                                (prefix, ".prv.gz" if gz else ".prv"))
+            with open(stats, encoding="utf-8") as f:
+                ranks = json.load(f)["ranks"]
+            sent = sum(r["bytes_sent"] for r in ranks)
+            # Each message crossing shares costs one half (and the counts, the parts' directory
+            # and the lengths a few hundred bytes per rank): never more than every message's.
+            if sent > HALF_BYTES * comms + 512 * n:
+                failures.append(f"{name} --np {n}: the ranks sent {sent} bytes for {comms} "
+                                f"messages")
+            leftovers = [f for f in os.listdir(work) if os.path.basename(prefix) in f
+                         and ("parts-" in f or "sort-" in f)]
+            if leftovers:
+                failures.append(f"{name} --np {n}: left {leftovers} behind")
+            print(f"{name} --np {n}: {len(records)} records, {comms} messages, {sent} B sent, "
+                  f"events per rank {[r['events'] for r in ranks]}")
+    return failures
+
+
+def no_outputs(prefix):
+    d, base = os.path.split(prefix)
+    return [f for f in os.listdir(d) if f.startswith(base)]
+
+
+def case_unreadable_share(opts, work):
+    failures = []
+    # The last traced rank's event file gone: the rank reading it fails, and so does the run.
+    damaged = os.path.join(work, "damaged")
+    shutil.copytree(os.path.join(opts.data, "wait_states", "chain"), damaged)
+    import otf2
+    with otf2.reader.open(os.path.join(damaged, "traces.otf2")) as t:
+        last = max(t.definitions.locations, key=lambda loc: int(loc.group.name.split()[-1]))._ref
+    missing = os.path.join("traces", f"{last}.evt")
+    os.remove(os.path.join(damaged, missing))
+    for n in (3, 4):
+        prefix = os.path.join(work, f"damaged-np{n}")
+        run = convert(opts, damaged, prefix, ["--np", str(n)])
+        said = [line for line in run.stderr.splitlines() if line.startswith("perusetrace")]
+        print(f"damaged --np {n}: exit {run.returncode}: {run.stderr.strip()}")
+        if run.returncode != 1 or len(said) != 1 or missing not in said[0]:
+            failures.append(f"damaged --np {n}: exit {run.returncode} (expected 1) with "
+                            f"{len(said)} messages (expected one naming {missing}): "
+                            f"{run.stderr[-1500:]!r}")
+        if no_outputs(prefix):
+            failures.append(f"damaged --np {n} left {no_outputs(prefix)}")
+    return failures
+
+
+CASES = case_result.cases_of(globals())
+
+
+def main():
+    case_result.run_listing_case(CASES, "prv-parallel", ["perusetrace", "data"])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,203 @@
+#include "tools/prv/parallel_convert.hpp"
+
+#include <fmt/core.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "reader/clock_repair.hpp"
+#include "reader/location_share.hpp"
+#include "reader/trace_paths.hpp"
+#include "tools/common/output_file.hpp"
+#include "tools/common/parallel_share.hpp"
+#include "tools/prv/conversion_summary.hpp"
+#include "tools/prv/paraver_objects.hpp"
+#include "tools/prv/pcf_row.hpp"
+#include "tools/prv/prv_writer.hpp"
+#include "tools/prv/translator.hpp"
+
+namespace perusetrace::prv {
+
+namespace {
+
+using archive::SendHalf;
+static_assert(sizeof(SendHalf) == 72, "tests/converters/prv_parallel_test.py counts 72 bytes");
+
+std::string part_path(const std::string& dir, unsigned rank) {
+  return fmt::format("{}/part{:06}", dir, rank);
+}
+
+// The analysis rank that converts each world rank.
+std::vector<unsigned> owners(const Definitions& defs, unsigned parts) {
+  std::vector<unsigned> owner(defs.ranks.size(), 0);
+  for (unsigned p = 0; p < parts; ++p)
+    for (const std::uint32_t r : archive::ranks_of_share(defs, p, parts)) owner[r] = p;
+  return owner;
+}
+
+// The halves of sends to ranks converted elsewhere, one string of SendHalf bytes per analysis
+// rank that converts their receiver.
+std::vector<std::string> by_receiver(const std::vector<SendHalf>& halves,
+                                     const std::vector<unsigned>& owner, unsigned parts) {
+  std::vector<std::string> out(parts);
+  for (const SendHalf& h : halves) {
+    const unsigned to = h.key.to < owner.size() ? owner[h.key.to] : 0;
+    out[to].append(reinterpret_cast<const char*>(&h), sizeof h);
+  }
+  return out;
+}
+
+std::vector<SendHalf> halves_of(const std::vector<std::string>& parts) {
+  std::vector<SendHalf> out;
+  for (const std::string& p : parts) {
+    if (p.size() % sizeof(SendHalf) != 0)
+      throw ConvertError("an analysis rank sent a message half of the wrong size");
+    const std::size_t n = p.size() / sizeof(SendHalf);
+    const std::size_t at = out.size();
+    out.resize(at + n);
+    std::memcpy(static_cast<void*>(out.data() + at), p.data(), p.size());
+  }
+  return out;
+}
+
+// Removes the parts' directory and what is left in it (a failed run's parts).
+void remove_parts(const std::string& dir, unsigned parts) {
+  if (dir.empty()) return;
+  for (unsigned r = 0; r < parts; ++r) ::unlink(part_path(dir, r).c_str());
+  ::rmdir(dir.c_str());
+}
+
+}  // namespace
+
+int convert_in_group(const std::string& archive, std::string prefix, bool quiet,
+                     std::size_t sort_memory, bool gzip, const std::string& stats) {
+  const auto start = std::chrono::steady_clock::now();
+  tools::AnalysisGroup& group = tools::analysis_group();
+  const unsigned me = group.rank(), parts = group.size();
+  const bool writes = me == 0;
+  const std::uint64_t read_before = tools::bytes_read_so_far();
+  std::unique_ptr<ArchiveReader> reader;
+  std::string failure =
+      tools::failure_of([&] { reader = std::make_unique<ArchiveReader>(archive); });
+  failure = group.agree(failure);
+  if (!failure.empty()) throw archive::ArchiveError(failure);
+  const Definitions& defs = reader->definitions();
+  if (prefix.empty()) prefix = archive::trace_directory(reader->anchor());
+
+  // The parts go to a directory beside the output, which every analysis rank must see (a
+  // shared file system on a cluster): rank 0 makes it.
+  std::string dir;
+  if (writes) {
+    std::string pattern = prefix + ".prv.parts-XXXXXX";
+    dir = ::mkdtemp(pattern.data()) != nullptr
+              ? pattern
+              : "!" + fmt::format(
+                          "cannot create the directory {} beside the output: {}. Check "
+                          "that it is writable and has free space, or write elsewhere "
+                          "with -o PREFIX.",
+                          pattern, std::strerror(errno));
+  }
+  group.broadcast(dir);
+  if (!dir.empty() && dir[0] == '!') throw ConvertError(dir.substr(1));
+
+  const Layout layout = make_layout(defs);
+  const std::vector<unsigned> owner = owners(defs, parts);
+  std::unique_ptr<PrvWriter> out;
+  std::unique_ptr<Translator> translator;
+  tools::ShareStats share;
+  failure = tools::failure_of([&] {
+    // Rank 0's own records go straight into the output, the others' into their parts.
+    out = writes ? std::make_unique<PrvWriter>(prefix + (gzip ? ".prv.gz" : ".prv"), sort_memory,
+                                               gzip ? 1 : 0)
+                 : std::make_unique<PrvWriter>(part_path(dir, me), sort_memory, 0);
+    translator = std::make_unique<Translator>(defs, *out, layout.objects);
+    translator->share(archive::location_share(defs, me, parts));
+    share = tools::read_share(*reader, *translator, group, quiet || !writes, read_before);
+    translator->finish(defs.trace_length);
+  });
+  // Every rank takes part in the exchange, or none does.
+  // A failure ends the run on every rank: each drops its part, then rank 0 removes what is left.
+  const auto fail = [&](const std::string& why) {
+    translator.reset();
+    out.reset();
+    group.agree("");  // every rank's writer is gone
+    if (writes) remove_parts(dir, parts);
+    throw ConvertError(why);
+  };
+  failure = group.agree(failure);
+  if (!failure.empty()) fail(failure);
+  std::vector<std::string> incoming =
+      group.exchange(by_receiver(translator->messages().take_remote_sends(), owner, parts));
+  ConversionCounts counts;
+  failure = tools::failure_of([&] {
+    translator->messages().pair_remote(halves_of(incoming));
+    incoming = {};
+    if (writes) return;
+    out->finish([](std::uint64_t) { return std::string(); }, nullptr);
+    counts = counts_of(*out, translator->messages());
+    // Its sorting directory lies in the parts' directory, which rank 0 removes when done.
+    out.reset();
+  });
+  failure = group.agree(failure);
+  if (writes && failure.empty()) counts = counts_of(*out, translator->messages());
+  if (failure.empty() && archive::clock_domains(defs) > 1) {
+    // A receive before its send needs the controlled logical clock, a replay over every rank's
+    // messages in causal order that moves later events: it runs in one process.
+    std::string breaks = std::to_string(counts.clock_breaks);
+    group.reduce(breaks, [](std::string& into, const std::string& from) {
+      into = std::to_string(std::stoull(into) + std::stoull(from));
+    });
+    group.broadcast(breaks);
+    if (breaks != "0")
+      failure = fmt::format(
+          "{} messages were received before they were sent: the ranks' {} clocks disagree by "
+          "more than measured, and moving those receives after their send (the controlled "
+          "logical clock) runs in one process. Convert without --np.",
+          breaks, archive::clock_domains(defs));
+  }
+  if (!failure.empty()) fail(failure);
+  // Every part is complete once rank 0 has every rank's counts.
+  std::string all = counts.text();
+  group.reduce(all, [](std::string& into, const std::string& from) {
+    ConversionCounts sum = ConversionCounts::parse(into);
+    sum.add(ConversionCounts::parse(from));
+    into = sum.text();
+  });
+  const std::string all_stats = group.gather_stats(tools::stats_json(share, group));
+  if (!writes) return 0;
+  const ConversionCounts total = ConversionCounts::parse(all);
+  failure = tools::failure_of([&] {
+    for (unsigned r = 1; r < parts; ++r) out->add_sorted_run(part_path(dir, r));
+    const std::uint64_t end = std::max(defs.trace_length, total.latest);
+    out->finish([&](std::uint64_t) { return prv_header(defs, layout, end); }, nullptr);
+    out.reset();
+    remove_parts(dir, parts);
+    write_pcf(prefix + ".pcf", defs);
+    write_row(prefix + ".row", defs, layout);
+  });
+  if (!failure.empty()) {
+    out.reset();
+    remove_parts(dir, parts);
+    throw ConvertError(failure);
+  }
+  tell_about_messages(defs, reader->anchor(), total, quiet);
+  if (!quiet) {
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    fmt::print(stderr,
+               "perusetrace prv: {}{}/.pcf/.row: {} records ({} messages) from {} events in "
+               "{:.1f} s on {} analysis ranks\n",
+               prefix, gzip ? ".prv.gz" : ".prv", total.records, total.matched, defs.total_events,
+               seconds, parts);
+  }
+  if (!stats.empty() &&
+      !tools::write_output_file("prv", stats, tools::stats_file(all_stats, group.size())))
+    return 1;
+  return 0;
+}
+
+}  // namespace perusetrace::prv
