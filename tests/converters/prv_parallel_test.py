@@ -29,7 +29,9 @@ sys.path[:0] = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "
 import case_result  # noqa: E402
 import prv_check  # noqa: E402
 
-HALF_BYTES = 72  # sizeof(reader/message_matcher.hpp's SendHalf)
+# A message crossing shares travels as its send half, encoded in about a dozen bytes
+# (tools/prv/message_halves.hpp); never more than the 72 of the struct.
+HALF_BYTES = 72
 
 
 def archives(data):

@@ -159,6 +159,16 @@ if out and (len(rows) != 3 or int(rows[0][1].replace(",", "")) !=
             sum(int(n.replace(",", "")) for _, n in rows[1:])):
     failures.append(f"run_parallel_analysis.py: the shares do not add up to the archive:\n{out}")
 
+out = run("run_parallel_analysis.py", "--mpirun", mpirun, "--command", "prv", "--trace", "ring",
+          "--ring-iterations", "300", "--np", "2")
+rows = re.findall(r"^\| (?:one process|--np 2|) \| [\d.]* \| (\d) \| \d \| ([\d,]+) \|", out,
+                  re.MULTILINE)
+sent = re.search(r"^most bytes exchanged in a run: ([\d,]+)", out, re.MULTILINE)
+# The ring's messages cross between the two shares: the halves travel.
+if out and (len(rows) != 3 or not sent or int(sent.group(1).replace(",", "")) == 0):
+    failures.append(f"run_parallel_analysis.py --command prv: no --np 2 rows or nothing "
+                    f"exchanged:\n{out}")
+
 if failures:
     print("\n\n".join(failures))
     sys.exit(1)

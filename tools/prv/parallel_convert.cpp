@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <utility>
 #include <memory>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "tools/common/output_file.hpp"
 #include "tools/common/parallel_share.hpp"
 #include "tools/prv/conversion_summary.hpp"
+#include "tools/prv/message_halves.hpp"
 #include "tools/prv/paraver_objects.hpp"
 #include "tools/prv/pcf_row.hpp"
 #include "tools/prv/prv_writer.hpp"
@@ -25,7 +27,6 @@ namespace perusetrace::prv {
 namespace {
 
 using archive::SendHalf;
-static_assert(sizeof(SendHalf) == 72, "tests/converters/prv_parallel_test.py counts 72 bytes");
 
 std::string part_path(const std::string& dir, unsigned rank) {
   return fmt::format("{}/part{:06}", dir, rank);
@@ -39,28 +40,20 @@ std::vector<unsigned> owners(const Definitions& defs, unsigned parts) {
   return owner;
 }
 
-// The halves of sends to ranks converted elsewhere, one string of SendHalf bytes per analysis
-// rank that converts their receiver.
+// The halves of sends to ranks converted elsewhere, encoded, one string per analysis rank: the
+// one that converts their receiver.
 std::vector<std::string> by_receiver(const std::vector<SendHalf>& halves,
                                      const std::vector<unsigned>& owner, unsigned parts) {
+  std::vector<std::vector<SendHalf>> to(parts);
+  for (const SendHalf& h : halves) to[h.key.to < owner.size() ? owner[h.key.to] : 0].push_back(h);
   std::vector<std::string> out(parts);
-  for (const SendHalf& h : halves) {
-    const unsigned to = h.key.to < owner.size() ? owner[h.key.to] : 0;
-    out[to].append(reinterpret_cast<const char*>(&h), sizeof h);
-  }
+  for (unsigned p = 0; p < parts; ++p) out[p] = encode_halves(std::move(to[p]));
   return out;
 }
 
 std::vector<SendHalf> halves_of(const std::vector<std::string>& parts) {
   std::vector<SendHalf> out;
-  for (const std::string& p : parts) {
-    if (p.size() % sizeof(SendHalf) != 0)
-      throw ConvertError("an analysis rank sent a message half of the wrong size");
-    const std::size_t n = p.size() / sizeof(SendHalf);
-    const std::size_t at = out.size();
-    out.resize(at + n);
-    std::memcpy(static_cast<void*>(out.data() + at), p.data(), p.size());
-  }
+  for (const std::string& p : parts) decode_halves(p, out);
   return out;
 }
 
