@@ -43,6 +43,7 @@ struct SendHalf {
   std::uint32_t loc, tag;
   std::uint32_t has_physical;
   std::uint32_t unused = 0;
+  std::uint64_t flow = 0;  // the Perfetto export's arrow id, written by the sender's rank
 };
 
 class MessageSink {

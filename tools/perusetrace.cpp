@@ -64,7 +64,7 @@ constexpr Command kCommands[] = {
     {"profile", "time per call path and MPI state from a sampled trace (MPITRACE_SAMPLING)",
      profile_main, true, true},
     {"export", "write a trace in another tool's format (Perfetto JSON, HDTrace XML)", export_main,
-     true},
+     true, true},
     {"diff", "compare two traces' reports (before and after a change)", diff_main, true},
     {"info", "what a trace holds: settings, ranks per host, clocks, events traced", info_main,
      true},

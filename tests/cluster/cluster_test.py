@@ -21,14 +21,15 @@ fake-cluster's reason where this machine cannot run it (`fake-cluster --check` e
                  intra-host and inter-host counts its pattern gives (4 ranks would split 50/50,
                  which a swapped split would pass)
   known_counts   the exact-count program on 2 hosts, the second 3000 s behind
-  clock_repair   a rank's clock moved 20 ms behind the tracer's back: report, prv and export repair it
+  clock_repair   a rank's clock moved 20 ms behind the tracer's back: report, prv and export repair it;
+                 prv --np and export --np refuse it (the repair runs in one process)
   placement      the report's intra-/inter-host split of a ring, exactly
   node_local     MPITRACE_OUTPUT on a disk of each host's own: the run goes untraced, saying
                  which hosts cannot see the directory and what to set
   wait_states    tests/apps/wait_states' late sender, late receiver and barrier on 4 ranks
                  round-robin over 2 hosts 5000 s apart: the wait states of one host's answers
-  parallel_profile  `perusetrace-analyze profile` as 4 analysis ranks on 2 hosts: the profile
-                 of one process, each rank on its host
+  parallel_profile  `perusetrace-analyze profile`, `prv` and `export --perfetto` as 4 analysis
+                 ranks on 2 hosts: one process's results, each rank on its host
 """
 import argparse
 import json
@@ -44,7 +45,7 @@ import case_result  # noqa: E402
 import export_test  # noqa: E402  (the Perfetto export's structural checks)
 import mpi_launch  # noqa: E402
 import prv_check  # noqa: E402
-import prv_parallel_test  # noqa: E402  (parallel against single conversion)
+import parallel_conversion_test  # noqa: E402  (parallel against single conversion)
 import trace_checks  # noqa: E402
 import wait_checks  # noqa: E402
 import wait_state_test  # noqa: E402
@@ -397,6 +398,16 @@ def case_clock_repair(c):
         f.append(f"prv --np 2 on an archive that needs the clock repair: exit "
                  f"{parallel.returncode} (expected 1, saying to convert without --np), left "
                  f"{left}: {parallel.stderr[-800:]!r}")
+    exported_np = trace_dir + "-np2.perfetto.json"
+    parallel = subprocess.run([c.opts.perusetrace, "export", "--perfetto", trace_dir, "-o",
+                               exported_np, "--np", "2"], capture_output=True, text=True)
+    print(f"export --np 2: exit {parallel.returncode}: {parallel.stderr.strip()}")
+    left = [x for x in os.listdir(os.path.dirname(exported_np))
+            if x.startswith(os.path.basename(exported_np))]
+    if parallel.returncode != 1 or "Export without --np" not in parallel.stderr or left:
+        f.append(f"export --np 2 on an archive that needs the clock repair: exit "
+                 f"{parallel.returncode} (expected 1, saying to export without --np), left "
+                 f"{left}: {parallel.stderr[-800:]!r}")
     late = []
 
     def collect(v):
@@ -472,7 +483,7 @@ def case_parallel_profile(c):
     """A ring sampled at 1 kHz on 4 ranks, then `perusetrace-analyze profile` as 4 analysis
     ranks on 2 hosts (2 each): the same JSON as one process, every analysis rank on the host
     its slot is on, every event read once. `perusetrace-analyze prv` the same way: the records
-    of one process's conversion (prv_parallel_test's comparison), the messages between the
+    of one process's conversion (parallel_conversion_test's comparison), the messages between the
     hosts' ranks included."""
     hosts = {"h1": 0.0, "h2": 0.0}
     _, trace_dir, _, f = c.traced("ring", hosts, 2, 4, [c.opts.ring],
@@ -518,13 +529,30 @@ def case_parallel_profile(c):
     if run.returncode != 0:
         return f + [f"the prv job failed ({run.returncode}): {run.stderr[-1500:]}"]
     f += [f"prv on 2 hosts: {x}" for x in
-          prv_parallel_test.compare("4 ranks", trace_dir + "-single", (trace_dir + "-np4", ".prv"))]
+          parallel_conversion_test.compare("4 ranks", trace_dir + "-single", (trace_dir + "-np4", ".prv"))]
     with open(stats) as s:
         ranks = json.load(s)["ranks"]
     print("prv analysis ranks: " + "; ".join(f"{r['rank']} on {r['host']}: {r['events']} "
                                              f"events, {r['bytes_sent']} B sent" for r in ranks))
     if [r["host"] for r in ranks] != ["h1", "h1", "h2", "h2"]:
         f.append(f"the prv ranks ran on {[r['host'] for r in ranks]}, not h1 h1 h2 h2")
+
+    single = subprocess.run([c.opts.perusetrace, "export", "--perfetto", "-q", trace_dir, "-o",
+                             trace_dir + ".single.perfetto.json"], capture_output=True, text=True)
+    run = mpi_launch.run([c.opts.fake_cluster, "--hosts", "h1:0,h2:0", "--slots", "2",
+                          "--mpirun", c.opts.mpirun, "--", "-np", "4", analyzer, "export",
+                          "--perfetto", "-q", trace_dir, "-o", trace_dir + ".np4.perfetto.json"],
+                         timeout=RUN_TIMEOUT, cwd=c.work)
+    if single.returncode != 0 or run.returncode != 0:
+        return f + [f"the exports failed ({single.returncode}, {run.returncode}): "
+                    f"{single.stderr[-800:]} {run.stderr[-800:]}"]
+    with open(trace_dir + ".single.perfetto.json") as a, \
+            open(trace_dir + ".np4.perfetto.json") as b:
+        want, got = json.load(a), json.load(b)
+    if parallel_conversion_test.canonical_events(want) != \
+            parallel_conversion_test.canonical_events(got):
+        f.append("the Perfetto export of 4 analysis ranks on 2 hosts has other events than one "
+                 "process's")
     return f
 
 

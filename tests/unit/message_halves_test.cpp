@@ -1,4 +1,4 @@
-// The send halves a parallel `prv` ships between analysis ranks (tools/prv/message_halves.hpp):
+// The send halves a parallel `prv` ships between analysis ranks (reader/message_halves.hpp):
 // what is encoded decodes to the same halves, in channel order, whatever their order before;
 // bytes it did not write are an error, never halves made up.
 #include <catch2/catch.hpp>
@@ -7,12 +7,11 @@
 #include <tuple>
 #include <vector>
 
-#include "tools/prv/message_halves.hpp"
-#include "tools/prv/prv_archive.hpp"
+#include "reader/message_halves.hpp"
 
+using perusetrace::archive::decode_halves;
+using perusetrace::archive::encode_halves;
 using perusetrace::archive::SendHalf;
-using perusetrace::prv::decode_halves;
-using perusetrace::prv::encode_halves;
 
 namespace {
 
@@ -28,12 +27,13 @@ SendHalf half(std::uint32_t from, std::uint32_t to, std::uint32_t tag, std::uint
   h.bytes = bytes;
   h.loc = loc;
   h.tag = tag;
+  h.flow = seq * 4 + from;
   return h;
 }
 
 auto fields(const SendHalf& h) {
   return std::tie(h.key.from, h.key.to, h.key.comm, h.key.tag, h.seq, h.logical, h.physical,
-                  h.has_physical, h.began, h.bytes, h.loc, h.tag);
+                  h.has_physical, h.began, h.bytes, h.loc, h.tag, h.flow);
 }
 
 }  // namespace
@@ -70,8 +70,8 @@ TEST_CASE("message halves: no halves are no bytes, and bytes cut short are an er
   CHECK(got.empty());
   const std::string bytes = encode_halves({half(0, 1, 0, 0, 123'456'789, true, 64, 0)});
   CHECK_THROWS_AS(decode_halves(bytes.substr(0, bytes.size() - 1), got),
-                  perusetrace::prv::ConvertError);
+                  perusetrace::archive::ArchiveError);
   // A first half that says it continues a channel before it.
   CHECK_THROWS_AS(decode_halves(std::string(1, '\0') + bytes.substr(1), got),
-                  perusetrace::prv::ConvertError);
+                  perusetrace::archive::ArchiveError);
 }

@@ -14,6 +14,7 @@
 #include "tools/analyze/mpi_group.hpp"
 #include "tools/common/tracer_preload.hpp"
 #include "tools/profile/profile_main.hpp"
+#include "tools/export/export_main.hpp"
 #include "tools/prv/convert.hpp"
 
 namespace {
@@ -23,13 +24,15 @@ constexpr const char* kUsage =
     "\n"
     "A perusetrace command as an MPI job: each rank reads a share of the archive's ranks and\n"
     "the ranks combine what they found; rank 0 prints and writes the outputs, the same as the\n"
-    "command's own. `perusetrace COMMAND --np N ...` starts it. COMMAND: profile, prv.\n";
+    "command's own. `perusetrace COMMAND --np N ...` starts it. COMMAND: profile, prv, export "
+    "(--perfetto).\n";
 
 struct Command {
   const char* name;
   int (*main)(int, char**);
 };
-constexpr Command kCommands[] = {{"profile", profile_main}, {"prv", prv_main}};
+constexpr Command kCommands[] = {
+    {"profile", profile_main}, {"prv", prv_main}, {"export", export_main}};
 
 // A libperusetrace preloaded into the job (mpirun -x LD_PRELOAD=...) would trace the analysis
 // itself: the process starts again without it, before MPI starts.

@@ -7,10 +7,11 @@
 namespace perusetrace::exporter {
 
 struct ExportRequest {
-  std::string archive;  // the trace directory or its traces.otf2
-  std::string output;   // the file to write, "-" for standard output; "" for the default
-  bool quiet = false;   // no progress bar and no summary
-  std::string program;  // --program: the traced program's name, "" to derive it
+  std::string archive;         // the trace directory or its traces.otf2
+  std::string output;          // the file to write, "-" for standard output; "" for the default
+  bool quiet = false;          // no progress bar and no summary
+  std::string program;         // --program: the traced program's name, "" to derive it
+  std::string analysis_stats;  // --analysis-stats: with --np, what each analysis rank did
 };
 
 // The output a format writes when no -o is given: the trace directory's path (its anchor's

@@ -45,7 +45,7 @@ constexpr Format kFormats[] = {
 
 std::string usage() {
   std::string text =
-      "usage: perusetrace export FORMAT ARCHIVE [-o FILE] [-q]\n\n"
+      "usage: perusetrace export FORMAT ARCHIVE [-o FILE] [-q] [--np N]\n\n"
       "Writes an OTF2 trace written by perusetrace in another tool's format. The events are\n"
       "streamed in time order: memory stays bounded whatever the trace's size (docs/export.md).\n\n"
       "FORMAT, one of:\n";
@@ -68,7 +68,13 @@ std::string usage() {
       "                 directory, named after it); a directory for --hdtrace\n"
       "  --program NAME the traced program's name, for formats whose files carry it (default:\n"
       "                 the trace directory's name without -trace)\n"
-      "  -q, --quiet    no progress bar and no summary\n";
+      "  -q, --quiet    no progress bar and no summary\n"
+      "  --np N         --perfetto as an MPI job of N analysis ranks (perusetrace-analyze,\n"
+      "                 started with the mpirun perusetrace was built with), each exporting a\n"
+      "                 share of the archive's ranks; rank 0 joins their parts into the one\n"
+      "                 file: the same events, in another order (viewers order them by time)\n"
+      "  --mpirun-arg ARG with --np: one more argument for mpirun (repeatable), e.g. --host\n"
+      "  --analysis-stats FILE  with --np: write what each analysis rank read, sent, used\n";
   return text;
 }
 
@@ -105,7 +111,8 @@ int export_main(int argc, char** argv) {
   bool chosen[std::size(kFormats)] = {};
   std::vector<tools::Option> options = {{"-o", "--output", &request.output, nullptr},
                                         {"", "--program", &request.program, nullptr},
-                                        {"-q", "--quiet", nullptr, &request.quiet}};
+                                        {"-q", "--quiet", nullptr, &request.quiet},
+                                        {"", "--analysis-stats", &request.analysis_stats, nullptr}};
   for (std::size_t i = 0; i < std::size(kFormats); ++i)
     options.push_back({"", kFormats[i].option, nullptr, &chosen[i]});
   const int rc =
@@ -126,11 +133,26 @@ int export_main(int argc, char** argv) {
                kFormats[0].option, text);
     return 2;
   }
+  const bool parallel = tools::analysis_group().parallel();
+  if (parallel && format->run != exporter::export_perfetto) {
+    if (tools::analysis_group().rank() == 0)
+      fmt::print(stderr,
+                 "perusetrace export: --np: only --perfetto runs as a parallel export so far; "
+                 "run `perusetrace export {}` without --np\n",
+                 format->option);
+    return 2;
+  }
+  if (!parallel && !request.analysis_stats.empty()) {
+    fmt::print(stderr, "perusetrace export: --analysis-stats goes with --np N\n");
+    return 2;
+  }
   return tools::run_tool("export", [&] {
     try {
       return format->run(request);
     } catch (const exporter::OutputError& e) {
-      fmt::print(stderr, "perusetrace export: {}\n", e.what());
+      // In a parallel export the ranks have agreed on the failure: rank 0 alone says it.
+      if (tools::analysis_group().rank() == 0)
+        fmt::print(stderr, "perusetrace export: {}\n", e.what());
       return 1;
     }
   });

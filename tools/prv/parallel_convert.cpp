@@ -12,11 +12,11 @@
 
 #include "reader/clock_repair.hpp"
 #include "reader/location_share.hpp"
+#include "reader/message_halves.hpp"
 #include "reader/trace_paths.hpp"
 #include "tools/common/output_file.hpp"
 #include "tools/common/parallel_share.hpp"
 #include "tools/prv/conversion_summary.hpp"
-#include "tools/prv/message_halves.hpp"
 #include "tools/prv/paraver_objects.hpp"
 #include "tools/prv/pcf_row.hpp"
 #include "tools/prv/prv_writer.hpp"
@@ -47,13 +47,13 @@ std::vector<std::string> by_receiver(const std::vector<SendHalf>& halves,
   std::vector<std::vector<SendHalf>> to(parts);
   for (const SendHalf& h : halves) to[h.key.to < owner.size() ? owner[h.key.to] : 0].push_back(h);
   std::vector<std::string> out(parts);
-  for (unsigned p = 0; p < parts; ++p) out[p] = encode_halves(std::move(to[p]));
+  for (unsigned p = 0; p < parts; ++p) out[p] = archive::encode_halves(std::move(to[p]));
   return out;
 }
 
 std::vector<SendHalf> halves_of(const std::vector<std::string>& parts) {
   std::vector<SendHalf> out;
-  for (const std::string& p : parts) decode_halves(p, out);
+  for (const std::string& p : parts) archive::decode_halves(p, out);
   return out;
 }
 

@@ -1,10 +1,11 @@
 #!/usr/bin/python3
-"""`perusetrace prv --np N` (an MPI job of analysis ranks) against the conversion in one process.
+"""`perusetrace prv --np N` and `perusetrace export --perfetto --np N` (MPI jobs of analysis
+ranks) against the conversion in one process.
 
-    prv_parallel_test.py --perusetrace EXE --data DIR CASE
+    parallel_conversion_test.py --perusetrace EXE --data DIR CASE
 
 CASE:
-  equal      every archive of tests/data (DIR) converted in one process and with --np 1, 2, 3
+  prv_equal  every archive of tests/data (DIR) converted in one process and with --np 1, 2, 3
              and 4 (and 8 on one, more analysis ranks than traced ranks; --gzip on one): the
              .pcf and .row are byte-identical, the .prv's header too, and its records are the
              same (equal after sorting the lines), in time order, and in the same order for
@@ -12,12 +13,20 @@ CASE:
              at one time. Messages between ranks of different shares are written (by the rank
              converting the receiver) as often as in one process, and what crossed ranks
              (--analysis-stats' bytes_sent) is the message halves, a few dozen bytes each.
-  unreadable_share  an archive whose last rank's event file is gone fails with --np 3 and 4,
-             with one message naming the file, and leaves no .prv, .pcf, .row or part behind.
+  perfetto_equal  every archive of DIR exported in one process and with --np 1, 2, 3, 4 (8 on
+             one): the same events, once flow and operation ids are named by where their
+             first end lies (the ids are each rank's own); "otherData" the same; each thread's
+             events, arrow ends included, in the same order; the structural checks viewers
+             rely on (export_test.structure), on the events ordered by time as viewers order
+             them, find what they find in one process's file (nothing, but where clocks broke).
+  unreadable_share  an archive whose last rank's event file is gone fails prv and export with
+             --np 3 and 4, with one message naming the file, and leaves no output or part
+             behind.
 (Ranks on several clocks whose messages need the clock repair: tests/cluster's clock_repair.)
 Exits non-zero, saying why, on failure.
 """
 import gzip
+import itertools
 import json
 import re
 import os
@@ -25,13 +34,14 @@ import shutil
 import subprocess
 import sys
 
-sys.path[:0] = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common")]
+sys.path[:0] = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", d)
+                for d in ("common", "converters")]
 import case_result  # noqa: E402
 import prv_check  # noqa: E402
 
 # A message crossing shares travels as its send half, encoded in about a dozen bytes
-# (tools/prv/message_halves.hpp); never more than the 72 of the struct.
-HALF_BYTES = 72
+# (reader/message_halves.hpp); never more than the 80 of the struct.
+HALF_BYTES = 80
 
 
 def archives(data):
@@ -96,7 +106,7 @@ def compare(name, want, got):
     return failures
 
 
-def case_equal(opts, work):
+def case_prv_equal(opts, work):
     failures = []
     found = archives(opts.data)
     if len(found) < 10:
@@ -142,6 +152,90 @@ def case_equal(opts, work):
     return failures
 
 
+def export(opts, archive, path, extra=()):
+    return subprocess.run([opts.perusetrace, "export", "--perfetto", "-q", archive, "-o", path,
+                           *extra], capture_output=True, text=True, timeout=300)
+
+
+def canonical_events(doc):
+    """The JSON's events as sorted strings, each flow and operation id replaced by where its
+    first end lies (a flow's "s", else its "f"; an operation's "b"), and the events per thread
+    (slices, instants, counters) in file order."""
+    events = doc["traceEvents"]
+    first_end = {}
+    for e in events:
+        if e["ph"] in ("s", "f", "b", "e") and "id" in e:
+            key = (e["cat"], e["id"])
+            place = (e["ph"] in ("s", "b"), e["pid"], e["tid"], e["ts"])
+            if key not in first_end or (place[0] and not first_end[key][0]):
+                first_end[key] = place
+    out, per_thread = [], {}
+    for e in events:
+        e = dict(e)
+        if "id" in e and e["ph"] in ("s", "f", "b", "e"):
+            e["id"] = repr(first_end[(e["cat"], e["id"])][1:])
+        out.append(json.dumps(e, sort_keys=True))
+        if e["ph"] != "M":
+            per_thread.setdefault((e["pid"], e["tid"]), []).append(out[-1])
+    return sorted(out), per_thread
+
+
+def case_perfetto_equal(opts, work):
+    import export_test
+    failures = []
+    found = archives(opts.data)
+    if len(found) < 10:
+        return [f"{opts.data} holds {len(found)} archives, expected the 15 of make_archives.sh"]
+    for archive in found:
+        name = os.path.relpath(archive, opts.data)
+        base = os.path.join(work, name.replace("/", "_"))
+        single = export(opts, archive, base + "-single.json")
+        if single.returncode != 0:
+            failures.append(f"{name}: export failed (exit {single.returncode}): {single.stderr}")
+            continue
+        with open(base + "-single.json", encoding="utf-8") as f:
+            want = json.load(f)
+        want_events, want_threads = canonical_events(want)
+        by_time = lambda events: sorted(events, key=lambda e: e.get("ts", 0))  # noqa: E731
+        want_problems, _ = export_test.structure(by_time(want["traceEvents"]))
+        flows = sum(1 for e in want["traceEvents"] if e["ph"] == "f")
+        for n in [1, 2, 3, 4] + ([8] if name == "wait_states/chain" else []):
+            path = f"{base}-np{n}.json"
+            run = export(opts, archive, path, ["--np", str(n), "--analysis-stats",
+                                               path + ".stats"])
+            if run.returncode != 0:
+                failures.append(f"{name} --np {n}: exit {run.returncode}: {run.stderr[-1500:]}")
+                continue
+            with open(path, encoding="utf-8") as f:
+                got = json.load(f)
+            got_events, got_threads = canonical_events(got)
+            if got_events != want_events:
+                extra = set(got_events) - set(want_events)
+                missing = set(want_events) - set(got_events)
+                failures.append(f"{name} --np {n}: {len(got_events)} events vs "
+                                f"{len(want_events)}; not in one process's: {sorted(extra)[:2]}, "
+                                f"missing: {sorted(missing)[:2]}")
+            if got_threads != want_threads:
+                failures.append(f"{name} --np {n}: a thread's events come in another order")
+            if got.get("otherData") != want.get("otherData"):
+                failures.append(f"{name} --np {n}: otherData differs")
+            problems, _ = export_test.structure(by_time(got["traceEvents"]))
+            if len(problems) != len(want_problems):
+                failures.append(f"{name} --np {n}: {len(problems)} structural problems, one "
+                                f"process's file {len(want_problems)}: {problems[:3]}")
+            with open(path + ".stats", encoding="utf-8") as f:
+                sent = sum(r["bytes_sent"] for r in json.load(f)["ranks"])
+            if sent > HALF_BYTES * flows + 512 * n:
+                failures.append(f"{name} --np {n}: the ranks sent {sent} bytes for {flows} "
+                                f"messages")
+            leftovers = [x for x in os.listdir(work) if os.path.basename(path) in x
+                         and "parts-" in x]
+            if leftovers:
+                failures.append(f"{name} --np {n}: left {leftovers} behind")
+            print(f"{name} --np {n}: {len(got_events)} events, {flows} arrows, {sent} B sent")
+    return failures
+
+
 def no_outputs(prefix):
     d, base = os.path.split(prefix)
     return [f for f in os.listdir(d) if f.startswith(base)]
@@ -157,17 +251,18 @@ def case_unreadable_share(opts, work):
         last = max(t.definitions.locations, key=lambda loc: int(loc.group.name.split()[-1]))._ref
     missing = os.path.join("traces", f"{last}.evt")
     os.remove(os.path.join(damaged, missing))
-    for n in (3, 4):
-        prefix = os.path.join(work, f"damaged-np{n}")
-        run = convert(opts, damaged, prefix, ["--np", str(n)])
+    for n, command in itertools.product((3, 4), ("prv", "export")):
+        prefix = os.path.join(work, f"damaged-{command}-np{n}")
+        run = convert(opts, damaged, prefix, ["--np", str(n)]) if command == "prv" else \
+            export(opts, damaged, prefix + ".json", ["--np", str(n)])
         said = [line for line in run.stderr.splitlines() if line.startswith("perusetrace")]
-        print(f"damaged --np {n}: exit {run.returncode}: {run.stderr.strip()}")
+        print(f"damaged {command} --np {n}: exit {run.returncode}: {run.stderr.strip()}")
         if run.returncode != 1 or len(said) != 1 or missing not in said[0]:
-            failures.append(f"damaged --np {n}: exit {run.returncode} (expected 1) with "
-                            f"{len(said)} messages (expected one naming {missing}): "
+            failures.append(f"damaged {command} --np {n}: exit {run.returncode} (expected 1) "
+                            f"with {len(said)} messages (expected one naming {missing}): "
                             f"{run.stderr[-1500:]!r}")
         if no_outputs(prefix):
-            failures.append(f"damaged --np {n} left {no_outputs(prefix)}")
+            failures.append(f"damaged {command} --np {n} left {no_outputs(prefix)}")
     return failures
 
 
@@ -175,7 +270,7 @@ CASES = case_result.cases_of(globals())
 
 
 def main():
-    case_result.run_listing_case(CASES, "prv-parallel", ["perusetrace", "data"])
+    case_result.run_listing_case(CASES, "parallel-conversion", ["perusetrace", "data"])
 
 
 if __name__ == "__main__":

@@ -1,16 +1,12 @@
-#include "tools/prv/message_halves.hpp"
+#include "reader/message_halves.hpp"
 
 #include <algorithm>
 #include <cstdint>
 #include <tuple>
 
-#include "tools/prv/prv_archive.hpp"
-
-namespace perusetrace::prv {
+namespace perusetrace::archive {
 
 namespace {
-
-using archive::SendHalf;
 
 void put(std::string& out, std::uint64_t v) {
   while (v >= 0x80) {
@@ -33,12 +29,12 @@ class Cursor {
   std::uint64_t get() {
     std::uint64_t v = 0;
     for (unsigned shift = 0; shift < 64; shift += 7) {
-      if (p_ == end_) throw ConvertError("an analysis rank sent a message half cut short");
+      if (p_ == end_) throw ArchiveError("an analysis rank sent a message half cut short");
       const auto b = static_cast<unsigned char>(*p_++);
       v |= static_cast<std::uint64_t>(b & 0x7f) << shift;
       if ((b & 0x80) == 0) return v;
     }
-    throw ConvertError("an analysis rank sent a message half with a number too long");
+    throw ArchiveError("an analysis rank sent a message half with a number too long");
   }
   std::uint64_t get_delta(std::uint64_t base) {
     const std::uint64_t z = get();
@@ -82,6 +78,7 @@ std::string encode_halves(std::vector<SendHalf> halves) {
     put_delta(out, h.logical, before != nullptr ? before->logical : 0);
     if (h.has_physical != 0) put_delta(out, h.physical, h.logical);
     put_delta(out, h.began, h.logical);
+    put_delta(out, h.flow, before != nullptr ? before->flow : 0);
     before = &h;
   }
   return out;
@@ -101,7 +98,7 @@ void decode_halves(const std::string& bytes, std::vector<SendHalf>& out) {
       h.key.tag = static_cast<std::uint32_t>(in.get());
       h.seq = in.get();
     } else {
-      if (first) throw ConvertError("an analysis rank sent message halves without a channel");
+      if (first) throw ArchiveError("an analysis rank sent message halves without a channel");
       h.key = before.key;
       h.seq = before.seq + 1 + in.get();
     }
@@ -112,10 +109,11 @@ void decode_halves(const std::string& bytes, std::vector<SendHalf>& out) {
     h.has_physical = (flags & kPhysical) != 0 ? 1u : 0u;
     if (h.has_physical != 0) h.physical = in.get_delta(h.logical);
     h.began = in.get_delta(h.logical);
+    h.flow = in.get_delta(first ? 0 : before.flow);
     out.push_back(h);
     before = h;
     first = false;
   }
 }
 
-}  // namespace perusetrace::prv
+}  // namespace perusetrace::archive
