@@ -1,8 +1,8 @@
 #!/usr/bin/python3
-"""A parallel analysis (`perusetrace profile --np N`, `perusetrace prv --np N`) against one
-process on a large trace: what each analysis rank read, sent, used and computed.
+"""A parallel analysis (`perusetrace profile --np N`, `prv --np N`, `export --perfetto --np N`)
+against one process on a large trace: what each analysis rank read, sent, used and computed.
 
-    run_parallel_analysis.py --build BUILD [--command profile|prv] [--trace polls|ring]
+    run_parallel_analysis.py --build BUILD [--command profile|prv|export] [--trace polls|ring]
                              [--np 1,2,3,4] [--poll-us 1600000] [--ring-iterations 120000]
                              [--keep DIR]
 
@@ -13,8 +13,9 @@ gives about 4*10^7 events). The even ranks poll, so they hold almost every event
 shares give no analysis rank less than the larger of them.
 --trace ring: tests/apps/ring on 4 ranks with the default Peruse selection, three messages per
 rank and iteration to its neighbours: the most messages per event a trace has, and with 4
-analysis ranks every one of them crosses to another (the exchange's worst case for prv).
-The one-process run of prv writes no --analysis-stats: its peak RSS is /usr/bin/time's.
+analysis ranks every one of them crosses to another (the exchange's worst case for prv and
+export). The one-process runs of prv and export write no --analysis-stats: their peak RSS is
+/usr/bin/time's.
 """
 import json
 import os
@@ -53,6 +54,8 @@ def analyse(opts, trace, stats, np=None):
     cmd = ["/usr/bin/time", "-f", "TIME %e %M %U %S", exe, opts.command, "-q", trace]
     if opts.command == "prv":
         cmd += ["-o", os.path.join(os.path.dirname(stats), "out")]
+    elif opts.command == "export":
+        cmd += ["--perfetto", "-o", os.path.join(os.path.dirname(stats), "out.json")]
     if np or opts.command == "profile":
         cmd += ["--analysis-stats", stats]
     cmd += ["--np", str(np)] if np else []
@@ -61,7 +64,7 @@ def analyse(opts, trace, stats, np=None):
         sys.exit(f"{opts.command} {'--np ' + str(np) if np else ''} failed ({done.returncode}): "
                  f"{done.stderr[-1500:]}")
     wall, rss, user, system = re.search(r"TIME (\S+) (\S+) (\S+) (\S+)", done.stderr).groups()
-    if not np and opts.command == "prv":
+    if not np and opts.command != "profile":
         # One process: what /usr/bin/time saw of it.
         ranks = [{"rank": 0, "traced_ranks": 4, "events": None, "bytes_read": None,
                   "bytes_sent": 0, "peak_rss_kb": int(rss),
@@ -76,7 +79,8 @@ def analyse(opts, trace, stats, np=None):
 def main():
     parser = bench_common.options()
     parser.add_argument("--np", default="1,2,3,4", help="analysis ranks to try, e.g. 1,2,4")
-    parser.add_argument("--command", choices=("profile", "prv"), default="profile")
+    parser.add_argument("--command", choices=("profile", "prv", "export"),
+                        default="profile")
     parser.add_argument("--trace", choices=("polls", "ring"), default="polls")
     parser.add_argument("--poll-us", type=int, default=1_600_000)
     parser.add_argument("--ring-iterations", type=int, default=120_000)
@@ -99,7 +103,7 @@ def main():
         for name, wall, ranks in runs:
             wall_text = f"{wall:.2f}"
             for r in ranks:
-                if r["events"] is None:  # prv in one process: all of it
+                if r["events"] is None:  # prv or export in one process: all of it
                     r = dict(r, events=events, bytes_read=archive)
                 share = r["events"] / events * archive
                 ratio = f"{r['bytes_read'] / share:.3f}" if r["events"] else "-"

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""`perusetrace prv --np N` and `perusetrace export --perfetto --np N` (MPI jobs of analysis
-ranks) against the conversion in one process.
+"""`perusetrace prv --np N` and `perusetrace export --perfetto|--hdtrace --np N` (MPI jobs of
+analysis ranks) against the conversion in one process.
 
     parallel_conversion_test.py --perusetrace EXE --data DIR CASE
 
@@ -19,9 +19,11 @@ CASE:
              events, arrow ends included, in the same order; the structural checks viewers
              rely on (export_test.structure), on the events ordered by time as viewers order
              them, find what they find in one process's file (nothing, but where clocks broke).
-  unreadable_share  an archive whose last rank's event file is gone fails prv and export with
-             --np 3 and 4, with one message naming the file, and leaves no output or part
-             behind.
+  hdtrace_equal  every archive of DIR exported with --hdtrace in one process and with --np 1,
+             2, 3, 4 (8 on one): the same files, byte for byte.
+  unreadable_share  an archive whose last rank's event file is gone fails prv and both
+             exports with --np 3 and 4, with one message naming the file, and leaves no output
+             or part behind.
 (Ranks on several clocks whose messages need the clock repair: tests/cluster's clock_repair.)
 Exits non-zero, saying why, on failure.
 """
@@ -152,9 +154,45 @@ def case_prv_equal(opts, work):
     return failures
 
 
-def export(opts, archive, path, extra=()):
-    return subprocess.run([opts.perusetrace, "export", "--perfetto", "-q", archive, "-o", path,
+def export(opts, archive, path, extra=(), format="--perfetto"):
+    return subprocess.run([opts.perusetrace, "export", format, "-q", archive, "-o", path,
                            *extra], capture_output=True, text=True, timeout=300)
+
+
+def tree(path):
+    """{relative file name: bytes} of a directory."""
+    out = {}
+    for name in sorted(os.listdir(path)):
+        with open(os.path.join(path, name), "rb") as f:
+            out[name] = f.read()
+    return out
+
+
+def case_hdtrace_equal(opts, work):
+    failures = []
+    found = archives(opts.data)
+    if len(found) < 10:
+        return [f"{opts.data} holds {len(found)} archives, expected the 15 of make_archives.sh"]
+    for archive in found:
+        name = os.path.relpath(archive, opts.data)
+        base = os.path.join(work, name.replace("/", "_"))
+        single = export(opts, archive, base + "-single", ["--program", "app"], "--hdtrace")
+        if single.returncode != 0:
+            failures.append(f"{name}: export failed (exit {single.returncode}): {single.stderr}")
+            continue
+        want = tree(base + "-single")
+        for n in [1, 2, 3, 4] + ([8] if name == "wait_states/chain" else []):
+            out = f"{base}-np{n}"
+            run = export(opts, archive, out, ["--program", "app", "--np", str(n)], "--hdtrace")
+            if run.returncode != 0:
+                failures.append(f"{name} --np {n}: exit {run.returncode}: {run.stderr[-1500:]}")
+                continue
+            got = tree(out)
+            if got != want:
+                differ = sorted(k for k in set(got) | set(want) if got.get(k) != want.get(k))
+                failures.append(f"{name} --np {n}: files differ from one process's: {differ[:4]}")
+        print(f"{name}: {len(want)} files, the same for --np 1-4")
+    return failures
 
 
 def canonical_events(doc):
@@ -251,18 +289,22 @@ def case_unreadable_share(opts, work):
         last = max(t.definitions.locations, key=lambda loc: int(loc.group.name.split()[-1]))._ref
     missing = os.path.join("traces", f"{last}.evt")
     os.remove(os.path.join(damaged, missing))
-    for n, command in itertools.product((3, 4), ("prv", "export")):
+    for n, command in itertools.product((3, 4), ("prv", "perfetto", "hdtrace")):
         prefix = os.path.join(work, f"damaged-{command}-np{n}")
         run = convert(opts, damaged, prefix, ["--np", str(n)]) if command == "prv" else \
-            export(opts, damaged, prefix + ".json", ["--np", str(n)])
+            export(opts, damaged, prefix + ".json", ["--np", str(n)]) if command == "perfetto" \
+            else export(opts, damaged, prefix, ["--np", str(n), "--program", "app"], "--hdtrace")
         said = [line for line in run.stderr.splitlines() if line.startswith("perusetrace")]
         print(f"damaged {command} --np {n}: exit {run.returncode}: {run.stderr.strip()}")
         if run.returncode != 1 or len(said) != 1 or missing not in said[0]:
             failures.append(f"damaged {command} --np {n}: exit {run.returncode} (expected 1) "
                             f"with {len(said)} messages (expected one naming {missing}): "
                             f"{run.stderr[-1500:]!r}")
-        if no_outputs(prefix):
-            failures.append(f"damaged {command} --np {n} left {no_outputs(prefix)}")
+        left = no_outputs(prefix)
+        if command == "hdtrace" and left == [os.path.basename(prefix)]:
+            left = [os.path.join(left[0], x) for x in os.listdir(prefix)]  # the directory stays
+        if left:
+            failures.append(f"damaged {command} --np {n} left {left}")
     return failures
 
 

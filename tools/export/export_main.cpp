@@ -69,10 +69,11 @@ std::string usage() {
       "  --program NAME the traced program's name, for formats whose files carry it (default:\n"
       "                 the trace directory's name without -trace)\n"
       "  -q, --quiet    no progress bar and no summary\n"
-      "  --np N         --perfetto as an MPI job of N analysis ranks (perusetrace-analyze,\n"
-      "                 started with the mpirun perusetrace was built with), each exporting a\n"
-      "                 share of the archive's ranks; rank 0 joins their parts into the one\n"
-      "                 file: the same events, in another order (viewers order them by time)\n"
+      "  --np N         run as an MPI job of N analysis ranks (perusetrace-analyze, started\n"
+      "                 with the mpirun perusetrace was built with), each exporting a share of\n"
+      "                 the archive's ranks: for --perfetto rank 0 joins their parts into the\n"
+      "                 one file (the same events, in another order: viewers order them by\n"
+      "                 time); for --hdtrace each writes its threads' files (the same files)\n"
       "  --mpirun-arg ARG with --np: one more argument for mpirun (repeatable), e.g. --host\n"
       "  --analysis-stats FILE  with --np: write what each analysis rank read, sent, used\n";
   return text;
@@ -134,14 +135,6 @@ int export_main(int argc, char** argv) {
     return 2;
   }
   const bool parallel = tools::analysis_group().parallel();
-  if (parallel && format->run != exporter::export_perfetto) {
-    if (tools::analysis_group().rank() == 0)
-      fmt::print(stderr,
-                 "perusetrace export: --np: only --perfetto runs as a parallel export so far; "
-                 "run `perusetrace export {}` without --np\n",
-                 format->option);
-    return 2;
-  }
   if (!parallel && !request.analysis_stats.empty()) {
     fmt::print(stderr, "perusetrace export: --analysis-stats goes with --np N\n");
     return 2;

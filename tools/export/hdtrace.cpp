@@ -19,6 +19,9 @@
 
 #include "reader/archive_reader.hpp"
 #include "tools/common/markup_text.hpp"
+#include "reader/location_share.hpp"
+#include "tools/common/output_file.hpp"
+#include "tools/common/parallel_share.hpp"
 #include "tools/common/tool_run.hpp"
 
 namespace perusetrace::exporter {
@@ -280,10 +283,24 @@ class HdtraceWriter : public archive::EventSink {
     if (!count.empty()) f->attributes.add(second ? "recvCount" : "count", count);
   }
 
+  // A parallel export: this process writes the files of `locations` alone.
+  void share(const std::vector<std::uint32_t>& locations) {
+    written_here_.assign(outputs_.size(), false);
+    for (const std::uint32_t loc : locations) written_here_[loc] = true;
+  }
+  // The files this process writes.
+  std::vector<std::string> paths() const {
+    std::vector<std::string> out;
+    for (std::uint32_t loc = 0; loc < outputs_.size(); ++loc)
+      if (written_here_.empty() || written_here_[loc]) out.push_back(outputs_[loc].path);
+    return out;
+  }
+
   // Ends what stays open (a run cut short), writes every file out and returns the datatypes
   // each location used.
   const std::vector<std::set<std::uint32_t>>& finish(std::string& error) {
     for (std::uint32_t loc = 0; loc < outputs_.size(); ++loc) {
+      if (!written_here_.empty() && !written_here_[loc]) continue;
       Output& o = outputs_[loc];
       while (!o.stack.empty()) end(o, o.last_time);
       o.pending += "</Program>\n";
@@ -376,6 +393,7 @@ class HdtraceWriter : public archive::EventSink {
 
   const Definitions& defs_;
   std::vector<Output> outputs_;
+  std::vector<bool> written_here_;  // by location; empty: all
   std::vector<std::map<std::pair<int, std::uint64_t>, std::uint64_t>> ranks_;
   // I/O operations begun and not completed: (rank, matching id) -> nonblocking.
   std::map<std::pair<std::uint32_t, std::uint64_t>, bool> nonblocking_io_;
@@ -535,7 +553,42 @@ std::string project(const Definitions& defs, const std::string& program, const s
 
 }  // namespace
 
+namespace {
+
+// The datatypes each location used, as text to travel between analysis ranks ("LOC:T,T;..."
+// for the locations that used any), and back.
+std::string types_text(const std::vector<std::set<std::uint32_t>>& used) {
+  std::string out = std::to_string(used.size());
+  for (std::size_t loc = 0; loc < used.size(); ++loc) {
+    if (used[loc].empty()) continue;
+    out += fmt::format(";{}", loc);
+    for (const std::uint32_t t : used[loc]) out += fmt::format(":{}", t);
+  }
+  return out;
+}
+
+std::vector<std::set<std::uint32_t>> parse_types(const std::string& text) {
+  std::vector<std::set<std::uint32_t>> used;
+  std::size_t at = 0;
+  used.resize(std::stoul(text, &at));
+  while (at < text.size()) {
+    ++at;  // ';'
+    std::size_t n = 0;
+    const std::size_t loc = std::stoul(text.substr(at), &n);
+    at += n;
+    while (at < text.size() && text[at] == ':') {
+      ++at;
+      used.at(loc).insert(static_cast<std::uint32_t>(std::stoul(text.substr(at), &n)));
+      at += n;
+    }
+  }
+  return used;
+}
+
+}  // namespace
+
 int export_hdtrace(const ExportRequest& request) {
+  const std::uint64_t read_before = tools::bytes_read_so_far();
   archive::ArchiveReader reader(request.archive);
   const Definitions& defs = reader.definitions();
   const std::string program = program_name(request, reader.anchor());
@@ -550,27 +603,58 @@ int export_hdtrace(const ExportRequest& request) {
   const std::string output =
       request.output.empty() ? default_output(reader.anchor(), ".hdtrace") : request.output;
   std::string error;
-  if (!make_directories(output, error)) {
-    fmt::print(stderr, "perusetrace export: {}\n", error);
-    return 1;
-  }
+  if (tools::analysis_group().rank() == 0) make_directories(output, error);
+  // In a parallel export (--np) each analysis rank writes its share's files and rank 0 the
+  // .proj, with the datatypes every rank's threads used: nothing else crosses ranks.
+  tools::AnalysisGroup& group = tools::analysis_group();
+  error = group.agree(error);  // rank 0 made the directory
+  if (!error.empty()) throw archive::ArchiveError(error);
   HdtraceWriter writer(defs, output, program);
-  archive::ProgressBar bar(request.quiet);
-  reader.read_events(writer, [&](std::uint64_t done, std::uint64_t total) { bar(done, total); });
-  bar.clear();
-  const auto& used = writer.finish(error);
+  std::vector<std::set<std::uint32_t>> used;
+  tools::ShareStats share;
+  error = tools::failure_of([&] {
+    if (group.parallel()) writer.share(archive::location_share(defs, group.rank(), group.size()));
+    share =
+        tools::read_share(reader, writer, group, request.quiet || group.rank() != 0, read_before);
+    std::string written;
+    used = writer.finish(written);
+    if (!written.empty()) throw archive::ArchiveError(written);
+  });
+  error = group.agree(error);
+  std::string types = types_text(used);
+  group.reduce(types, [](std::string& into, const std::string& from) {
+    std::vector<std::set<std::uint32_t>> sum = parse_types(into);
+    const std::vector<std::set<std::uint32_t>> more = parse_types(from);
+    if (sum.size() < more.size()) sum.resize(more.size());
+    for (std::size_t i = 0; i < more.size(); ++i) sum[i].insert(more[i].begin(), more[i].end());
+    into = types_text(sum);
+  });
+  const std::string all_stats = group.gather_stats(tools::stats_json(share, group));
   const std::string proj = output + "/" + program + ".proj";
-  if (error.empty()) {
+  if (error.empty() && group.rank() == 0) {
     std::FILE* f = std::fopen(proj.c_str(), "w");
-    const std::string text = project(defs, program, reader.anchor(), used);
+    const std::string text = project(defs, program, reader.anchor(), parse_types(types));
     if (f == nullptr || std::fwrite(text.data(), 1, text.size(), f) != text.size() ||
         std::fclose(f) != 0)
       error = fmt::format("cannot write {}: {}", proj, std::strerror(errno));
   }
+  if (group.parallel()) {
+    // A parallel export that failed leaves none of its files: every rank removes its own.
+    error = group.agree(error);
+    if (!error.empty()) {
+      for (const std::string& path : writer.paths()) ::unlink(path.c_str());
+      if (group.rank() == 0) ::unlink(proj.c_str());
+    }
+  }
   if (!error.empty()) {
-    fmt::print(stderr, "perusetrace export: {}\n", error);
+    if (group.rank() == 0) fmt::print(stderr, "perusetrace export: {}\n", error);
     return 1;
   }
+  if (group.rank() != 0) return 0;
+  if (!request.analysis_stats.empty() &&
+      !tools::write_output_file("export", request.analysis_stats,
+                                tools::stats_file(all_stats, group.size())))
+    return 1;
   if (!request.quiet)
     fmt::print("perusetrace export: {} and {} .trc files in {}\n", proj, defs.locations.size(),
                output);
