@@ -31,6 +31,8 @@ import mpi_launch  # on the path bench_common sets
 
 def make_trace(opts, work):
     out = os.path.join(work, "trace")
+    if opts.keep and os.path.exists(os.path.join(out, "traces.otf2")):
+        return out  # the trace an earlier run kept (--keep DIR)
     if opts.trace == "ring":
         env = {"MPITRACE_OUTPUT": out}
         program = [os.path.join(opts.build, "tests", "ring"), "-i", str(opts.ring_iterations)]
@@ -84,7 +86,8 @@ def main():
     parser.add_argument("--trace", choices=("polls", "ring"), default="polls")
     parser.add_argument("--poll-us", type=int, default=1_600_000)
     parser.add_argument("--ring-iterations", type=int, default=120_000)
-    parser.add_argument("--keep", help="keep the trace in this directory")
+    parser.add_argument("--keep", help="keep the trace in this directory, and use the one an "
+                        "earlier run kept there")
     opts = bench_common.parse(parser)
     work = opts.keep or tempfile.mkdtemp(prefix="perusetrace-parallel-bench-", dir=opts.build)
     os.makedirs(work, exist_ok=True)
