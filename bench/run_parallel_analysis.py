@@ -14,7 +14,7 @@ shares give no analysis rank less than the larger of them.
 --trace ring: tests/apps/ring on 4 ranks with the default Peruse selection, three messages per
 rank and iteration to its neighbours: the most messages per event a trace has, and with 4
 analysis ranks every one of them crosses to another (the exchange's worst case for prv and
-export). The one-process runs of prv and export write no --analysis-stats: their peak RSS is
+export). The one-process run of export writes no --analysis-stats: its peak RSS is
 /usr/bin/time's.
 """
 import json
@@ -58,7 +58,7 @@ def analyse(opts, trace, stats, np=None):
         cmd += ["-o", os.path.join(os.path.dirname(stats), "out")]
     elif opts.command == "export":
         cmd += ["--perfetto", "-o", os.path.join(os.path.dirname(stats), "out.json")]
-    if np or opts.command == "profile":
+    if np or opts.command != "export":
         cmd += ["--analysis-stats", stats]
     cmd += ["--np", str(np)] if np else []
     done = subprocess.run(cmd, capture_output=True, text=True)
@@ -66,7 +66,7 @@ def analyse(opts, trace, stats, np=None):
         sys.exit(f"{opts.command} {'--np ' + str(np) if np else ''} failed ({done.returncode}): "
                  f"{done.stderr[-1500:]}")
     wall, rss, user, system = re.search(r"TIME (\S+) (\S+) (\S+) (\S+)", done.stderr).groups()
-    if not np and opts.command != "profile":
+    if not np and opts.command == "export":
         # One process: what /usr/bin/time saw of it.
         ranks = [{"rank": 0, "traced_ranks": 4, "events": None, "bytes_read": None,
                   "bytes_sent": 0, "peak_rss_kb": int(rss),
@@ -106,7 +106,7 @@ def main():
         for name, wall, ranks in runs:
             wall_text = f"{wall:.2f}"
             for r in ranks:
-                if r["events"] is None:  # prv or export in one process: all of it
+                if r["events"] is None:  # export in one process: all of it
                     r = dict(r, events=events, bytes_read=archive)
                 share = r["events"] / events * archive
                 ratio = f"{r['bytes_read'] / share:.3f}" if r["events"] else "-"

@@ -13,6 +13,8 @@
 #include "reader/trace_paths.hpp"
 #include "tools/common/analysis_group.hpp"
 #include "tools/common/command_line.hpp"
+#include "tools/common/output_file.hpp"
+#include "tools/common/parallel_share.hpp"
 #include "tools/prv/conversion_summary.hpp"
 #include "tools/prv/metric_types.hpp"
 #include "tools/prv/parallel_convert.hpp"
@@ -46,7 +48,7 @@ time), PREFIX.pcf (state and event labels) and PREFIX.row (node, CPU and thread 
                  mpirun perusetrace was built with), each converting a share of the archive's
                  ranks; rank 0 merges their sorted parts into the one .prv: the same records
   --mpirun-arg ARG with --np: one more argument for mpirun (repeatable), e.g. --host
-  --analysis-stats FILE  with --np: write what each analysis rank read, sent, used (JSON)
+  --analysis-stats FILE  write what each analysis rank read, sent, used (JSON)
 )";
 
 constexpr std::size_t kDefaultSortMemory = 16u << 20;
@@ -79,15 +81,21 @@ class Progress {
   const char* phase_ = nullptr;
 };
 
+// In one process, or as the one rank of `--np 1`: streamed, with the clock repair where needed.
 int convert(const std::string& archive, std::string prefix, bool quiet, std::size_t sort_memory,
-            bool gzip) {
+            bool gzip, const std::string& stats) {
   const auto start = std::chrono::steady_clock::now();
+  const std::uint64_t read_before = perusetrace::tools::bytes_read_so_far();
   ArchiveReader reader(archive);
   const Definitions& defs = reader.definitions();
   if (prefix.empty()) prefix = perusetrace::archive::trace_directory(reader.anchor());
   const Layout layout = make_layout(defs);
 
   Progress progress(!quiet);
+  perusetrace::tools::ShareStats share;  // for --analysis-stats
+  share.ranks = defs.ranks.size();
+  share.locations = defs.locations.size();
+  share.events = defs.total_events;
   // Ranks on several clocks: a first pass finds receives that came before their send.
   perusetrace::archive::ClockRepair repair(defs);
   if (perusetrace::archive::clock_domains(defs) > 1) {
@@ -125,6 +133,8 @@ int convert(const std::string& archive, std::string prefix, bool quiet, std::siz
       progress.show("reading", done, total);
     });
     translator.finish(defs.trace_length);
+    share.bytes_read = perusetrace::tools::bytes_read_so_far() - read_before;
+    share.pass_cpu_s = perusetrace::tools::cpu_seconds();
     const std::uint64_t end = std::max(defs.trace_length, prv.latest_time());
     try {
       prv.finish(
@@ -161,6 +171,13 @@ int convert(const std::string& archive, std::string prefix, bool quiet, std::siz
                prefix, gzip ? ".prv.gz" : ".prv", prv.records(), m.matched(), defs.total_events,
                seconds);
   }
+  perusetrace::tools::AnalysisGroup& group = perusetrace::tools::analysis_group();
+  if (!stats.empty() &&
+      !perusetrace::tools::write_output_file(
+          "prv", stats,
+          perusetrace::tools::stats_file(
+              group.gather_stats(perusetrace::tools::stats_json(share, group)), 1)))
+    return 1;
   return 0;
 }
 
@@ -197,13 +214,10 @@ int prv_main(int argc, char** argv) {
   // In a parallel conversion the ranks have agreed on a failure: rank 0 alone says it.
   const bool speaks = perusetrace::tools::analysis_group().rank() == 0;
   try {
-    if (perusetrace::tools::analysis_group().parallel())
+    // One analysis rank converts as one process does.
+    if (perusetrace::tools::analysis_group().size() > 1)
       return perusetrace::prv::convert_in_group(archive, prefix, quiet, sort_memory, gzip, stats);
-    if (!stats.empty()) {
-      fmt::print(stderr, "perusetrace prv: --analysis-stats goes with --np N\n");
-      return 2;
-    }
-    return convert(archive, prefix, quiet, sort_memory, gzip);
+    return convert(archive, prefix, quiet, sort_memory, gzip, stats);
   } catch (const ConvertError& e) {
     if (speaks) fmt::print(stderr, "perusetrace prv: {}\n", e.what());
     return 1;
