@@ -1,7 +1,6 @@
 #include "reader/message_matcher.hpp"
 
 #include <algorithm>
-#include <tuple>
 
 namespace perusetrace::archive {
 
@@ -242,7 +241,14 @@ void MessageMatcher::match(const Key& key, std::uint64_t send_id) {
 
 void MessageMatcher::match(const Key& key, const Recv& r) {
   if (!owned(key.from)) {
-    remote_recvs_[key].push_back(r);
+    RemoteChannel& ch = remote_channels_[key];
+    const std::uint64_t seq = ch.next_recv++;
+    if (auto half = ch.sends.find(seq); half != ch.sends.end()) {
+      emit_half(half->second, r);
+      ch.sends.erase(half);
+    } else {
+      ch.recvs.emplace(seq, r);
+    }
     return;
   }
   auto w = waiting_sends_.find(key);
@@ -306,32 +312,31 @@ void MessageMatcher::ship(std::unordered_map<std::uint64_t, Send>::iterator it) 
   sends_.erase(it);
 }
 
-void MessageMatcher::pair_remote(std::vector<SendHalf> sends) {
-  // Channel by channel in order: what the halves' arrival order was does not matter.
-  std::sort(sends.begin(), sends.end(), [](const SendHalf& a, const SendHalf& b) {
-    const auto ka = std::tie(a.key.from, a.key.to, a.key.comm, a.key.tag, a.seq);
-    const auto kb = std::tie(b.key.from, b.key.to, b.key.comm, b.key.tag, b.seq);
-    return ka < kb;
-  });
-  std::unordered_map<Key, std::uint64_t, KeyHash> sends_of;
+void MessageMatcher::emit_half(const SendHalf& h, const Recv& r) {
+  Send s{h.loc,        h.logical, std::nullopt, h.bytes, h.tag, true,
+         std::nullopt, h.began,   true,         h.key,   h.seq};
+  if (h.has_physical != 0) s.physical = h.physical;
+  emit(s, r);
+}
+
+void MessageMatcher::pair_remote(const std::vector<SendHalf>& sends) {
   for (const SendHalf& h : sends) {
-    ++sends_of[h.key];
-    auto w = remote_recvs_.find(h.key);
-    if (w == remote_recvs_.end() || h.seq >= w->second.size()) {
-      ++unmatched_sends_;
-      continue;
+    RemoteChannel& ch = remote_channels_[h.key];
+    if (auto r = ch.recvs.find(h.seq); r != ch.recvs.end()) {
+      emit_half(h, r->second);
+      ch.recvs.erase(r);
+    } else {
+      ch.sends.emplace(h.seq, h);
     }
-    Send s{h.loc,        h.logical, std::nullopt, h.bytes, h.tag, true,
-           std::nullopt, h.began,   true,         h.key,   h.seq};
-    if (h.has_physical != 0) s.physical = h.physical;
-    emit(s, w->second[h.seq]);
   }
-  for (const auto& [key, recvs] : remote_recvs_) {
-    const auto it = sends_of.find(key);
-    const std::uint64_t paired = it == sends_of.end() ? 0 : it->second;
-    if (recvs.size() > paired) unmatched_recvs_ += recvs.size() - paired;
+}
+
+void MessageMatcher::finish_remote() {
+  for (const auto& [key, ch] : remote_channels_) {
+    unmatched_sends_ += ch.sends.size();
+    unmatched_recvs_ += ch.recvs.size();
   }
-  remote_recvs_.clear();
+  remote_channels_.clear();
 }
 
 std::uint64_t MessageMatcher::earliest_pending_send() const {

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <optional>
 #include <unordered_map>
 #include <utility>
@@ -73,14 +74,18 @@ class MessageMatcher {
   // A parallel conversion: this process reads the world ranks `owned` says (by world rank; a
   // rank past its end counts as owned). A send to a rank it does not read becomes a SendHalf
   // (take_remote_sends) once its physical time is known or it completed, as a local one is
-  // written then; a receive from such a rank waits, in channel order, for pair_remote.
+  // written then; a receive from such a rank waits, in channel order, for its half.
   void share(std::vector<bool> owned);
-  // The halves of sends to ranks read elsewhere, made so far (finish() adds the rest).
+  // The halves of sends to ranks read elsewhere, made since the last call (finish() adds the
+  // rest).
   std::vector<SendHalf> take_remote_sends() { return std::exchange(remote_sends_, {}); }
-  // After finish(): pairs the sends to this process's ranks that others read with the
-  // receives waiting for them, n-th send of a channel with its n-th receive, and writes the
-  // messages; counts the rest as unmatched.
-  void pair_remote(std::vector<SendHalf> sends);
+  // Halves of sends to this process's ranks, from the processes that read their senders, in
+  // any order and batches, before or after their receives: the n-th send of a channel is
+  // written with its n-th receive as soon as both are here. Only what waits for its other
+  // half is held.
+  void pair_remote(const std::vector<SendHalf>& sends);
+  // After the last halves: counts what is still waiting as unmatched.
+  void finish_remote();
   // Messages whose receive is not after the send's call began: with ranks on several clocks,
   // what the controlled logical clock repairs (clock_repair.hpp).
   std::uint64_t clock_breaks() const { return clock_breaks_; }
@@ -181,7 +186,15 @@ class MessageMatcher {
   std::uint64_t clock_breaks_ = 0;
   std::vector<bool> owned_;  // empty: every rank is read here
   std::unordered_map<Key, std::uint64_t, KeyHash> remote_send_seq_;
-  std::unordered_map<Key, std::vector<Recv>, KeyHash> remote_recvs_;
+  // A channel from a rank read elsewhere: its receives and the halves of its sends, by their
+  // place in the channel, each until the other comes.
+  struct RemoteChannel {
+    std::uint64_t next_recv = 0;
+    std::map<std::uint64_t, Recv> recvs;
+    std::map<std::uint64_t, SendHalf> sends;
+  };
+  std::unordered_map<Key, RemoteChannel, KeyHash> remote_channels_;
+  void emit_half(const SendHalf& h, const Recv& r);
   std::vector<SendHalf> remote_sends_;
 };
 

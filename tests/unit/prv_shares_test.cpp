@@ -1,6 +1,7 @@
 // The Paraver converter's translation cut into shares, as `prv --np N` runs it but in one
 // process and without MPI: each share of the archive's ranks read by a reader of its own, the
-// halves of the sends that leave it handed to the share of their receiver, which pairs them
+// halves of the sends that leave it handed to the share of their receiver (before or after
+// that share has read its receives), which pairs them
 // (reader/message_matcher.hpp's share and pair_remote, through reader/message_halves.hpp's
 // bytes). On the small real archives of tests/data the shares together write exactly the
 // records, communication records included, of the translation of the whole archive.
@@ -58,13 +59,16 @@ Result translate(const std::string& archive, unsigned parts, const std::string& 
   std::vector<std::unique_ptr<archive::ArchiveReader>> readers;
   std::vector<std::unique_ptr<prv::PrvWriter>> writers;
   std::vector<std::unique_ptr<prv::Translator>> translators;
-  std::vector<std::string> bytes(parts);
   for (unsigned p = 0; p < parts; ++p) {
     readers.push_back(std::make_unique<archive::ArchiveReader>(archive));
     writers.push_back(
         std::make_unique<prv::PrvWriter>(dir + "/part" + std::to_string(p), 64u << 10));
     translators.push_back(
         std::make_unique<prv::Translator>(readers[p]->definitions(), *writers[p], layout.objects));
+  }
+  // The shares one after the other, each one's halves handed over as bytes at once: a share
+  // read before gets them after its receives, one read later before them.
+  for (unsigned p = 0; p < parts; ++p) {
     const std::vector<std::uint32_t> share = archive::location_share(defs, p, parts);
     if (parts > 1) {
       translators[p]->share(share);
@@ -73,17 +77,18 @@ Result translate(const std::string& archive, unsigned parts, const std::string& 
     if (!share.empty())
       readers[p]->read_events(*translators[p], [](std::uint64_t, std::uint64_t) {});
     translators[p]->finish(defs.trace_length);
-  }
-  // Each share's halves to the share of their receiver, as bytes.
-  std::vector<std::vector<archive::SendHalf>> to(parts);
-  for (unsigned p = 0; p < parts; ++p)
+    std::vector<std::vector<archive::SendHalf>> to(parts);
     for (const archive::SendHalf& h : translators[p]->messages().take_remote_sends())
       to[owner.at(h.key.to)].push_back(h);
+    for (unsigned q = 0; q < parts; ++q) {
+      std::vector<archive::SendHalf> halves;
+      archive::decode_halves(archive::encode_halves(to[q]), halves);
+      translators[q]->messages().pair_remote(halves);
+    }
+  }
   Result out;
   for (unsigned p = 0; p < parts; ++p) {
-    std::vector<archive::SendHalf> halves;
-    archive::decode_halves(archive::encode_halves(to[p]), halves);
-    translators[p]->messages().pair_remote(std::move(halves));
+    translators[p]->messages().finish_remote();
     writers[p]->finish([](std::uint64_t) { return std::string(); }, nullptr);
     for (std::string& line : lines_of(dir + "/part" + std::to_string(p)))
       out.records.push_back(std::move(line));

@@ -244,7 +244,15 @@ void ChromeTrace::message(bool send, std::uint32_t loc, std::uint64_t t,
       flow(true, loc, t, h.flow, peer, p2p.comm, p2p.tag, p2p.bytes);
     } else {
       const std::uint64_t at = flow(false, loc, t, kNoId, peer, p2p.comm, p2p.tag, p2p.bytes);
-      remote_receives_[key].push_back({t, at});
+      RemoteChannel& ch = remote_[key];
+      const HeldReceive r{t, at};
+      const std::uint64_t seq = ch.next_receive++;
+      if (auto half = ch.sends.find(seq); half != ch.sends.end()) {
+        paired(half->second, r);
+        ch.sends.erase(half);
+      } else {
+        ch.receives.emplace(seq, r);
+      }
     }
     return;
   }
@@ -264,47 +272,33 @@ void ChromeTrace::message(bool send, std::uint32_t loc, std::uint64_t t,
   flow(send, loc, t, id, peer, p2p.comm, p2p.tag, p2p.bytes);
 }
 
-void ChromeTrace::pair_remote(std::vector<archive::SendHalf> sends) {
-  std::unordered_map<archive::MessageKey, std::uint64_t, archive::MessageKeyHash> sent;
+void ChromeTrace::paired(const archive::SendHalf& h, const HeldReceive& r) {
+  if (r.t <= h.began) ++counts_.clock_breaks;
+  out_.patch(r.offset, fmt::format("{}", h.flow));
+  ++counts_.flows;
+}
+
+void ChromeTrace::pair_remote(const std::vector<archive::SendHalf>& sends) {
   for (const archive::SendHalf& h : sends) {
-    ++sent[h.key];
-    const auto w = remote_receives_.find(h.key);
-    if (w == remote_receives_.end() || h.seq >= w->second.size()) {
-      ++counts_.unmatched_sends;
-      continue;
+    RemoteChannel& ch = remote_[h.key];
+    if (auto r = ch.receives.find(h.seq); r != ch.receives.end()) {
+      paired(h, r->second);
+      ch.receives.erase(r);
+    } else {
+      ch.sends.emplace(h.seq, h);
     }
-    const HeldReceive& r = w->second[h.seq];
-    if (r.t <= h.began) ++counts_.clock_breaks;
-    patches_.emplace_back(r.offset, h.flow);
-    ++counts_.flows;
   }
-  // Receives whose send never came: half an arrow each, with an id of their own.
-  for (const auto& [key, held] : remote_receives_) {
-    const auto it = sent.find(key);
-    for (std::size_t i = it == sent.end() ? 0 : it->second; i < held.size(); ++i) {
-      patches_.emplace_back(held[i].offset, take_flow_id());
+}
+
+void ChromeTrace::finish_remote() {
+  for (const auto& [key, ch] : remote_) {
+    counts_.unmatched_sends += ch.sends.size();
+    for (const auto& [seq, r] : ch.receives) {
+      out_.patch(r.offset, fmt::format("{}", take_flow_id()));
       ++counts_.unmatched_receives;
     }
   }
-  remote_receives_.clear();
-}
-
-void write_flow_ids(const std::string& path,
-                    const std::vector<std::pair<std::uint64_t, std::uint64_t>>& patches) {
-  if (patches.empty()) return;
-  std::FILE* f = std::fopen(path.c_str(), "r+");
-  if (f == nullptr)
-    throw OutputError(
-        fmt::format("cannot reopen {} to write its arrows' ids: {}", path, std::strerror(errno)));
-  bool ok = true;
-  for (const auto& [offset, id] : patches) {
-    const std::string digits = fmt::format("{}", id);
-    ok = ok && std::fseek(f, static_cast<long>(offset), SEEK_SET) == 0 &&
-         std::fwrite(digits.data(), 1, digits.size(), f) == digits.size();
-  }
-  if (std::fclose(f) != 0 || !ok)
-    throw OutputError(
-        fmt::format("writing the arrows' ids into {} failed: {}", path, std::strerror(errno)));
+  remote_.clear();
 }
 
 // ---- metrics: counter tracks ---------------------------------------------------------------

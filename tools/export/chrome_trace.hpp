@@ -24,15 +24,6 @@
 
 namespace perusetrace::exporter {
 
-// Fills in the ids pair_remote found at their offsets of the closed file `path`. Throws
-// OutputError.
-void write_flow_ids(const std::string& path,
-                    const std::vector<std::pair<std::uint64_t, std::uint64_t>>& patches);
-
-}  // namespace perusetrace::exporter
-
-namespace perusetrace::exporter {
-
 using archive::Definitions;
 
 class ChromeTrace : public archive::EventSink {
@@ -69,16 +60,17 @@ class ChromeTrace : public archive::EventSink {
   // use an id twice. Every arrow end is written where it lies in its thread's events. A send
   // to a rank not owned takes an id and leaves its half (take_remote_sends) for the process
   // that writes the receive; a receive from such a rank is written with room for the id
-  // (kIdRoom spaces), to be filled in once its send is known (pair_remote, patches).
+  // (kIdRoom spaces), filled in (OutputStream::patch) once its send's half is here.
   void share(std::vector<bool> owned, unsigned rank, unsigned parts);
+  // The halves made since the last call.
   std::vector<archive::SendHalf> take_remote_sends() { return std::exchange(remote_sends_, {}); }
-  // After finish_events(): pairs the halves of sends to this process's ranks with their
-  // receives, the n-th send of a channel with its n-th receive; a receive without one gets an
-  // id of its own (half an arrow, as in one process).
-  void pair_remote(std::vector<archive::SendHalf> sends);
-  // Where in the output (byte offsets) which id goes, once pair_remote has run; the output,
-  // closed, is patched with them (write_flow_ids).
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> patches() const { return patches_; }
+  // Halves of sends to this process's ranks, in any order and batches, before or after their
+  // receives: the n-th send of a channel gives its id to the n-th receive as soon as both are
+  // here. Only what waits for its other half is held.
+  void pair_remote(const std::vector<archive::SendHalf>& sends);
+  // After the last halves: a receive whose send never came gets an id of its own (half an
+  // arrow, as in one process); both kinds are counted unmatched.
+  void finish_remote();
   static constexpr std::size_t kIdRoom = 20;  // digits of the largest 64-bit id
   const Counts& counts() const { return counts_; }
 
@@ -118,6 +110,13 @@ class ChromeTrace : public archive::EventSink {
   struct HeldReceive {
     std::uint64_t t, offset;  // where its id goes
   };
+  // A channel from a rank exported elsewhere: by place in the channel, each until the other.
+  struct RemoteChannel {
+    std::uint64_t next_receive = 0;
+    std::map<std::uint64_t, HeldReceive> receives;
+    std::map<std::uint64_t, archive::SendHalf> sends;
+  };
+  void paired(const archive::SendHalf& h, const HeldReceive& r);
   std::uint64_t take_flow_id() {
     const std::uint64_t id = next_flow_;
     next_flow_ += id_step_;
@@ -172,10 +171,8 @@ class ChromeTrace : public archive::EventSink {
   std::vector<std::vector<std::uint64_t>> began_;  // [loc]: when each open region began
   std::vector<bool> owned_;                        // by world rank; empty: every rank
   std::unordered_map<archive::MessageKey, std::uint64_t, archive::MessageKeyHash> remote_seq_;
-  std::unordered_map<archive::MessageKey, std::vector<HeldReceive>, archive::MessageKeyHash>
-      remote_receives_;
+  std::unordered_map<archive::MessageKey, RemoteChannel, archive::MessageKeyHash> remote_;
   std::vector<archive::SendHalf> remote_sends_;
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> patches_;  // offset, id
   std::map<OperationKey, OpenOperation> io_open_, rma_open_;
   std::uint64_t next_operation_ = 1;
   std::vector<int> state_shown_;  // [loc]: the MPI state last written, -2 before the first

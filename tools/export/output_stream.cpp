@@ -28,6 +28,18 @@ void OutputStream::flush() {
   buffer_.clear();
 }
 
+void OutputStream::patch(std::uint64_t offset, std::string_view text) {
+  if (offset >= written_) {
+    buffer_.replace(static_cast<std::size_t>(offset - written_), text.size(), text);
+    return;
+  }
+  // Written already: past stdio's buffer, straight into the file at the offset.
+  if (stdout_ || file_ == nullptr || std::fflush(file_) != 0 ||
+      ::pwrite(::fileno(file_), text.data(), text.size(), static_cast<off_t>(offset)) !=
+          static_cast<ssize_t>(text.size()))
+    fail(stdout_ ? "cannot go back in" : "patching");
+}
+
 void OutputStream::close() {
   flush();
   std::FILE* f = file_;

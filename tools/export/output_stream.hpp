@@ -31,6 +31,9 @@ class OutputStream {
     buffer_.append(text);
     flush_if_full();
   }
+  // Overwrites what was written at byte `offset` with `text` (room a writer left, e.g. for an id
+  // known later), in the buffer or in the file. Throws OutputError.
+  void patch(std::uint64_t offset, std::string_view text);
   void close();
   const std::string& path() const { return path_; }
   std::uint64_t bytes() const { return written_ + buffer_.size(); }

@@ -16,6 +16,7 @@
 #include "reader/clock_repair.hpp"
 #include "reader/location_share.hpp"
 #include "reader/message_halves.hpp"
+#include "tools/common/exchange_rounds.hpp"
 #include "tools/common/output_file.hpp"
 #include "tools/common/parallel_share.hpp"
 #include "tools/export/chrome_trace.hpp"
@@ -94,6 +95,26 @@ int export_perfetto_in_group(const ExportRequest& request) {
   std::unique_ptr<OutputStream> out;
   std::unique_ptr<ChromeTrace> trace;
   tools::ShareStats share;
+  // Each round hands the halves made so far to the ranks exporting their receivers and pairs
+  // those that came here. A rank whose pass failed still takes part, with nothing to give.
+  std::string round_failure;
+  const auto round = [&] {
+    std::vector<std::vector<archive::SendHalf>> to(parts);
+    if (trace != nullptr)
+      for (const archive::SendHalf& h : trace->take_remote_sends())
+        to[h.key.to < owner.size() ? owner[h.key.to] : 0].push_back(h);
+    std::vector<std::string> outgoing(parts);
+    for (unsigned p = 0; p < parts; ++p) outgoing[p] = archive::encode_halves(std::move(to[p]));
+    const std::vector<std::string> incoming = group.exchange(std::move(outgoing));
+    if (trace == nullptr || !round_failure.empty()) return;
+    round_failure = tools::failure_of([&] {
+      std::vector<archive::SendHalf> halves;
+      for (const std::string& bytes : incoming) archive::decode_halves(bytes, halves);
+      trace->pair_remote(halves);
+    });
+  };
+  const unsigned rounds = tools::exchange_rounds(defs);
+  std::unique_ptr<tools::RoundSink> in_rounds;
   failure = tools::failure_of([&] {
     out = std::make_unique<OutputStream>(writes ? path : part_path(dir, me));
     trace = std::make_unique<ChromeTrace>(defs, *out);
@@ -101,9 +122,13 @@ int export_perfetto_in_group(const ExportRequest& request) {
     for (const std::uint32_t r : archive::ranks_of_share(defs, me, parts)) owned[r] = true;
     trace->share(std::move(owned), me, parts);
     if (writes) trace->start();
-    share = tools::read_share(*reader, *trace, group, request.quiet || !writes, read_before);
+    in_rounds = std::make_unique<tools::RoundSink>(*trace, defs.trace_length, rounds, round);
+    share = tools::read_share(*reader, *in_rounds, group, request.quiet || !writes, read_before);
     trace->finish_events();
   });
+  // The rounds this rank's pass did not reach (all of them, if it could not start).
+  for (unsigned r = in_rounds != nullptr ? in_rounds->done() : 0; r < rounds; ++r) round();
+  if (failure.empty()) failure = round_failure;
   const auto fail = [&](const std::string& why) {
     trace.reset();
     out.reset();      // removes what it wrote
@@ -113,20 +138,9 @@ int export_perfetto_in_group(const ExportRequest& request) {
   };
   failure = group.agree(failure);
   if (!failure.empty()) fail(failure);
-  std::vector<std::vector<archive::SendHalf>> to(parts);
-  for (const archive::SendHalf& h : trace->take_remote_sends())
-    to[h.key.to < owner.size() ? owner[h.key.to] : 0].push_back(h);
-  std::vector<std::string> outgoing(parts);
-  for (unsigned p = 0; p < parts; ++p) outgoing[p] = archive::encode_halves(std::move(to[p]));
-  std::vector<std::string> incoming = group.exchange(std::move(outgoing));
   failure = tools::failure_of([&] {
-    std::vector<archive::SendHalf> halves;
-    for (const std::string& bytes : incoming) archive::decode_halves(bytes, halves);
-    incoming = {};
-    trace->pair_remote(std::move(halves));
-    if (writes) return;
-    out->close();
-    write_flow_ids(part_path(dir, me), trace->patches());
+    trace->finish_remote();
+    if (!writes) out->close();
   });
   failure = group.agree(failure);
   if (!failure.empty()) fail(failure);
@@ -152,7 +166,6 @@ int export_perfetto_in_group(const ExportRequest& request) {
     for (unsigned r = 1; r < parts; ++r) append_part(*out, part_path(dir, r));
     trace->end(reader->anchor());
     out->close();
-    write_flow_ids(path, trace->patches());
   });
   remove_parts(dir, parts);
   if (!failure.empty()) {

@@ -14,6 +14,7 @@
 #include "reader/location_share.hpp"
 #include "reader/message_halves.hpp"
 #include "reader/trace_paths.hpp"
+#include "tools/common/exchange_rounds.hpp"
 #include "tools/common/output_file.hpp"
 #include "tools/common/parallel_share.hpp"
 #include "tools/prv/conversion_summary.hpp"
@@ -102,6 +103,19 @@ int convert_in_group(const std::string& archive, std::string prefix, bool quiet,
   std::unique_ptr<PrvWriter> out;
   std::unique_ptr<Translator> translator;
   tools::ShareStats share;
+  // Each round hands the halves made so far to the ranks converting their receivers and pairs
+  // those that came here. A rank whose pass failed still takes part, with nothing to give.
+  std::string round_failure;
+  const auto round = [&] {
+    std::vector<SendHalf> mine;
+    if (translator != nullptr) mine = translator->messages().take_remote_sends();
+    const std::vector<std::string> incoming = group.exchange(by_receiver(mine, owner, parts));
+    if (translator == nullptr || !round_failure.empty()) return;
+    round_failure =
+        tools::failure_of([&] { translator->messages().pair_remote(halves_of(incoming)); });
+  };
+  const unsigned rounds = tools::exchange_rounds(defs);
+  std::unique_ptr<tools::RoundSink> in_rounds;
   failure = tools::failure_of([&] {
     // Rank 0's own records go straight into the output, the others' into their parts.
     out = writes ? std::make_unique<PrvWriter>(prefix + (gzip ? ".prv.gz" : ".prv"), sort_memory,
@@ -109,10 +123,16 @@ int convert_in_group(const std::string& archive, std::string prefix, bool quiet,
                  : std::make_unique<PrvWriter>(part_path(dir, me), sort_memory, 0);
     translator = std::make_unique<Translator>(defs, *out, layout.objects);
     translator->share(archive::location_share(defs, me, parts));
-    share = tools::read_share(*reader, *translator, group, quiet || !writes, read_before);
-    translator->finish(defs.trace_length);
+    in_rounds = std::make_unique<tools::RoundSink>(*translator, defs.trace_length, rounds, round);
+    share = tools::read_share(*reader, *in_rounds, group, quiet || !writes, read_before);
   });
-  // Every rank takes part in the exchange, or none does.
+  // The rounds this rank's pass did not reach (all of them, if it could not start), then one
+  // more for the sends that complete at the end.
+  for (unsigned r = in_rounds != nullptr ? in_rounds->done() : 0; r < rounds; ++r) round();
+  if (failure.empty()) failure = tools::failure_of([&] { translator->finish(defs.trace_length); });
+  if (!failure.empty()) translator.reset();  // gives nothing more
+  round();
+  if (failure.empty()) failure = round_failure;
   // A failure ends the run on every rank: each drops its part, then rank 0 removes what is left.
   const auto fail = [&](const std::string& why) {
     translator.reset();
@@ -123,12 +143,9 @@ int convert_in_group(const std::string& archive, std::string prefix, bool quiet,
   };
   failure = group.agree(failure);
   if (!failure.empty()) fail(failure);
-  std::vector<std::string> incoming =
-      group.exchange(by_receiver(translator->messages().take_remote_sends(), owner, parts));
   ConversionCounts counts;
   failure = tools::failure_of([&] {
-    translator->messages().pair_remote(halves_of(incoming));
-    incoming = {};
+    translator->messages().finish_remote();
     if (writes) return;
     out->finish([](std::uint64_t) { return std::string(); }, nullptr);
     counts = counts_of(*out, translator->messages());
