@@ -1,7 +1,6 @@
 #include "tools/export/perfetto_parallel.hpp"
 
 #include <fmt/core.h>
-#include <stdlib.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -18,6 +17,7 @@
 #include "reader/message_halves.hpp"
 #include "tools/common/exchange_rounds.hpp"
 #include "tools/common/output_file.hpp"
+#include "tools/common/parallel_parts.hpp"
 #include "tools/common/parallel_share.hpp"
 #include "tools/export/chrome_trace.hpp"
 #include "tools/export/output_stream.hpp"
@@ -26,16 +26,6 @@
 namespace perusetrace::exporter {
 
 namespace {
-
-std::string part_path(const std::string& dir, unsigned rank) {
-  return fmt::format("{}/part{:06}.json", dir, rank);
-}
-
-void remove_parts(const std::string& dir, unsigned parts) {
-  if (dir.empty()) return;
-  for (unsigned r = 0; r < parts; ++r) ::unlink(part_path(dir, r).c_str());
-  ::rmdir(dir.c_str());
-}
 
 // Appends the part at `path` (events, each line starting ",\n" but the first "\n") to `out`,
 // after the events already there.
@@ -74,24 +64,9 @@ int export_perfetto_in_group(const ExportRequest& request) {
   const std::string path =
       request.output.empty() ? default_output(reader->anchor(), ".perfetto.json") : request.output;
 
-  // The parts go beside the output, where every analysis rank must see them.
-  std::string dir;
-  if (writes) {
-    std::string pattern = path + ".parts-XXXXXX";
-    dir = ::mkdtemp(pattern.data()) != nullptr
-              ? pattern
-              : "!" + fmt::format(
-                          "cannot create the directory {} beside the output: {}. Check "
-                          "that it is writable and has free space, or write elsewhere "
-                          "with -o FILE.",
-                          pattern, std::strerror(errno));
-  }
-  group.broadcast(dir);
-  if (!dir.empty() && dir[0] == '!') throw OutputError(dir.substr(1));
+  const std::string dir = tools::parts_directory(group, path, "write elsewhere with -o FILE");
 
-  std::vector<unsigned> owner(defs.ranks.size(), 0);
-  for (unsigned p = 0; p < parts; ++p)
-    for (const std::uint32_t r : archive::ranks_of_share(defs, p, parts)) owner[r] = p;
+  const std::vector<unsigned> owner = tools::share_owners(defs, parts);
   std::unique_ptr<OutputStream> out;
   std::unique_ptr<ChromeTrace> trace;
   tools::ShareStats share;
@@ -116,7 +91,7 @@ int export_perfetto_in_group(const ExportRequest& request) {
   const unsigned rounds = tools::exchange_rounds(defs);
   std::unique_ptr<tools::RoundSink> in_rounds;
   failure = tools::failure_of([&] {
-    out = std::make_unique<OutputStream>(writes ? path : part_path(dir, me));
+    out = std::make_unique<OutputStream>(writes ? path : tools::part_path(dir, me));
     trace = std::make_unique<ChromeTrace>(defs, *out);
     std::vector<bool> owned(defs.ranks.size(), false);
     for (const std::uint32_t r : archive::ranks_of_share(defs, me, parts)) owned[r] = true;
@@ -133,7 +108,7 @@ int export_perfetto_in_group(const ExportRequest& request) {
     trace.reset();
     out.reset();      // removes what it wrote
     group.agree("");  // every rank's output is gone
-    if (writes) remove_parts(dir, parts);
+    if (writes) tools::remove_parts(dir, parts);
     throw OutputError(why);
   };
   failure = group.agree(failure);
@@ -163,11 +138,11 @@ int export_perfetto_in_group(const ExportRequest& request) {
   const std::string all_stats = group.gather_stats(tools::stats_json(share, group));
   if (!writes) return 0;
   failure = tools::failure_of([&] {
-    for (unsigned r = 1; r < parts; ++r) append_part(*out, part_path(dir, r));
+    for (unsigned r = 1; r < parts; ++r) append_part(*out, tools::part_path(dir, r));
     trace->end(reader->anchor());
     out->close();
   });
-  remove_parts(dir, parts);
+  tools::remove_parts(dir, parts);
   if (!failure.empty()) {
     out.reset();
     ::unlink(path.c_str());  // closed already, perhaps: a file without its ids is no trace

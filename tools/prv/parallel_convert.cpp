@@ -1,7 +1,6 @@
 #include "tools/prv/parallel_convert.hpp"
 
 #include <fmt/core.h>
-#include <stdlib.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -16,6 +15,7 @@
 #include "reader/trace_paths.hpp"
 #include "tools/common/exchange_rounds.hpp"
 #include "tools/common/output_file.hpp"
+#include "tools/common/parallel_parts.hpp"
 #include "tools/common/parallel_share.hpp"
 #include "tools/prv/conversion_summary.hpp"
 #include "tools/prv/paraver_objects.hpp"
@@ -28,18 +28,6 @@ namespace perusetrace::prv {
 namespace {
 
 using archive::SendHalf;
-
-std::string part_path(const std::string& dir, unsigned rank) {
-  return fmt::format("{}/part{:06}", dir, rank);
-}
-
-// The analysis rank that converts each world rank.
-std::vector<unsigned> owners(const Definitions& defs, unsigned parts) {
-  std::vector<unsigned> owner(defs.ranks.size(), 0);
-  for (unsigned p = 0; p < parts; ++p)
-    for (const std::uint32_t r : archive::ranks_of_share(defs, p, parts)) owner[r] = p;
-  return owner;
-}
 
 // The halves of sends to ranks converted elsewhere, encoded, one string per analysis rank: the
 // one that converts their receiver.
@@ -56,13 +44,6 @@ std::vector<SendHalf> halves_of(const std::vector<std::string>& parts) {
   std::vector<SendHalf> out;
   for (const std::string& p : parts) archive::decode_halves(p, out);
   return out;
-}
-
-// Removes the parts' directory and what is left in it (a failed run's parts).
-void remove_parts(const std::string& dir, unsigned parts) {
-  if (dir.empty()) return;
-  for (unsigned r = 0; r < parts; ++r) ::unlink(part_path(dir, r).c_str());
-  ::rmdir(dir.c_str());
 }
 
 }  // namespace
@@ -82,24 +63,11 @@ int convert_in_group(const std::string& archive, std::string prefix, bool quiet,
   const Definitions& defs = reader->definitions();
   if (prefix.empty()) prefix = archive::trace_directory(reader->anchor());
 
-  // The parts go to a directory beside the output, which every analysis rank must see (a
-  // shared file system on a cluster): rank 0 makes it.
-  std::string dir;
-  if (writes) {
-    std::string pattern = prefix + ".prv.parts-XXXXXX";
-    dir = ::mkdtemp(pattern.data()) != nullptr
-              ? pattern
-              : "!" + fmt::format(
-                          "cannot create the directory {} beside the output: {}. Check "
-                          "that it is writable and has free space, or write elsewhere "
-                          "with -o PREFIX.",
-                          pattern, std::strerror(errno));
-  }
-  group.broadcast(dir);
-  if (!dir.empty() && dir[0] == '!') throw ConvertError(dir.substr(1));
+  const std::string dir =
+      tools::parts_directory(group, prefix + ".prv", "write elsewhere with -o PREFIX");
 
   const Layout layout = make_layout(defs);
-  const std::vector<unsigned> owner = owners(defs, parts);
+  const std::vector<unsigned> owner = tools::share_owners(defs, parts);
   std::unique_ptr<PrvWriter> out;
   std::unique_ptr<Translator> translator;
   tools::ShareStats share;
@@ -120,7 +88,7 @@ int convert_in_group(const std::string& archive, std::string prefix, bool quiet,
     // Rank 0's own records go straight into the output, the others' into their parts.
     out = writes ? std::make_unique<PrvWriter>(prefix + (gzip ? ".prv.gz" : ".prv"), sort_memory,
                                                gzip ? 1 : 0)
-                 : std::make_unique<PrvWriter>(part_path(dir, me), sort_memory, 0);
+                 : std::make_unique<PrvWriter>(tools::part_path(dir, me), sort_memory, 0);
     translator = std::make_unique<Translator>(defs, *out, layout.objects);
     translator->share(archive::location_share(defs, me, parts));
     in_rounds = std::make_unique<tools::RoundSink>(*translator, defs.trace_length, rounds, round);
@@ -138,7 +106,7 @@ int convert_in_group(const std::string& archive, std::string prefix, bool quiet,
     translator.reset();
     out.reset();
     group.agree("");  // every rank's writer is gone
-    if (writes) remove_parts(dir, parts);
+    if (writes) tools::remove_parts(dir, parts);
     throw ConvertError(why);
   };
   failure = group.agree(failure);
@@ -181,17 +149,17 @@ int convert_in_group(const std::string& archive, std::string prefix, bool quiet,
   if (!writes) return 0;
   const ConversionCounts total = ConversionCounts::parse(all);
   failure = tools::failure_of([&] {
-    for (unsigned r = 1; r < parts; ++r) out->add_sorted_run(part_path(dir, r));
+    for (unsigned r = 1; r < parts; ++r) out->add_sorted_run(tools::part_path(dir, r));
     const std::uint64_t end = std::max(defs.trace_length, total.latest);
     out->finish([&](std::uint64_t) { return prv_header(defs, layout, end); }, nullptr);
     out.reset();
-    remove_parts(dir, parts);
+    tools::remove_parts(dir, parts);
     write_pcf(prefix + ".pcf", defs);
     write_row(prefix + ".row", defs, layout);
   });
   if (!failure.empty()) {
     out.reset();
-    remove_parts(dir, parts);
+    tools::remove_parts(dir, parts);
     throw ConvertError(failure);
   }
   tell_about_messages(defs, reader->anchor(), total, quiet);
