@@ -1,10 +1,8 @@
 #include "tools/prv/parallel_convert.hpp"
 
 #include <fmt/core.h>
-#include <unistd.h>
 
 #include <chrono>
-#include <cstring>
 #include <utility>
 #include <memory>
 #include <vector>
