@@ -20,6 +20,7 @@ CASE:
              events, arrow ends included, in the same order; the structural checks viewers
              rely on (export_test.structure), on the events ordered by time as viewers order
              them, find what they find in one process's file (nothing, but where clocks broke).
+             `-o -` with --np is refused: the parts need a file to be joined in.
   hdtrace_equal  every archive of DIR exported with --hdtrace in one process and with --np 1,
              2, 3, 4 (8 on one): the same files, byte for byte.
   unreadable_share  an archive whose last rank's event file is gone fails prv and both
@@ -293,6 +294,11 @@ def case_perfetto_equal(opts, work):
             if leftovers:
                 failures.append(f"{name} --np {n}: left {leftovers} behind")
             print(f"{name} --np {n}: {len(got_events)} events, {flows} arrows, {sent} B sent")
+    # Parts joined by rank 0 need a file: standard output is refused, saying so.
+    run = export(opts, found[0], "-", ["--np", "2"])
+    if run.returncode != 1 or "give -o FILE" not in run.stderr or run.stdout:
+        failures.append(f"export --np 2 -o -: exit {run.returncode}, expected 1 asking for a "
+                        f"file: {run.stderr[-500:]!r}")
     return failures
 
 
