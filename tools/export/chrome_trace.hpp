@@ -4,9 +4,9 @@
 // duration would hold back every event nested in the call), so memory holds only the messages
 // whose other end has not been read yet.
 //
-// In a parallel export (share()) each analysis rank writes its share's events; a message whose
-// receiver another rank exports is held as its send half (reader/message_halves.hpp) and
-// written, both arrow ends, by that rank (pair_remote).
+// In a parallel export (share()) each analysis rank writes its share's events, arrow ends
+// included; the id of an arrow whose send another rank exports comes with the send's half
+// (reader/message_halves.hpp) and is filled into the receive's end (pair_remote).
 #pragma once
 
 #include <cstdint>
