@@ -16,12 +16,13 @@
  *   protocol    ranks pair up: COUNT (default 50) round trips of BYTES (default 8192) each way,
  *               with MPI_Send and MPI_Recv: messages above the transport's eager limit pay its
  *               rendezvous handshake.
- *   unexpected  every rank but 0 sends COUNT (default 20) messages of BYTES (default 1024) to
- *               rank 0 at once; rank 0 computes DELAY_MS first and then receives them, one
- *               MPI_Recv per message: (ranks - 1) x COUNT messages wait in the unexpected queue
- *               and are copied twice. With -p 1 rank 0 posts the receives (MPI_Irecv) before
- *               it computes and then waits for them all (the fix: none is unexpected); the
- *               others send after a barrier that follows the posting.
+ *   unexpected  after a barrier, every rank but 0 sends COUNT (default 20) messages of BYTES
+ *               (default 1024) to rank 0 at once; rank 0 computes DELAY_MS first (testing a
+ *               receive on MPI_COMM_SELF each ms, so that MPI makes progress), then receives
+ *               them, one MPI_Recv per message: (ranks - 1) x COUNT messages wait in the
+ *               unexpected queue and are copied twice. With -p 1 rank 0 posts the
+ *               receives (MPI_Irecv) before it computes and then waits for them all (the fix:
+ *               none is unexpected), and its barrier follows the posting.
  *   deep-posted rank 0 posts COUNT (default 200) MPI_Irecv(MPI_ANY_SOURCE, tag i) for tags 0 ..
  *               COUNT - 1, then rank 1 sends one message per tag from the highest down: each
  *               arriving message searches the posted queue past every receive still in it.
@@ -125,11 +126,22 @@ int main(int argc, char** argv) {
       free(requests);
       free(all);
     } else if (rank == 0) {
-      compute(delay, 0, NULL);
+      // The delay counts from when every sender is past MPI_Init (a sender still starting, with
+      // more ranks than cores, would send after the receives were posted), and messages reach
+      // the unexpected queue only while rank 0 makes progress: it tests a receive of its own
+      // on MPI_COMM_SELF, which no sender's message matches, every millisecond of the delay,
+      // as a program polling for work does.
+      MPI_Request self;
+      int token = 0;
+      MPI_Irecv(&token, 1, MPI_INT, 0, 9, MPI_COMM_SELF, &self);
+      MPI_Barrier(MPI_COMM_WORLD);
+      compute(delay, 0.001, &self);
+      MPI_Send(&token, 1, MPI_INT, 0, 9, MPI_COMM_SELF);
+      MPI_Wait(&self, MPI_STATUS_IGNORE);
       for (int i = 0; i < (size - 1) * count; ++i)
         MPI_Recv(buf, bytes, MPI_BYTE, MPI_ANY_SOURCE, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     } else {
-      if (opts[4]) MPI_Barrier(MPI_COMM_WORLD);
+      MPI_Barrier(MPI_COMM_WORLD);
       for (int i = 0; i < count; ++i) MPI_Send(buf, bytes, MPI_BYTE, 0, 8, MPI_COMM_WORLD);
     }
     free(buf);
