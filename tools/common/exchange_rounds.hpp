@@ -10,9 +10,15 @@
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "reader/archive_reader.hpp"
 #include "reader/forwarding_sink.hpp"
+#include "reader/message_halves.hpp"
+#include "reader/message_matcher.hpp"
+#include "tools/common/analysis_group.hpp"
 
 namespace perusetrace::tools {
 
@@ -31,6 +37,26 @@ inline unsigned exchange_rounds(const archive::Definitions& defs) {
   }
   return static_cast<unsigned>(
       std::clamp<std::uint64_t>(defs.total_events / per_round, 1, kMaxRounds));
+}
+
+// Collective: one round's exchange. Each of `mine` goes, encoded, to the analysis rank that
+// reads its receiver (`owner`, by world rank: tools/common/parallel_parts.hpp's share_owners);
+// returns the halves the others sent here, in no particular order. Throws
+// archive::ArchiveError for bytes that are not halves (after the exchange: every rank has
+// taken part).
+inline std::vector<archive::SendHalf> exchange_halves(AnalysisGroup& group,
+                                                      const std::vector<archive::SendHalf>& mine,
+                                                      const std::vector<unsigned>& owner) {
+  std::vector<std::vector<archive::SendHalf>> to(group.size());
+  for (const archive::SendHalf& h : mine)
+    to[h.key.to < owner.size() ? owner[h.key.to] : 0].push_back(h);
+  std::vector<std::string> outgoing(group.size());
+  for (unsigned p = 0; p < group.size(); ++p)
+    outgoing[p] = archive::encode_halves(std::move(to[p]));
+  const std::vector<std::string> incoming = group.exchange(std::move(outgoing));
+  std::vector<archive::SendHalf> halves;
+  for (const std::string& bytes : incoming) archive::decode_halves(bytes, halves);
+  return halves;
 }
 
 class RoundSink final : public archive::ForwardingSink<RoundSink> {

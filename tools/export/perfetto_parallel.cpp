@@ -14,7 +14,6 @@
 
 #include "reader/clock_repair.hpp"
 #include "reader/location_share.hpp"
-#include "reader/message_halves.hpp"
 #include "tools/common/exchange_rounds.hpp"
 #include "tools/common/output_file.hpp"
 #include "tools/common/parallel_parts.hpp"
@@ -74,19 +73,14 @@ int export_perfetto_in_group(const ExportRequest& request) {
   // those that came here. A rank whose pass failed still takes part, with nothing to give.
   std::string round_failure;
   const auto round = [&] {
-    std::vector<std::vector<archive::SendHalf>> to(parts);
-    if (trace != nullptr)
-      for (const archive::SendHalf& h : trace->take_remote_sends())
-        to[h.key.to < owner.size() ? owner[h.key.to] : 0].push_back(h);
-    std::vector<std::string> outgoing(parts);
-    for (unsigned p = 0; p < parts; ++p) outgoing[p] = archive::encode_halves(std::move(to[p]));
-    const std::vector<std::string> incoming = group.exchange(std::move(outgoing));
-    if (trace == nullptr || !round_failure.empty()) return;
-    round_failure = tools::failure_of([&] {
-      std::vector<archive::SendHalf> halves;
-      for (const std::string& bytes : incoming) archive::decode_halves(bytes, halves);
-      trace->pair_remote(halves);
-    });
+    std::vector<archive::SendHalf> mine;
+    if (trace != nullptr) mine = trace->take_remote_sends();
+    std::vector<archive::SendHalf> halves;
+    const std::string failed =
+        tools::failure_of([&] { halves = tools::exchange_halves(group, mine, owner); });
+    if (round_failure.empty()) round_failure = failed;
+    if (trace != nullptr && round_failure.empty())
+      round_failure = tools::failure_of([&] { trace->pair_remote(halves); });
   };
   const unsigned rounds = tools::exchange_rounds(defs);
   std::unique_ptr<tools::RoundSink> in_rounds;

@@ -9,7 +9,6 @@
 
 #include "reader/clock_repair.hpp"
 #include "reader/location_share.hpp"
-#include "reader/message_halves.hpp"
 #include "reader/trace_paths.hpp"
 #include "tools/common/exchange_rounds.hpp"
 #include "tools/common/output_file.hpp"
@@ -22,29 +21,6 @@
 #include "tools/prv/translator.hpp"
 
 namespace perusetrace::prv {
-
-namespace {
-
-using archive::SendHalf;
-
-// The halves of sends to ranks converted elsewhere, encoded, one string per analysis rank: the
-// one that converts their receiver.
-std::vector<std::string> by_receiver(const std::vector<SendHalf>& halves,
-                                     const std::vector<unsigned>& owner, unsigned parts) {
-  std::vector<std::vector<SendHalf>> to(parts);
-  for (const SendHalf& h : halves) to[h.key.to < owner.size() ? owner[h.key.to] : 0].push_back(h);
-  std::vector<std::string> out(parts);
-  for (unsigned p = 0; p < parts; ++p) out[p] = archive::encode_halves(std::move(to[p]));
-  return out;
-}
-
-std::vector<SendHalf> halves_of(const std::vector<std::string>& parts) {
-  std::vector<SendHalf> out;
-  for (const std::string& p : parts) archive::decode_halves(p, out);
-  return out;
-}
-
-}  // namespace
 
 int convert_in_group(const std::string& archive, std::string prefix, bool quiet,
                      std::size_t sort_memory, bool gzip, const std::string& stats) {
@@ -73,12 +49,14 @@ int convert_in_group(const std::string& archive, std::string prefix, bool quiet,
   // those that came here. A rank whose pass failed still takes part, with nothing to give.
   std::string round_failure;
   const auto round = [&] {
-    std::vector<SendHalf> mine;
+    std::vector<archive::SendHalf> mine;
     if (translator != nullptr) mine = translator->messages().take_remote_sends();
-    const std::vector<std::string> incoming = group.exchange(by_receiver(mine, owner, parts));
-    if (translator == nullptr || !round_failure.empty()) return;
-    round_failure =
-        tools::failure_of([&] { translator->messages().pair_remote(halves_of(incoming)); });
+    std::vector<archive::SendHalf> halves;
+    const std::string failed =
+        tools::failure_of([&] { halves = tools::exchange_halves(group, mine, owner); });
+    if (round_failure.empty()) round_failure = failed;
+    if (translator != nullptr && round_failure.empty())
+      round_failure = tools::failure_of([&] { translator->messages().pair_remote(halves); });
   };
   const unsigned rounds = tools::exchange_rounds(defs);
   std::unique_ptr<tools::RoundSink> in_rounds;
