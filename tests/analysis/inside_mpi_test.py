@@ -28,7 +28,7 @@
                  counted equal the program's REQ_MATCH_UNEX events in the archive (at least 20),
                  all posted late by MPI_Recv in the diagnosis; pre-posted (-p 1): the diff shows
                  none copied twice.
-  deep_posted    rank 0 posts 300 wildcard receives; rank 1 sends their tags from the highest
+  deep_posted    rank 0 posts 600 wildcard receives; rank 1 sends their tags from the highest
                  down: searches of 256 or more receives take longer on average than those of
                  under 16, and "what to try" names the deep posted queue; sent in the order they
                  were posted (-p 1): each message matches the first receive, and the diff shows
@@ -250,7 +250,7 @@ def case_unexpected(opts, work):
 
 
 def case_deep_posted(opts, work):
-    data, path, _ = traced(opts, work, "deep_posted", 2, ["deep-posted", "-n", "300"])
+    data, path, _ = traced(opts, work, "deep_posted", 2, ["deep-posted", "-n", "600"])
     depths = {d["from_depth"]: d for d in data["inside_mpi"]["posted_searches"]}
     shallow, deep = depths[0], depths[256]
     f = []
@@ -265,7 +265,7 @@ def case_deep_posted(opts, work):
     if not advice(data, ["posted queue of 64 or more", "in the order"]):
         f.append(f"no advice on the deep posted queue: {data['what_to_try']}")
     _, fixed_path, _ = traced(opts, work, "deep_posted_fixed", 2,
-                              ["deep-posted", "-n", "300", "-p", "1"])
+                              ["deep-posted", "-n", "600", "-p", "1"])
     rows = diff_rows(opts, path, fixed_path)
     before, after = rows.get("inside.deep_searches.ns", (None, None))
     print(f"searches in a queue of 64+ receives: {before} ns -> {after} ns sent in the posted "
