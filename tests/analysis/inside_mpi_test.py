@@ -50,6 +50,9 @@ import wait_checks  # noqa: E402
 DELAY_MS = 300
 D = DELAY_MS * 1_000_000
 RUN_TIMEOUT = 120
+# deep_posted's receives, the same in both runs so that the diff compares like with like; enough
+# that walking the queue, not each search's fixed cost, is most of a reversed-order search.
+DEEP_POSTED = "600"
 SKIP = 77
 
 
@@ -250,7 +253,7 @@ def case_unexpected(opts, work):
 
 
 def case_deep_posted(opts, work):
-    data, path, _ = traced(opts, work, "deep_posted", 2, ["deep-posted", "-n", "600"])
+    data, path, _ = traced(opts, work, "deep_posted", 2, ["deep-posted", "-n", DEEP_POSTED])
     depths = {d["from_depth"]: d for d in data["inside_mpi"]["posted_searches"]}
     shallow, deep = depths[0], depths[256]
     f = []
@@ -265,7 +268,7 @@ def case_deep_posted(opts, work):
     if not advice(data, ["posted queue of 64 or more", "in the order"]):
         f.append(f"no advice on the deep posted queue: {data['what_to_try']}")
     _, fixed_path, _ = traced(opts, work, "deep_posted_fixed", 2,
-                              ["deep-posted", "-n", "600", "-p", "1"])
+                              ["deep-posted", "-n", DEEP_POSTED, "-p", "1"])
     rows = diff_rows(opts, path, fixed_path)
     before, after = rows.get("inside.deep_searches.ns", (None, None))
     print(f"searches in a queue of 64+ receives: {before} ns -> {after} ns sent in the posted "
