@@ -8,7 +8,7 @@
  * another thread connects to MS ms later). With "stress N" each thread instead alternates a
  * compute burst with N short blocking calls (10 us; the list's sleeps and waits in turn).
  *   blocking_calls THREADS ROUNDS MS            prints per call: "call NAME n N eintr E short S
- *                                                                 min_us A median_us B"
+ *                                                                 min_us A median_us B total_us T"
  *   blocking_calls THREADS stress N             prints "stress calls N eintr E short S"
  * A call is short when it returned before its timeout (a sleep cut short; a wait that timed
  * out early). Rank 0 prints the sums over every rank and thread. */
@@ -283,17 +283,18 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 0;
   }
-  /* Per call, rank 0's threads' shortest and median durations (every rank's EINTR and short
-   * counts). */
+  /* Per call, rank 0's threads' shortest, median and summed durations (every rank's EINTR and
+   * short counts). */
   for (int c = 0; c < kCalls; ++c) {
     double took[kMaxThreads * kMaxRounds];
     int n = 0;
+    double total = 0;
     for (int i = 0; i < threads; ++i)
-      for (int r = 0; r < g_rounds; ++r) took[n++] = g_took[i][c][r];
+      for (int r = 0; r < g_rounds; ++r) total += took[n++] = g_took[i][c][r];
     qsort(took, (size_t)n, sizeof took[0], by_value);
     if (rank == 0)
-      printf("call %s n %d eintr %lld short %lld min_us %.0f median_us %.0f\n", kNames[c], n,
-             all_eintr[c], all_short[c], took[0], took[n / 2]);
+      printf("call %s n %d eintr %lld short %lld min_us %.0f median_us %.0f total_us %.0f\n",
+             kNames[c], n, all_eintr[c], all_short[c], took[0], took[n / 2], total);
   }
   MPI_Finalize();
   return 0;
