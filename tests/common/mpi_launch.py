@@ -73,6 +73,14 @@ def _descendants(pid):
     return found
 
 
+def _command_line(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        return ""
+
+
 def _stacks(pids):
     """Every thread's stack of each process, by gdb when there is one, else the kernel's view
     (where each thread sleeps)."""
@@ -107,6 +115,7 @@ def start(cmd, timeout, **kwargs):
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             **kwargs)
     proc.hung_after = None
+    proc.hung_commands = []  # the command lines still running when it hung
     proc.watchdog = threading.Timer(timeout, _end_hung, (proc, timeout))
     proc.watchdog.daemon = True
     proc.watchdog.start()
@@ -118,6 +127,7 @@ def _end_hung(proc, timeout):
         return
     proc.hung_after = timeout
     pids = _descendants(proc.pid)
+    proc.hung_commands = [c for c in map(_command_line, pids) if c]
     cmd = list(proc.args)
     print(f"HANG: {' '.join(cmd[:1] + cmd[-3:])} still running after {timeout} s; the "
           f"stacks of its {len(pids)} processes:\n{_stacks(pids)}", flush=True)
@@ -136,10 +146,13 @@ def finish(proc):
     proc.watchdog.cancel()
     proc.watchdog.join()  # a hang being diagnosed is printed and killed first
     if proc.hung_after is None:
-        return subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
-    return subprocess.CompletedProcess(
-        proc.args, None, stdout,
-        stderr + f"\n(hung: killed after {proc.hung_after} s; stacks above)\n")
+        done = subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
+    else:
+        done = subprocess.CompletedProcess(
+            proc.args, None, stdout,
+            stderr + f"\n(hung: killed after {proc.hung_after} s; stacks above)\n")
+    done.hung_commands = proc.hung_commands
+    return done
 
 
 def run(cmd, timeout, **kwargs):
