@@ -40,6 +40,14 @@ void OutputStream::patch(std::uint64_t offset, std::string_view text) {
     fail(stdout_ ? "cannot go back in" : "patching");
 }
 
+void OutputStream::skip(std::uint64_t bytes) {
+  flush();
+  if (stdout_ || file_ == nullptr ||
+      ::fseeko(file_, static_cast<off_t>(written_ + bytes), SEEK_SET) != 0)
+    fail(stdout_ ? "cannot leave room in" : "seeking in");
+  written_ += bytes;
+}
+
 void OutputStream::close() {
   flush();
   std::FILE* f = file_;

@@ -34,6 +34,9 @@ class OutputStream {
   // Overwrites what was written at byte `offset` with `text` (room a writer left, e.g. for an id
   // known later), in the buffer or in the file. Throws OutputError.
   void patch(std::uint64_t offset, std::string_view text);
+  // Leaves the next `bytes` of the file to other writers (the parts of a parallel export, which
+  // they place there themselves) and goes on after them. Not for standard output.
+  void skip(std::uint64_t bytes);
   void close();
   const std::string& path() const { return path_; }
   std::uint64_t bytes() const { return written_ + buffer_.size(); }

@@ -1,6 +1,7 @@
 #include "tools/export/perfetto_parallel.hpp"
 
 #include <fmt/core.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -26,22 +27,49 @@ namespace perusetrace::exporter {
 
 namespace {
 
-// Appends the part at `path` (events, each line starting ",\n" but the first "\n") to `out`,
-// after the events already there.
-void append_part(OutputStream& out, const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "r");
-  if (f == nullptr)
-    throw OutputError(fmt::format("cannot read the part {}: {}", path, std::strerror(errno)));
-  std::vector<char> block(1u << 20);
-  bool first = true;
-  for (std::size_t n; (n = std::fread(block.data(), 1, block.size(), f)) > 0;) {
-    if (first) out.write(",");  // the metadata events come before: the part's first needs one
-    first = false;
-    out.write(std::string_view(block.data(), n));
+// Writes the part at `part` (events, each line starting ",\n" but the first "\n") into the
+// output at `path`, from byte `offset` on, after a "," (the events before it need one). Every
+// rank places its own part at once; the output exists (rank 0 made it) and keeps its length.
+void place_part(const std::string& path, const std::string& part, std::uint64_t offset) {
+  const int in = ::open(part.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0)
+    throw OutputError(fmt::format("cannot read the part {}: {}", part, std::strerror(errno)));
+  const int out = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (out < 0) {
+    const std::string why = std::strerror(errno);
+    ::close(in);
+    throw OutputError(fmt::format("cannot write into {}: {}", path, why));
   }
-  const bool failed = std::ferror(f) != 0;
-  std::fclose(f);
-  if (failed) throw OutputError(fmt::format("reading the part {} failed", path));
+  std::vector<char> block(1u << 20);
+  block[0] = ',';
+  std::size_t used = 1;
+  std::string failed;
+  for (;;) {
+    const ssize_t n = ::read(in, block.data() + used, block.size() - used);
+    if (n < 0) {
+      failed = fmt::format("reading the part {} failed: {}", part, std::strerror(errno));
+      break;
+    }
+    used += static_cast<std::size_t>(n);
+    if (used == 0) break;
+    if (n == 0 || used == block.size()) {
+      if (::pwrite(out, block.data(), used, static_cast<off_t>(offset)) !=
+          static_cast<ssize_t>(used)) {
+        failed = fmt::format(
+            "writing into {} failed: {}. Check that the directory has free "
+            "space, or write elsewhere with -o FILE.",
+            path, std::strerror(errno));
+        break;
+      }
+      offset += used;
+      used = 0;
+      if (n == 0) break;
+    }
+  }
+  ::close(in);
+  if (::close(out) != 0 && failed.empty())
+    failed = fmt::format("writing into {} failed: {}", path, std::strerror(errno));
+  if (!failed.empty()) throw OutputError(failed);
 }
 
 }  // namespace
@@ -129,10 +157,26 @@ int export_perfetto_in_group(const ExportRequest& request) {
         "more than measured, and moving those receives after their send (the controlled "
         "logical clock) runs in one process. Export without --np.",
         total.clock_breaks, archive::clock_domains(defs)));
+  // The output: rank 0's opening and events, each other rank's part after them in rank order,
+  // the end. Every rank places its own part, at the offset the parts before it end at: all at
+  // once, and rank 0 reads none of them.
+  const std::uint64_t mine = writes ? out->bytes() : out->bytes() > 0 ? out->bytes() + 1 : 0;
+  const std::vector<std::string> sizes =
+      group.exchange(std::vector<std::string>(parts, std::to_string(mine)));
+  std::uint64_t offset = 0, length = 0;
+  for (unsigned r = 0; r < parts; ++r) {
+    if (r == me) offset = length;
+    length += std::stoull(sizes[r]);
+  }
+  failure = tools::failure_of([&] {
+    if (!writes && mine > 0) place_part(path, tools::part_path(dir, me), offset);
+  });
+  failure = group.agree(failure);
+  if (!failure.empty()) fail(failure);
   const std::string all_stats = group.gather_stats(tools::stats_json(share, group));
   if (!writes) return 0;
   failure = tools::failure_of([&] {
-    for (unsigned r = 1; r < parts; ++r) append_part(*out, tools::part_path(dir, r));
+    out->skip(length - mine);
     trace->end(reader->anchor());
     out->close();
   });
