@@ -176,9 +176,19 @@ void CommRegistry::remove(MPI_Comm comm) noexcept {
   if (Slot* s = table_.find(handle_key(comm), false)) s->entry.store(nullptr);
 }
 
-const CommEntry* CommRegistry::find(MPI_Comm comm) const noexcept {
-  Slot* s = table_.find(handle_key(comm), false);
-  return s ? s->entry.load(std::memory_order_acquire) : nullptr;
+namespace {
+constexpr std::atomic<const CommEntry*> kNoEntry{nullptr};
+}  // namespace
+
+constinit thread_local std::uintptr_t CommRegistry::t_last_key = 0;
+constinit thread_local const std::atomic<const CommEntry*>* CommRegistry::t_last_entry = &kNoEntry;
+
+const CommEntry* CommRegistry::find_slot(std::uintptr_t key) const noexcept {
+  Slot* s = table_.find(key, false);
+  if (s == nullptr) return nullptr;  // not remembered: the handle may get a slot later
+  t_last_key = key;
+  t_last_entry = &s->entry;
+  return s->entry.load(std::memory_order_acquire);
 }
 
 std::vector<trace::CommInfo> CommRegistry::snapshot() const {

@@ -66,7 +66,15 @@ class CommRegistry {
   void rename(MPI_Comm comm, const char* name);
   // The communicator is about to be freed; its entry stays readable for records in flight.
   void remove(MPI_Comm comm) noexcept;
-  const CommEntry* find(MPI_Comm comm) const noexcept;
+  // On the hot path: a thread that names the communicator of its previous lookup again (nearly
+  // every call of most programs) loads its slot's entry and skips the hash and the probe. A slot
+  // belongs to its handle for the whole run, so the remembered one is never another's.
+  const CommEntry* find(MPI_Comm comm) const noexcept {
+    const std::uintptr_t key = handle_key(comm);
+    if (key == t_last_key) [[likely]]
+      return t_last_entry->load(std::memory_order_acquire);
+    return find_slot(key);
+  }
   std::uint32_t id_of(MPI_Comm comm) const noexcept {
     const CommEntry* e = find(comm);
     return e ? e->local_id : kCommUnknown;
@@ -80,6 +88,12 @@ class CommRegistry {
     std::atomic<const CommEntry*> entry{nullptr};
   };
   mutable HandleTable<Slot, kCapacity> table_;
+  // The thread's previous lookup (key 0: none yet; it then points at an entry that is null).
+  static constinit thread_local std::uintptr_t t_last_key
+      __attribute__((tls_model("initial-exec")));
+  static constinit thread_local const std::atomic<const CommEntry*>* t_last_entry
+      __attribute__((tls_model("initial-exec")));
+  const CommEntry* find_slot(std::uintptr_t key) const noexcept;
   std::vector<trace::CommInfo> infos_;  // guarded by the creation mutex in the .cpp
   // Members outside MPI_COMM_WORLD as the parent communicator knows them; unknown ones as
   // members of a job of their own. Sets the info's job fields.

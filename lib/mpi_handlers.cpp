@@ -112,7 +112,7 @@ struct CommRef {
   int rank(int peer) const noexcept { return peer < 0 ? peer : peer + offset; }
 };
 
-CommRef comm_ref(MPI_Comm comm) noexcept {
+[[gnu::always_inline]] inline CommRef comm_ref(MPI_Comm comm) noexcept {
   const CommEntry* e = g_comms.find(comm);
   return e ? CommRef{e->local_id, e->peer_offset} : CommRef{};
 }
