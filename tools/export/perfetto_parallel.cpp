@@ -38,7 +38,10 @@ void place_part(const std::string& path, const std::string& part, std::uint64_t 
   if (out < 0) {
     const std::string why = std::strerror(errno);
     ::close(in);
-    throw OutputError(fmt::format("cannot write into {}: {}", path, why));
+    throw OutputError(
+        fmt::format("cannot write into {}: {}. Check that every analysis rank can write it (a "
+                    "shared file system), or write elsewhere with -o FILE.",
+                    path, why));
   }
   std::vector<char> block(1u << 20);
   block[0] = ',';
